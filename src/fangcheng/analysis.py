@@ -1,0 +1,512 @@
+"""Hand analysis: win check, shanten, waits, wait shapes and decompositions.
+
+Every function takes a hand as notation (``"123m456p789s11z"``) or as 34 counts; a
+``bytes`` of 34 counts is the fast path (lists and tuples are converted). The hand is
+the *concealed* tiles: exposed melds are already fixed, so a hand of ``14 - 3k`` tiles
+(``13 - 3k`` before its last tile) has ``k`` melds laid down and needs ``4 - k`` more.
+
+Analysis is independent of any rule set; what a rule set allows is a `Shapes` value:
+seven pairs, whether a quad counts as two of them, thirteen orphans, and baicheng's
+中发白 set as a meld. The work is done by table lookups (`fangcheng.tables`): one
+slice and one dict probe per suit.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum, IntEnum
+from functools import cache
+from operator import itemgetter
+from typing import Final, NamedTuple, TypeAlias
+
+from . import tables
+from .tiles import (
+    KINDS,
+    TERMINALS_AND_HONOURS,
+    TileCountError,
+    check_counts,
+    format_counts,
+    parse_tiles,
+)
+
+__all__ = [
+    "CLASSIC",
+    "Arrangement",
+    "Form",
+    "Group",
+    "GroupKind",
+    "Hand",
+    "Shapes",
+    "WaitShape",
+    "decompositions",
+    "is_win",
+    "shanten",
+    "shanten_seven_pairs",
+    "shanten_standard",
+    "shanten_thirteen_orphans",
+    "wait_shapes",
+    "waits",
+]
+
+Hand: TypeAlias = "str | bytes | Sequence[int]"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Shapes:
+    """Which winning shapes a rule set allows, beyond four melds and a pair."""
+
+    seven_pairs: bool = True
+    #: A quad counts as two of the seven pairs (Sichuan 龙七对).
+    quad_pairs: bool = False
+    thirteen_orphans: bool = True
+    #: 中发白 (one each of C, F, P) is a meld (baicheng).
+    dragon_set: bool = False
+
+
+#: Standard form, seven distinct pairs and thirteen orphans (the riichi defaults).
+CLASSIC: Final = Shapes()
+
+
+class Form(Enum):
+    STANDARD = "standard"
+    SEVEN_PAIRS = "seven_pairs"
+    THIRTEEN_ORPHANS = "thirteen_orphans"
+
+
+class GroupKind(IntEnum):
+    PAIR = 0
+    PUNG = 1
+    CHOW = 2
+    DRAGONS = 3  # 中发白, one each of P F C (baicheng)
+    ORPHANS = 4  # the thirteen orphans, as one group
+
+
+class Group(NamedTuple):
+    """One block of a decomposition; ``tile`` is its lowest tile."""
+
+    kind: GroupKind
+    tile: int
+
+    def tiles(self) -> tuple[int, ...]:
+        if self.kind is GroupKind.PAIR:
+            return (self.tile, self.tile)
+        if self.kind is GroupKind.PUNG:
+            return (self.tile,) * 3
+        if self.kind is GroupKind.CHOW:
+            return (self.tile, self.tile + 1, self.tile + 2)
+        if self.kind is GroupKind.DRAGONS:
+            return (31, 32, 33)
+        return TERMINALS_AND_HONOURS
+
+    def __repr__(self) -> str:
+        from .tiles import format_tiles
+
+        return f"{self.kind.name.lower()}({format_tiles(self.tiles())})"
+
+
+@dataclass(frozen=True, slots=True)
+class Arrangement:
+    """One way to read a complete concealed hand: its groups, pair included."""
+
+    form: Form
+    groups: tuple[Group, ...]
+
+    @property
+    def pair(self) -> int | None:
+        """The face of the pair (for thirteen orphans: the doubled face)."""
+        for g in self.groups:
+            if g.kind is GroupKind.PAIR:
+                return g.tile
+        return None
+
+
+class WaitShape(Enum):
+    """Where the winning tile sits in a decomposition."""
+
+    EDGE = "边"  # the 3 of 1-2-3 or the 7 of 7-8-9
+    CLOSED = "坎"  # the middle of a chow
+    TWO_SIDED = "两面"  # an open end of a chow
+    SINGLE = "单吊"  # one tile of the pair
+    #: 单吊 on the end of a four-tile run (1234m waiting 1m/4m): 两头吊.
+    SINGLE_RUN_END = "两头吊"
+    PUNG = "对倒"  # completes a pung from a pair (two pairs waiting)
+    DRAGONS = "中发白"  # the missing dragon of a 中发白 set
+
+
+# --- tables ----------------------------------------------------------------------------
+
+_T: Final = tables.load()
+_SUIT: Final = _T.suit.entries
+_HONOURS: Final = _T.honours.component.entries
+_DRAGONS: Final = _T.dragon_set.component.entries
+_SUIT_WAITS: Final = _T.suit.waits
+_TWO_SUITS: Final = _T.two_suits
+_N_SUIT: Final = _T.suit.size
+_INCOMPLETE: Final = tables.INCOMPLETE
+_W0: Final = tables.W0_SHIFT
+_W1: Final = tables.W1_SHIFT
+_ID: Final = tables.ID_SHIFT
+_COUNT: Final = tables.COUNT_SHIFT
+_WIN_MASK: Final = (1 << _COUNT) - 1
+_MAX_WIN_CODE: Final = 65  # four melds (16 each) and a pair (1)
+
+_ORPHANS: Final = itemgetter(*TERMINALS_AND_HONOURS)
+
+#: For each component offset, wait mask -> the faces it names.
+_MASK_TILES: Final = {
+    base: [tuple(base + i for i in range(9) if mask >> i & 1) for mask in range(512)]
+    for base in (0, 9, 18, 27)
+}
+
+
+# --- input -----------------------------------------------------------------------------
+
+
+def _counts(hand: Hand) -> bytes:
+    """A hand as 34 count bytes, checked: no face above four."""
+    if isinstance(hand, str):
+        counts = [0] * KINDS
+        for t in parse_tiles(hand):
+            counts[t] += 1
+        if max(counts) > 4:
+            check_counts(counts, f"hand {hand!r}")
+        return bytes(counts)
+    if len(hand) != KINDS:
+        raise TileCountError(f"a hand is 34 counts (one per face), got {len(hand)}")
+    try:
+        out = hand if type(hand) is bytes else bytes(hand)
+    except (ValueError, TypeError):
+        out = b""
+    if not out or max(out) > 4:
+        check_counts(list(hand))
+    return out
+
+
+def _checked(hand: Hand, rest: tuple[int, ...], what: str) -> tuple[bytes, int]:
+    """The hand as count bytes and its tile count, which must be ``rest`` mod 3, ≤ 14."""
+    h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
+    n = sum(h)
+    if max(h) > 4:
+        raise _bad_counts(h)
+    return h, _check_size(n, h, rest, what)
+
+
+def _meld_counts(melds: Iterable[str | Sequence[int]]) -> list[int]:
+    used = [0] * KINDS
+    for meld in melds:
+        for t in parse_tiles(meld) if isinstance(meld, str) else meld:
+            used[t] += 1
+    return used
+
+
+# --- win check -------------------------------------------------------------------------
+
+
+def _bad_counts(hand: Hand) -> TileCountError:
+    """The error for a hand whose counts no table holds: a fifth copy, or too many tiles."""
+    h = _counts(hand)  # raises for a fifth copy
+    return TileCountError(f"hand {format_counts(h)} has {sum(h)} tiles; a hand has at most 14")
+
+
+def _check_size(total: int, h: bytes, rest: tuple[int, ...], what: str) -> int:
+    if total % 3 not in rest or total > 14:
+        ok = " or ".join({1: "13 - 3k", 2: "14 - 3k"}[r] for r in rest)
+        raise TileCountError(
+            f"{what} needs {ok} concealed tiles (k melds laid down); "
+            f"hand {format_counts(h)} has {total}"
+        )
+    return total
+
+
+def is_win(hand: Hand, *, shapes: Shapes = CLASSIC) -> bool:
+    """Whether the concealed hand (``14 - 3k`` tiles) is complete.
+
+    >>> is_win("123m456p789s11122z")
+    True
+    """
+    h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
+    honours = _HONOURS if shapes is CLASSIC or not shapes.dragon_set else _DRAGONS
+    try:
+        total = _SUIT[h[0:9]] + _SUIT[h[9:18]] + _SUIT[h[18:27]] + honours[h[27:34]]
+    except KeyError:
+        raise _bad_counts(h) from None
+    code = total & _WIN_MASK
+    if code <= _MAX_WIN_CODE and code & 15 == 1:
+        return True
+    n = _check_size(total >> _COUNT & 63, h, (2,), "a win")
+    if n != 14:
+        return False
+    if shapes.seven_pairs and (
+        h.count(2) == 7 or (shapes.quad_pairs and h.count(1) + h.count(3) == 0)
+    ):
+        return True
+    if shapes.thirteen_orphans and 0 not in h[27:34]:
+        orphans = _ORPHANS(h)
+        return 0 not in orphans and sum(orphans) == 14
+    return False
+
+
+# --- shanten ---------------------------------------------------------------------------
+
+
+def _standard(h: bytes, dragon_set: bool, rest: tuple[int, ...] = (1, 2)) -> tuple[int, int]:
+    """(standard-form shanten, tile count) of a checked hand."""
+    honours = _T.dragon_set if dragon_set else _T.honours
+    try:
+        a, b, c = _SUIT[h[0:9]], _SUIT[h[9:18]], _SUIT[h[18:27]]
+        d = honours.component.entries[h[27:34]]
+    except KeyError:
+        raise _bad_counts(h) from None
+    n = (a + b + c + d) >> _COUNT & 63
+    if n % 3 not in rest or n > 14:
+        _check_size(n, h, rest, "shanten")
+    two = _TWO_SUITS[(a >> _ID) * _N_SUIT + (b >> _ID)]
+    joined = honours.pairs[(c >> _ID) * honours.component.size + (d >> _ID)]
+    return honours.final[(two * honours.size + joined) * 5 + n // 3] - 1, n
+
+
+def shanten_standard(hand: Hand, *, shapes: Shapes = CLASSIC) -> int:
+    """Shanten of the four-melds-and-a-pair form (-1: complete, 0: ready)."""
+    h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
+    return _standard(h, shapes.dragon_set)[0]
+
+
+def _seven_pairs(h: bytes, quad_pairs: bool) -> int:
+    if quad_pairs:
+        return 6 - sum(c >> 1 for c in h)
+    pairs = h.count(2) + h.count(3) + h.count(4)
+    kinds = KINDS - h.count(0)
+    return 6 - pairs + (7 - kinds if kinds < 7 else 0)
+
+
+def _thirteen_orphans(h: bytes) -> int:
+    orphans = _ORPHANS(h)
+    return 13 - (13 - orphans.count(0)) - (1 if max(orphans) >= 2 else 0)
+
+
+def shanten_seven_pairs(hand: Hand, *, shapes: Shapes = CLASSIC) -> int:
+    """Shanten toward seven pairs (distinct, or with quads as two pairs)."""
+    h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
+    if _standard(h, False)[1] < 13:
+        raise TileCountError("seven pairs needs a closed hand of 13 or 14 tiles")
+    return _seven_pairs(h, shapes.quad_pairs)
+
+
+def shanten_thirteen_orphans(hand: Hand) -> int:
+    """Shanten toward thirteen orphans."""
+    h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
+    if _standard(h, False)[1] < 13:
+        raise TileCountError("thirteen orphans needs a closed hand of 13 or 14 tiles")
+    return _thirteen_orphans(h)
+
+
+def shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> int:
+    """The least shanten over the forms ``shapes`` allows (-1: complete, 0: ready).
+
+    >>> shanten("123m456p789s1122z")
+    0
+    """
+    h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
+    best, n = _standard(h, shapes.dragon_set)
+    if n >= 13 and best > -1:
+        if shapes.seven_pairs:
+            best = min(best, _seven_pairs(h, shapes.quad_pairs))
+        if shapes.thirteen_orphans:
+            best = min(best, _thirteen_orphans(h))
+    return best
+
+
+# --- waits -----------------------------------------------------------------------------
+
+
+def _standard_waits(h: bytes, dragon_set: bool) -> tuple[int, ...]:
+    hw = (_T.dragon_set if dragon_set else _T.honours).component.waits
+    sw = _SUIT_WAITS
+    words = (
+        sw.get(h[0:9], _INCOMPLETE),
+        sw.get(h[9:18], _INCOMPLETE),
+        sw.get(h[18:27], _INCOMPLETE),
+        hw.get(h[27:34], _INCOMPLETE),
+    )
+    codes = [w & 3 for w in words]
+    short = codes.count(_INCOMPLETE)
+    if short == 1:
+        pairs = sum(codes) - _INCOMPLETE
+        if pairs > 1:
+            return ()
+        i = codes.index(_INCOMPLETE)
+        return _MASK_TILES[9 * i][words[i] >> (_W0 if pairs else _W1) & 511]
+    if short == 0 and sum(codes) == 2:  # two pairs: either becomes a pung
+        return tuple(
+            t for i in range(4) if codes[i] for t in _MASK_TILES[9 * i][words[i] >> _W0 & 511]
+        )
+    return ()
+
+
+def waits(
+    hand: Hand, *, shapes: Shapes = CLASSIC, melds: Iterable[str | Sequence[int]] = ()
+) -> tuple[int, ...]:
+    """The faces that complete a ready hand of ``13 - 3k`` concealed tiles, ascending.
+
+    ``melds`` are the exposed melds' tiles: a face whose four copies are all in the
+    hand and its melds is no wait. A face whose copies are all visible elsewhere still is
+    (RULES.md D1: waits are judged by shape).
+
+    >>> from fangcheng import format_tiles
+    >>> format_tiles(waits("1234m"))
+    '14m'
+    """
+    h, n = _checked(hand, (1,), "waits")
+    found = _standard_waits(h, shapes.dragon_set)
+    if n == 13 and (shapes.seven_pairs or shapes.thirteen_orphans):
+        extra: set[int] = set()
+        if shapes.seven_pairs:
+            if shapes.quad_pairs:
+                if sum(c >> 1 for c in h) == 6:
+                    extra.update(t for t in range(KINDS) if h[t] & 1)
+            elif h.count(2) == 6 and h.count(1) == 1:
+                extra.add(h.index(1))
+        if shapes.thirteen_orphans:
+            orphans = _ORPHANS(h)
+            if sum(orphans) == 13:
+                missing = orphans.count(0)
+                if missing == 0:
+                    extra.update(TERMINALS_AND_HONOURS)
+                elif missing == 1:
+                    extra.add(TERMINALS_AND_HONOURS[orphans.index(0)])
+        if extra:
+            found = tuple(sorted(extra.union(found)))
+    if melds:
+        used = _meld_counts(melds)
+        found = tuple(t for t in found if h[t] + used[t] < 4)
+    return found
+
+
+# --- decompositions --------------------------------------------------------------------
+
+
+@cache
+def _component_arrangements(key: bytes, base: int, honours: bool, dragon_set: bool) -> tuple[tuple[Group, ...], ...]:
+    """Every split of one component's tiles into groups (at most one pair)."""
+    counts = list(key)
+    out: list[tuple[Group, ...]] = []
+
+    def walk(start: int, groups: list[Group], paired: bool) -> None:
+        i = start
+        while i < len(counts) and counts[i] == 0:
+            i += 1
+        if i == len(counts):
+            out.append(tuple(groups))
+            return
+        if counts[i] >= 3:
+            counts[i] -= 3
+            walk(i, [*groups, Group(GroupKind.PUNG, base + i)], paired)
+            counts[i] += 3
+        if counts[i] >= 2 and not paired:
+            counts[i] -= 2
+            walk(i, [*groups, Group(GroupKind.PAIR, base + i)], True)
+            counts[i] += 2
+        if not honours and i <= 6 and counts[i + 1] and counts[i + 2]:
+            for j in (i, i + 1, i + 2):
+                counts[j] -= 1
+            walk(i, [*groups, Group(GroupKind.CHOW, base + i)], paired)
+            for j in (i, i + 1, i + 2):
+                counts[j] += 1
+        if dragon_set and i == 4 and counts[5] and counts[6]:
+            for j in (4, 5, 6):
+                counts[j] -= 1
+            walk(i, [*groups, Group(GroupKind.DRAGONS, 31)], paired)
+            for j in (4, 5, 6):
+                counts[j] += 1
+
+    walk(0, [], False)
+    return tuple(out)
+
+
+def decompositions(hand: Hand, *, shapes: Shapes = CLASSIC) -> list[Arrangement]:
+    """Every arrangement of a complete concealed hand into melds and a pair.
+
+    The standard readings come first, then seven pairs and thirteen orphans where
+    ``shapes`` allows them. An incomplete hand has none.
+
+    >>> [a.groups for a in decompositions("111222333m")]  # doctest: +NORMALIZE_WHITESPACE
+    [(pung(111m), pung(222m), pung(333m)), (chow(123m), chow(123m), chow(123m))]
+    """
+    h, n = _checked(hand, (2,), "a decomposition")
+    out: list[Arrangement] = []
+    if is_win(h, shapes=Shapes(seven_pairs=False, thirteen_orphans=False, dragon_set=shapes.dragon_set)):
+        parts = [
+            _component_arrangements(h[base : base + 9], base, False, False) for base in (0, 9, 18)
+        ]
+        parts.append(_component_arrangements(h[27:34], 27, True, shapes.dragon_set))
+        for combo in itertools.product(*parts):
+            groups = tuple(g for part in combo for g in part)
+            if sum(g.kind is GroupKind.PAIR for g in groups) == 1:
+                out.append(Arrangement(Form.STANDARD, groups))
+    if n == 14 and shapes.seven_pairs:
+        if (shapes.quad_pairs and h.count(1) + h.count(3) == 0) or h.count(2) == 7:
+            pairs = tuple(Group(GroupKind.PAIR, t) for t in range(KINDS) for _ in range(h[t] // 2))
+            out.append(Arrangement(Form.SEVEN_PAIRS, pairs))
+    if n == 14 and shapes.thirteen_orphans:
+        orphans = _ORPHANS(h)
+        if 0 not in orphans and sum(orphans) == 14:
+            pair = TERMINALS_AND_HONOURS[orphans.index(2)]
+            out.append(Arrangement(Form.THIRTEEN_ORPHANS, (Group(GroupKind.ORPHANS, 0), Group(GroupKind.PAIR, pair))))
+    return out
+
+
+# --- wait shapes -----------------------------------------------------------------------
+
+
+def shapes_in(arrangement: Arrangement, tile: int) -> frozenset[WaitShape]:
+    """Every position the winning ``tile`` can take in a complete ``arrangement``."""
+    found: set[WaitShape] = set()
+    groups = arrangement.groups
+    for g in groups:
+        kind = g.kind
+        if kind is GroupKind.PAIR and g.tile == tile:
+            suited = tile < 27 and arrangement.form is Form.STANDARD
+            lo, hi = tile - 3, tile + 1
+            run_end = suited and any(
+                o.kind is GroupKind.CHOW and o.tile in (lo, hi) and o.tile // 9 == tile // 9
+                for o in groups
+            )
+            found.add(WaitShape.SINGLE_RUN_END if run_end else WaitShape.SINGLE)
+        elif kind is GroupKind.PUNG and g.tile == tile:
+            found.add(WaitShape.PUNG)
+        elif kind is GroupKind.CHOW and g.tile <= tile <= g.tile + 2:
+            offset = tile - g.tile
+            if offset == 1:
+                found.add(WaitShape.CLOSED)
+            elif (offset == 2 and g.tile % 9 == 0) or (offset == 0 and g.tile % 9 == 6):
+                found.add(WaitShape.EDGE)
+            else:
+                found.add(WaitShape.TWO_SIDED)
+        elif kind is GroupKind.DRAGONS and tile >= 31:
+            found.add(WaitShape.DRAGONS)
+        elif kind is GroupKind.ORPHANS and tile in TERMINALS_AND_HONOURS:
+            found.add(WaitShape.SINGLE)
+    return frozenset(found)
+
+
+def wait_shapes(
+    hand: Hand, *, shapes: Shapes = CLASSIC, melds: Iterable[str | Sequence[int]] = ()
+) -> dict[int, frozenset[WaitShape]]:
+    """For each winning face of a ready hand, every wait shape it completes.
+
+    >>> from fangcheng import tile_name
+    >>> {tile_name(t): sorted(s.value for s in v) for t, v in wait_shapes("1234m").items()}
+    {'1m': ['两头吊', '两面'], '4m': ['两头吊', '两面']}
+    """
+    h, _ = _checked(hand, (1,), "wait shapes")
+    out: dict[int, frozenset[WaitShape]] = {}
+    for t in waits(h, shapes=shapes, melds=melds):
+        grown = bytearray(h)
+        grown[t] += 1
+        found: frozenset[WaitShape] = frozenset()
+        for arrangement in decompositions(bytes(grown), shapes=shapes):
+            found |= shapes_in(arrangement, t)
+        out[t] = found
+    return out

@@ -1,0 +1,88 @@
+"""The ``fangcheng`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .analysis import CLASSIC, Shapes, shanten, wait_shapes
+from .tiles import InvalidNotationError, TileCountError, format_counts, glyph, parse_counts
+
+#: Hands the demo analyses when none is given: one of each kind of wait.
+DEMO_HANDS = (
+    ("two-sided (两面)", "23m567p345s789s99p"),
+    ("closed (坎)", "13m567p345s789s99p"),
+    ("edge (三七边)", "12m456p789s111p99s"),
+    ("two pairs (对倒)", "11m99p123s456s789s"),
+    ("four-tile run (两头吊)", "1234m567p345s999p"),
+    ("dragon sandwich (baicheng)", "CF123m456p789s11p"),
+    ("seven pairs", "1122m3344p5566sE"),
+    ("thirteen orphans, 13-sided", "19m19p19sESWNCFP"),
+    ("nine gates", "1112345678999m"),
+    ("one away", "13m468p3579s1134z"),
+)
+
+SHAPE_NAMES = {
+    "EDGE": "edge 边",
+    "CLOSED": "closed 坎",
+    "TWO_SIDED": "two-sided 两面",
+    "SINGLE": "single 单吊",
+    "SINGLE_RUN_END": "run-end single 两头吊",
+    "PUNG": "pung 对倒",
+    "DRAGONS": "dragon sandwich 中发白",
+}
+
+
+def _describe(hand: str, shapes: Shapes) -> str:
+    counts = parse_counts(hand)
+    glyphs = "".join(glyph(t) for t in range(34) for _ in range(counts[t]))
+    lines = [f"  hand     {format_counts(counts)}   {glyphs}"]
+    n = shanten(counts, shapes=shapes)
+    lines.append(f"  shanten  {n}" + ("  (complete)" if n < 0 else "  (ready)" if n == 0 else ""))
+    if n == 0 and sum(counts) % 3 == 1:
+        for tile, found in wait_shapes(counts, shapes=shapes).items():
+            names = ", ".join(sorted(SHAPE_NAMES[s.name] for s in found))
+            lines.append(f"  wait     {format_counts([int(t == tile) for t in range(34)])}: {names}")
+    return "\n".join(lines)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    shapes = Shapes(dragon_set=True) if args.dragon_set else CLASSIC
+    hands = [("your hand", h) for h in args.hands] or list(DEMO_HANDS)
+    for title, hand in hands:
+        use = Shapes(dragon_set=True) if "baicheng" in title else shapes
+        print(f"{title}:")
+        try:
+            print(_describe(hand, use))
+        except (InvalidNotationError, TileCountError) as exc:
+            print(f"  error: {exc}", file=sys.stderr)
+            return 2
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fangcheng",
+        description="Baishan, Baicheng and Sichuan mahjong: analysis, scoring, play.",
+    )
+    parser.add_argument("--version", action="version", version=f"fangcheng {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    demo = sub.add_parser("demo", help="parse hands and show shanten, waits and wait shapes")
+    demo.add_argument("hands", nargs="*", help="hands in notation, e.g. 1234m567p345s999p")
+    demo.add_argument(
+        "--dragon-set", action="store_true", help="count 中发白 as a meld (baicheng)"
+    )
+    demo.set_defaults(run=_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    result: int = args.run(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
