@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _tables_module():  # type: ignore[no-untyped-def]
     """``fangcheng.tables`` alone: importing the package would load the file we write."""
-    spec = importlib.util.spec_from_file_location("_fangcheng_tables", ROOT / "src/fangcheng/tables.py")
+    spec = importlib.util.spec_from_file_location(
+        "_fangcheng_tables", ROOT / "src/fangcheng/tables.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -40,7 +42,9 @@ INF = 99
 def meld_shapes(faces: int, chows: bool, dragon_set: bool) -> list[tuple[int, ...]]:
     shapes = [tuple(3 if i == f else 0 for i in range(faces)) for f in range(faces)]
     if chows:
-        shapes += [tuple(1 if f <= i < f + 3 else 0 for i in range(faces)) for f in range(faces - 2)]
+        shapes += [
+            tuple(1 if f <= i < f + 3 else 0 for i in range(faces)) for f in range(faces - 2)
+        ]
     if dragon_set:  # honours: 4 winds then P F C
         shapes.append((0, 0, 0, 0, 1, 1, 1))
     return shapes
@@ -64,7 +68,10 @@ def distances(faces: int, melds: list[tuple[int, ...]]) -> np.ndarray:
             for axis in range(faces):
                 moved = np.moveaxis(dist, axis, 0)
                 relaxed = np.stack(
-                    [np.min(np.stack([moved[x] + max(0, x - v) for x in range(5)]), axis=0) for v in range(5)]
+                    [
+                        np.min(np.stack([moved[x] + max(0, x - v) for x in range(5)]), axis=0)
+                        for v in range(5)
+                    ]
                 )
                 dist = np.moveaxis(relaxed, 0, axis)
             out[m, p] = dist
@@ -148,7 +155,14 @@ def final_table(suits: list[bytes], rest: list[bytes]) -> bytes:
     """Distance of the whole hand, by (two-suit id, suit-and-honours id, melds wanted)."""
     return T.write_array(
         bytes(
-            min(255, min(a[m * 2 + p] + b[(melds - m) * 2 + 1 - p] for m in range(melds + 1) for p in range(2)))
+            min(
+                255,
+                min(
+                    a[m * 2 + p] + b[(melds - m) * 2 + 1 - p]
+                    for m in range(melds + 1)
+                    for p in range(2)
+                ),
+            )
             for a in suits
             for b in rest
             for melds in range(5)

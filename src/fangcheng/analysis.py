@@ -67,6 +67,10 @@ class Shapes:
 
 #: Standard form, seven distinct pairs and thirteen orphans (the riichi defaults).
 CLASSIC: Final = Shapes()
+_STANDARD_ONLY: Final = {
+    dragons: Shapes(seven_pairs=False, thirteen_orphans=False, dragon_set=dragons)
+    for dragons in (False, True)
+}
 
 
 class Form(Enum):
@@ -243,7 +247,7 @@ def is_win(hand: Hand, *, shapes: Shapes = CLASSIC) -> bool:
     ):
         return True
     if shapes.thirteen_orphans and 0 not in h[27:34]:
-        orphans = _ORPHANS(h)
+        orphans: tuple[int, ...] = _ORPHANS(h)
         return 0 not in orphans and sum(orphans) == 14
     return False
 
@@ -282,7 +286,7 @@ def _seven_pairs(h: bytes, quad_pairs: bool) -> int:
 
 
 def _thirteen_orphans(h: bytes) -> int:
-    orphans = _ORPHANS(h)
+    orphans: tuple[int, ...] = _ORPHANS(h)
     return 13 - (13 - orphans.count(0)) - (1 if max(orphans) >= 2 else 0)
 
 
@@ -388,7 +392,9 @@ def waits(
 
 
 @cache
-def _component_arrangements(key: bytes, base: int, honours: bool, dragon_set: bool) -> tuple[tuple[Group, ...], ...]:
+def _component_arrangements(
+    key: bytes, base: int, honours: bool, dragon_set: bool
+) -> tuple[tuple[Group, ...], ...]:
     """Every split of one component's tiles into groups (at most one pair)."""
     counts = list(key)
     out: list[tuple[Group, ...]] = []
@@ -436,24 +442,32 @@ def decompositions(hand: Hand, *, shapes: Shapes = CLASSIC) -> list[Arrangement]
     """
     h, n = _checked(hand, (2,), "a decomposition")
     out: list[Arrangement] = []
-    if is_win(h, shapes=Shapes(seven_pairs=False, thirteen_orphans=False, dragon_set=shapes.dragon_set)):
+    if is_win(h, shapes=_STANDARD_ONLY[shapes.dragon_set]):
+        # Each complete component's readings all hold the same number of pairs (its tile
+        # count fixes it), so every combination is a reading of the hand.
         parts = [
             _component_arrangements(h[base : base + 9], base, False, False) for base in (0, 9, 18)
         ]
         parts.append(_component_arrangements(h[27:34], 27, True, shapes.dragon_set))
         for combo in itertools.product(*parts):
-            groups = tuple(g for part in combo for g in part)
-            if sum(g.kind is GroupKind.PAIR for g in groups) == 1:
-                out.append(Arrangement(Form.STANDARD, groups))
-    if n == 14 and shapes.seven_pairs:
-        if (shapes.quad_pairs and h.count(1) + h.count(3) == 0) or h.count(2) == 7:
-            pairs = tuple(Group(GroupKind.PAIR, t) for t in range(KINDS) for _ in range(h[t] // 2))
-            out.append(Arrangement(Form.SEVEN_PAIRS, pairs))
+            out.append(Arrangement(Form.STANDARD, tuple(g for part in combo for g in part)))
+    if (
+        n == 14
+        and shapes.seven_pairs
+        and ((shapes.quad_pairs and h.count(1) + h.count(3) == 0) or h.count(2) == 7)
+    ):
+        pairs = tuple(Group(GroupKind.PAIR, t) for t in range(KINDS) for _ in range(h[t] // 2))
+        out.append(Arrangement(Form.SEVEN_PAIRS, pairs))
     if n == 14 and shapes.thirteen_orphans:
-        orphans = _ORPHANS(h)
+        orphans: tuple[int, ...] = _ORPHANS(h)
         if 0 not in orphans and sum(orphans) == 14:
             pair = TERMINALS_AND_HONOURS[orphans.index(2)]
-            out.append(Arrangement(Form.THIRTEEN_ORPHANS, (Group(GroupKind.ORPHANS, 0), Group(GroupKind.PAIR, pair))))
+            out.append(
+                Arrangement(
+                    Form.THIRTEEN_ORPHANS,
+                    (Group(GroupKind.ORPHANS, 0), Group(GroupKind.PAIR, pair)),
+                )
+            )
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 
@@ -44,7 +45,9 @@ def _describe(hand: str, shapes: Shapes) -> str:
     if n == 0 and sum(counts) % 3 == 1:
         for tile, found in wait_shapes(counts, shapes=shapes).items():
             names = ", ".join(sorted(SHAPE_NAMES[s.name] for s in found))
-            lines.append(f"  wait     {format_counts([int(t == tile) for t in range(34)])}: {names}")
+            lines.append(
+                f"  wait     {format_counts([int(t == tile) for t in range(34)])}: {names}"
+            )
     return "\n".join(lines)
 
 
@@ -62,6 +65,41 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _score(args: argparse.Namespace) -> int:
+    from .scoring import score
+    from .situation import SituationError, load_situation
+
+    source = "<stdin>" if args.file == "-" else args.file
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as handle:
+                text = handle.read()
+    except OSError as exc:
+        print(f"fangcheng score: cannot read {source}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        print(
+            f"fangcheng score: {source} is not JSON: {exc.msg} "
+            f"at line {exc.lineno}, column {exc.colno}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        result = score(load_situation(data))
+    except (SituationError, InvalidNotationError, TileCountError) as exc:
+        print(f"fangcheng score: {source}: {exc}", file=sys.stderr)
+        return 2
+    if args.explain:
+        print(result.explain())
+    else:
+        print(json.dumps(result.to_json(), ensure_ascii=False))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fangcheng",
@@ -71,10 +109,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="parse hands and show shanten, waits and wait shapes")
     demo.add_argument("hands", nargs="*", help="hands in notation, e.g. 1234m567p345s999p")
-    demo.add_argument(
-        "--dragon-set", action="store_true", help="count 中发白 as a meld (baicheng)"
-    )
+    demo.add_argument("--dragon-set", action="store_true", help="count 中发白 as a meld (baicheng)")
     demo.set_defaults(run=_demo)
+    score = sub.add_parser(
+        "score",
+        help="score one win described in JSON (see ARCHITECTURE: Win situation)",
+    )
+    score.add_argument("file", help="the situation JSON file, or - for stdin")
+    score.add_argument(
+        "--explain", action="store_true", help="print a readable table instead of JSON"
+    )
+    score.set_defaults(run=_score)
     return parser
 
 

@@ -107,7 +107,7 @@ class _Reader:
         self.pos += count * size
         if size == 1:
             return raw
-        return list(memoryview(raw).cast({2: "H", 4: "I"}[size]))
+        return list(struct.unpack(f"<{count}{'H' if size == 2 else 'I'}", raw))
 
     def number(self) -> int:
         (value,) = self.array()

@@ -53,7 +53,7 @@ HONOUR_LETTERS: Final = "ESWNPFC"
 WINDS: Final = (27, 28, 29, 30)
 DRAGONS: Final = (31, 32, 33)
 HONOURS: Final = WINDS + DRAGONS
-TERMINALS_AND_HONOURS: Final = (0, 8, 9, 17, 18, 26) + HONOURS
+TERMINALS_AND_HONOURS: Final = (0, 8, 9, 17, 18, 26, *HONOURS)
 #: Canonical output order of the honours: winds, then 中 发 白.
 _HONOUR_OUTPUT_ORDER: Final = (27, 28, 29, 30, 33, 32, 31)
 
@@ -127,8 +127,7 @@ _WORDS: Final = {
 _CJK_INPUT: Final = dict(
     sorted(
         (
-            _WORDS
-            | {n + s: _NUMERALS[n] + _SUIT_NAMES[s] for n in _NUMERALS for s in _SUIT_NAMES}
+            _WORDS | {n + s: _NUMERALS[n] + _SUIT_NAMES[s] for n in _NUMERALS for s in _SUIT_NAMES}
         ).items(),
         key=lambda item: -len(item[0]),
     )

@@ -1,0 +1,119 @@
+"""The wall of one hand: the linear model of RULES.md §1.3-§1.5 and baicheng's tail (§2.10).
+
+After the shuffle the wall is one sequence in draw order starting at the break (D5):
+normal draws take the head, kong replacements the tail. Dice and the break are thrown
+and logged for display only — under a uniform shuffle they do not change what is drawn.
+
+Baicheng reserves its tail (D28): after dealing, the last four tiles ``t1..t4`` supply
+replacements, ``t5`` is the treasure indicator, and the rest is the *live* deque; once
+the reserve is spent, replacements and new indicators (换宝) come off the live tail.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .tiles import format_tiles, tile_set
+
+__all__ = ["Break", "Wall", "deal_order", "throw_break"]
+
+DEALT = 53  # 13 tiles to each seat and one more to the dealer
+
+
+@dataclass(frozen=True, slots=True)
+class Break:
+    """Where the wall was opened: the dice thrown, whose wall, how many stacks in."""
+
+    dice: tuple[tuple[int, int], ...]
+    seat: int
+    stacks: int
+
+
+def throw_break(rules: str, dealer: int, rng: random.Random) -> Break:
+    """Throw the dice for the break as the rule set does it (§1.4); cosmetic (D5)."""
+
+    def throw() -> tuple[int, int]:
+        return (rng.randint(1, 6), rng.randint(1, 6))
+
+    if rules == "baicheng":  # the dealer starts at the end of their own wall, no dice
+        return Break((), dealer, 0)
+    first = throw()
+    if rules == "sichuan":  # two throws; the first counts seats in play order
+        seat = (dealer + sum(first) - 1) % 4
+        second = throw()
+        return Break((first, second), seat, sum(first) + sum(second))
+    # Baishan: one throw, seats counted clockwise from the dealer (D6).
+    return Break((first,), (dealer - (sum(first) - 1)) % 4, sum(first))
+
+
+def deal_order(dealer: int) -> list[int]:
+    """The seat that receives each of the first 53 wall tiles (§1.5 canonical mapping)."""
+    order = [(dealer + block) % 4 for _ in range(3) for block in range(4) for _ in range(4)]
+    order += [dealer, dealer] + [(dealer + k) % 4 for k in (1, 2, 3)]
+    return order
+
+
+class Wall:
+    """The undealt tiles of one hand, in draw order."""
+
+    def __init__(self, tiles: Sequence[int], *, treasure: bool = False) -> None:
+        self.tiles: tuple[int, ...] = tuple(tiles)
+        if len(self.tiles) <= DEALT + 5:
+            raise ValueError(f"a wall of {len(self.tiles)} tiles is too short to deal from")
+        rest = self.tiles[DEALT:]
+        self.reserve: deque[int] = deque()
+        self.indicators: list[int] = []
+        if treasure:
+            self.reserve.extend(reversed(rest[-4:]))  # t1 = the last tile, then t2, t3, t4
+            self.indicators.append(rest[-5])
+            rest = rest[:-5]
+        self.live: deque[int] = deque(rest)
+
+    @classmethod
+    def shuffled(cls, rules: str, rng: random.Random) -> Wall:
+        tiles = tile_set(rules)
+        rng.shuffle(tiles)
+        return cls(tiles, treasure=rules == "baicheng")
+
+    def deal(self, dealer: int) -> list[list[int]]:
+        """Each seat's starting tiles: 14 for the dealer, 13 for the others."""
+        hands: list[list[int]] = [[], [], [], []]
+        for tile, seat in zip(self.tiles, deal_order(dealer), strict=False):
+            hands[seat].append(tile)
+        return hands
+
+    def __len__(self) -> int:
+        """Tiles left for normal draws."""
+        return len(self.live)
+
+    def draw(self) -> int:
+        """A normal draw from the head."""
+        return self.live.popleft()
+
+    def replacement(self) -> int:
+        """A kong replacement: the reserve first (baicheng), then the tail."""
+        return self.reserve.popleft() if self.reserve else self.live.pop()
+
+    def can_replace(self) -> bool:
+        return bool(self.reserve or self.live)
+
+    def flip_indicator(self) -> int | None:
+        """换宝: retire the indicator and flip the next one from the live tail (D29)."""
+        if not self.live:
+            return None
+        self.indicators.append(self.live.pop())
+        return self.indicators[-1]
+
+    @property
+    def indicator(self) -> int | None:
+        return self.indicators[-1] if self.indicators else None
+
+    def __repr__(self) -> str:
+        return (
+            f"Wall(live={format_tiles(self.live, sort=False)!r}, "
+            f"reserve={format_tiles(self.reserve, sort=False)!r}, "
+            f"indicators={format_tiles(self.indicators, sort=False)!r})"
+        )
