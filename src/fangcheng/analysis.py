@@ -180,11 +180,15 @@ def _counts(hand: Hand) -> bytes:
     if len(hand) != KINDS:
         raise TileCountError(f"a hand is 34 counts (one per face), got {len(hand)}")
     try:
-        out = hand if type(hand) is bytes else bytes(hand)
+        # bytes() copies the raw memory of a buffer (a numpy array, an array.array), so
+        # anything but bytes, a list or a tuple is read item by item.
+        out = bytes(hand if type(hand) in (bytes, list, tuple) else list(hand))
     except (ValueError, TypeError):
         out = b""
     if not out or max(out) > 4:
         check_counts(list(hand))
+    if not out:
+        raise TypeError(f"a hand's counts are integers, got {list(hand)!r}")
     return out
 
 
@@ -239,8 +243,9 @@ def is_win(hand: Hand, *, shapes: Shapes = CLASSIC) -> bool:
     code = total & _WIN_MASK
     if code <= _MAX_WIN_CODE and code & 15 == 1:
         return True
-    n = _check_size(total >> _COUNT & 63, h, (2,), "a win")
+    n = total >> _COUNT & 63
     if n != 14:
+        _check_size(n, h, (2,), "a win")
         return False
     if shapes.seven_pairs and (
         h.count(2) == 7 or (shapes.quad_pairs and h.count(1) + h.count(3) == 0)
@@ -384,6 +389,7 @@ def waits(
             found = tuple(sorted(extra.union(found)))
     if melds:
         used = _meld_counts(melds)
+        check_counts([a + b for a, b in zip(h, used, strict=True)], "hand and melds")
         found = tuple(t for t in found if h[t] + used[t] < 4)
     return found
 
@@ -428,7 +434,12 @@ def _component_arrangements(
                 counts[j] += 1
 
     walk(0, [], False)
-    return tuple(out)
+    # The walk can find the same groups in two orders (11123: the pair first or the
+    # chow first); keep each reading once, as first found.
+    readings: dict[tuple[Group, ...], tuple[Group, ...]] = {}
+    for groups in out:
+        readings.setdefault(tuple(sorted(groups)), groups)
+    return tuple(readings.values())
 
 
 def decompositions(hand: Hand, *, shapes: Shapes = CLASSIC) -> list[Arrangement]:
@@ -437,8 +448,9 @@ def decompositions(hand: Hand, *, shapes: Shapes = CLASSIC) -> list[Arrangement]
     The standard readings come first, then seven pairs and thirteen orphans where
     ``shapes`` allows them. An incomplete hand has none.
 
-    >>> [a.groups for a in decompositions("111222333m")]  # doctest: +NORMALIZE_WHITESPACE
-    [(pung(111m), pung(222m), pung(333m)), (chow(123m), chow(123m), chow(123m))]
+    >>> [a.groups for a in decompositions("111222333m11p")]  # doctest: +NORMALIZE_WHITESPACE
+    [(pung(111m), pung(222m), pung(333m), pair(11p)),
+     (chow(123m), chow(123m), chow(123m), pair(11p))]
     """
     h, n = _checked(hand, (2,), "a decomposition")
     out: list[Arrangement] = []
@@ -512,7 +524,7 @@ def wait_shapes(
 
     >>> from fangcheng import tile_name
     >>> {tile_name(t): sorted(s.value for s in v) for t, v in wait_shapes("1234m").items()}
-    {'1m': ['两头吊', '两面'], '4m': ['两头吊', '两面']}
+    {'1m': ['两头吊'], '4m': ['两头吊']}
     """
     h, _ = _checked(hand, (1,), "wait shapes")
     out: dict[int, frozenset[WaitShape]] = {}

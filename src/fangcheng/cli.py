@@ -69,34 +69,62 @@ def _score(args: argparse.Namespace) -> int:
     from .scoring import score
     from .situation import SituationError, load_situation
 
-    source = "<stdin>" if args.file == "-" else args.file
-    try:
-        if args.file == "-":
-            text = sys.stdin.read()
-        else:
-            with open(args.file, encoding="utf-8") as handle:
-                text = handle.read()
-    except OSError as exc:
-        print(f"fangcheng score: cannot read {source}: {exc.strerror}", file=sys.stderr)
-        return 2
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        print(
-            f"fangcheng score: {source} is not JSON: {exc.msg} "
-            f"at line {exc.lineno}, column {exc.colno}",
-            file=sys.stderr,
-        )
-        return 2
+    data = _read_json(args.file, "score")
     try:
         result = score(load_situation(data))
     except (SituationError, InvalidNotationError, TileCountError) as exc:
-        print(f"fangcheng score: {source}: {exc}", file=sys.stderr)
+        print(f"fangcheng score: {args.file}: {exc}", file=sys.stderr)
         return 2
     if args.explain:
         print(result.explain())
     else:
         print(json.dumps(result.to_json(), ensure_ascii=False))
+    return 0
+
+
+def _read_json(path: str, command: str) -> object:
+    """The JSON of a file (or stdin for ``-``); a message and SystemExit(2) if it is not."""
+    source = "<stdin>" if path == "-" else path
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        return json.loads(text)
+    except OSError as exc:
+        print(f"fangcheng {command}: cannot read {source}: {exc.strerror}", file=sys.stderr)
+    except json.JSONDecodeError as exc:
+        print(
+            f"fangcheng {command}: {source} is not JSON: {exc.msg} "
+            f"at line {exc.lineno}, column {exc.colno}",
+            file=sys.stderr,
+        )
+    raise SystemExit(2)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .record import RecordError, replay
+
+    data = _read_json(args.file, "replay")
+    if not isinstance(data, dict):
+        print("fangcheng replay: a record is a JSON object", file=sys.stderr)
+        return 2
+    try:
+        result = replay(data)
+    except RecordError as exc:
+        print(f"fangcheng replay: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    if result.scripted:
+        for event in result.round.events:
+            print(json.dumps(event, ensure_ascii=False))
+        if result.round.settlement is not None:
+            print(json.dumps({"settlement": result.round.settlement}, ensure_ascii=False))
+        return 0
+    if result.divergence is not None:
+        print(f"fangcheng replay: {args.file}: diverges at {result.divergence}", file=sys.stderr)
+        return 1
+    print(f"{args.file}: {len(result.round.events)} events and the settlement replay identically")
     return 0
 
 
@@ -120,6 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--explain", action="store_true", help="print a readable table instead of JSON"
     )
     score.set_defaults(run=_score)
+    replay = sub.add_parser(
+        "replay", help="re-run a game record and check it replays identically"
+    )
+    replay.add_argument("file", help="the record JSON file, or - for stdin")
+    replay.set_defaults(run=_replay)
     return parser
 
 

@@ -1,0 +1,98 @@
+"""What a seat can do: one small value per decision, with a text form for records and play.
+
+Text forms (`str(action)` and `Action.parse`): ``discard 5m``, ``ting 5m`` (discard and
+declare 报听), ``chi 345m`` (the run; the called tile is the discard), ``peng 5m``,
+``gang 5m`` (明杠 on a discard), ``angang 5m``, ``bugang 5m``, ``xuanfeng`` (lay the
+中发白 set), ``add C`` (a dragon added to the laid 旋风杠), ``hu``, ``pass``, ``que m``,
+``piao 5``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from .tiles import InvalidNotationError, format_tiles, parse_tiles, tile_name
+
+__all__ = ["Act", "Action", "IllegalActionError"]
+
+
+class Act(Enum):
+    PIAO = "piao"  # 漂 bet before dealing (baishan_platform)
+    QUE = "que"  # 定缺 (sichuan)
+    DISCARD = "discard"
+    READY = "ting"  # discard and declare 报听 (Baishan)
+    CHI = "chi"
+    PENG = "peng"
+    GANG = "gang"  # 明杠 / 直杠 on a discard
+    AN_GANG = "angang"
+    BU_GANG = "bugang"
+    XUANFENG = "xuanfeng"  # lay the 中发白 set (baicheng)
+    ADD = "add"  # add a dragon to the laid 旋风杠 (baicheng)
+    HU = "hu"
+    PASS = "pass"
+
+
+_TILE_ACTS = {Act.DISCARD, Act.READY, Act.PENG, Act.GANG, Act.AN_GANG, Act.BU_GANG, Act.ADD}
+_SUITS = "mps"
+
+
+class IllegalActionError(ValueError):
+    """An action that is not among a seat's legal actions; names the alternatives."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    kind: Act
+    tile: int | None = None  # the tile discarded, called, konged or added
+    run: tuple[int, ...] = ()  # chi: the three tiles of the run
+    value: int = 0  # piao: the bet (× 底注); que: the suit 0 m, 1 p, 2 s
+
+    def __str__(self) -> str:
+        kind = self.kind
+        if kind in _TILE_ACTS and self.tile is not None:
+            return f"{kind.value} {tile_name(self.tile)}"
+        if kind is Act.CHI:
+            return f"chi {format_tiles(self.run)}"
+        if kind is Act.QUE:
+            return f"que {_SUITS[self.value]}"
+        if kind is Act.PIAO:
+            return f"piao {self.value}"
+        return kind.value
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """The action of a text form; an unknown form is an `IllegalActionError`."""
+        words = text.split()
+        if not words:
+            raise IllegalActionError("an empty action")
+        try:
+            kind = Act(words[0].lower())
+        except ValueError:
+            names = ", ".join(a.value for a in Act)
+            raise IllegalActionError(f"unknown action {words[0]!r}; actions: {names}") from None
+        arg = "".join(words[1:])
+        try:
+            if kind in _TILE_ACTS:
+                tiles = parse_tiles(arg)
+                if len(tiles) != 1:
+                    raise IllegalActionError(f"{kind.value} takes one tile, got {arg!r}")
+                return cls(kind, tiles[0])
+            if kind is Act.CHI:
+                run = tuple(sorted(parse_tiles(arg)))
+                if len(run) != 3:
+                    raise IllegalActionError(f"chi takes the three tiles of the run, got {arg!r}")
+                return cls(kind, run=run)
+        except InvalidNotationError as exc:
+            raise IllegalActionError(f"{text!r}: {exc}") from None
+        if kind is Act.QUE:
+            if arg not in tuple(_SUITS) or not arg:
+                raise IllegalActionError(f"que takes a suit m, p or s, got {arg!r}")
+            return cls(kind, value=_SUITS.index(arg))
+        if kind is Act.PIAO:
+            if not arg.isdigit():
+                raise IllegalActionError(f"piao takes a bet (0, 5 or 10), got {arg!r}")
+            return cls(kind, value=int(arg))
+        if arg:
+            raise IllegalActionError(f"{kind.value} takes nothing after it, got {arg!r}")
+        return cls(kind)

@@ -1,0 +1,906 @@
+"""One hand (盘) of any rule set, from the shuffle to the settlement.
+
+`Round` is a state machine driven by decisions. At every point `pending()` names the
+seats whose decision is awaited and `legal_actions(seat)` what each may do; `act(seat,
+action)` records one decision. A claim window (after a discard, or after a 补杠 that can
+be robbed) waits for every asked seat, then resolves by priority — win, then peng/kong,
+then chi — with 截胡 (first winner in play order from the discarder) or 一炮多响, as the
+rule set says. Seats with nothing to do but pass are not asked.
+
+Wins, kongs and the other coin movements are scored by the scoring layer
+(`fangcheng.scoring`, `fangcheng.payments`); the engine never re-implements a rule of
+payment. Every random choice comes from the seed, so a hand is reproduced by its seed
+(or its wall) and its decisions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from .actions import Act, Action, IllegalActionError
+from .analysis import shanten
+from .melds import Meld, MeldKind
+from .payments import (
+    Transfer,
+    chase_dealer_payments,
+    deltas_of,
+    draw_payments,
+    escape_payments,
+    kong_payments,
+    service_fees,
+)
+from .requirements import legal_arrangements, wait_set
+from .rules import Options, RuleSet, configure, find_rules
+from .scoring import score
+from .situation import Seat, Situation, WinBy
+from .tiles import DRAGONS, KINDS, format_counts, format_tiles, tile_name
+from .wall import Break, Wall, throw_break
+
+__all__ = ["Observation", "Phase", "Round", "SeatView", "observe"]
+
+SEATS = range(4)
+
+
+class Phase(Enum):
+    PIAO = "piao"  # 漂 bets before dealing
+    QUE = "que"  # 定缺 after dealing
+    TURN = "turn"  # the seat to move holds 14 - 3k tiles
+    CLAIM = "claim"  # other seats answer a discard
+    ROB = "rob"  # other seats may rob a 补杠 or a dragon addition
+    FENZHANG = "fenzhang"  # baicheng's last-tile split
+    END = "end"
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One settled movement of coins, with its reason."""
+
+    reason: str
+    deltas: tuple[int, ...]
+
+
+class Round:
+    """One hand of ``rules`` (a `RuleSet` or its name)."""
+
+    def __init__(
+        self,
+        rules: RuleSet | str,
+        *,
+        seed: int = 0,
+        dealer: int = 0,
+        base: int = 1,
+        options: Mapping[str, object] | None = None,
+        wall: Sequence[int] | None = None,
+    ) -> None:
+        preset = find_rules(rules) if isinstance(rules, str) else rules
+        self.option_input: dict[str, object] = dict(options or {})
+        self.rules, self.options = configure(preset, self.option_input)
+        self.seed, self.dealer, self.base = seed, dealer, base
+        rng = random.Random(seed)
+        self.dice: Break = throw_break(self.rules.name, dealer, rng)  # before the shuffle,
+        if wall is None:  # so a recorded wall replays with the same dice
+            self.wall = Wall.shuffled(self.rules.name, rng)
+        else:
+            self.wall = Wall(wall, treasure=self.rules.treasure)
+        self.hands: list[bytearray] = [bytearray(KINDS) for _ in SEATS]
+        self.melds: list[list[Meld]] = [[] for _ in SEATS]
+        self.rivers: list[list[int]] = [[] for _ in SEATS]
+        self.ready = [False] * 4  # 报听
+        self.que: list[int | None] = [None] * 4
+        self.piao = list(self.options.piao)
+        self.won: list[int] = []  # seats in the order they won (several only in sichuan)
+        self.flower_pigs: set[int] = set()  # passed a win in sichuan's last four tiles
+        self.fenzhang_kept: set[int] = set()
+        self.phase = Phase.PIAO
+        self.turn = dealer
+        self.drawn: int | None = None  # the tile just drawn by the seat to move
+        self.after_kong = False  # the tile to move on came from a kong replacement
+        self.kong_discard = False  # the pending discard followed the discarder's kong
+        self.just_chowed = False
+        self.dealer_kongs = 0  # kong actions on the dealer's first turn (D12)
+        self.first_go_around = True  # no call yet, and nobody has drawn twice
+        self.first_discards: list[int] = []  # for 撵庄
+        self.claim: tuple[int, int] | None = None  # (seat, tile) of the open discard/addition
+        self.rob_kind: Act | None = None
+        self._asked: dict[int, list[Action]] = {}
+        self._answers: dict[int, Action] = {}
+        self._fenzhang_order: list[int] = []
+        self.events: list[dict[str, Any]] = []
+        self.decisions: list[dict[str, Any]] = []
+        self.items: list[Item] = []
+        self.settlement: dict[str, Any] | None = None
+        self._start()
+
+    # --- public interface ------------------------------------------------------------
+
+    def pending(self) -> list[int]:
+        """Seats whose decision is awaited, in seat order."""
+        return sorted(s for s in self._asked if s not in self._answers)
+
+    def observe(self, seat: int) -> Observation:
+        """What ``seat`` may know now (see `observe`)."""
+        return observe(self, seat)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if seat in self._answers:
+            return []
+        return list(self._asked.get(seat, ()))
+
+    @property
+    def over(self) -> bool:
+        return self.phase is Phase.END
+
+    def act(self, seat: int, action: Action | str) -> None:
+        """Record one decision; the hand moves on once every asked seat has answered."""
+        if isinstance(action, str):
+            action = Action.parse(action)
+        legal = self.legal_actions(seat)
+        if action not in legal:
+            shown = ", ".join(map(str, legal)) or "none (not this seat's decision)"
+            raise IllegalActionError(
+                f"seat {seat} cannot {action} in phase {self.phase.value}; legal: {shown}; "
+                f"hand {format_counts(self.hands[seat])}"
+            )
+        self.decisions.append({"seat": seat, "action": str(action)})
+        self._answers[seat] = action
+        if not self.pending():
+            asked, answers = self._asked, self._answers
+            self._asked, self._answers = {}, {}
+            self._passed_wins(asked, answers)
+            self._resolve(answers)
+
+    def escape(self, seat: int) -> None:
+        """逃跑: ``seat`` leaves; it pays each other seat, kongs are settled, the hand ends."""
+        if self.over:
+            raise IllegalActionError("the hand is over")
+        self.decisions.append({"seat": seat, "action": "escape"})
+        self._event("escape", seat=seat)
+        self._pay("逃跑 escape", escape_payments(self.rules, self.options, self.base, seat))
+        if not self.rules.void_suit_choice:
+            self._kongs_at_end()
+        self._finish("escape")
+
+    # --- flow ------------------------------------------------------------------------
+
+    def _event(self, type_: str, **data: Any) -> None:
+        self.events.append({"type": type_, **data})
+
+    def _ask(self, asked: dict[int, list[Action]]) -> None:
+        self._asked = {s: acts for s, acts in asked.items() if acts}
+        self._answers = {}
+
+    def _start(self) -> None:
+        if self.rules.piao_bets and not any(self.piao):
+            self.phase = Phase.PIAO
+            bets = [Action(Act.PIAO, value=b) for b in self.rules.piao_bets]
+            self._ask({s: bets for s in SEATS})
+        else:
+            self._deal()
+
+    def _deal(self) -> None:
+        for seat, tiles in enumerate(self.wall.deal(self.dealer)):
+            for t in tiles:
+                self.hands[seat][t] += 1
+        self._event(
+            "deal",
+            dealer=self.dealer,
+            dice=[list(d) for d in self.dice.dice],
+            hands=[format_counts(h) for h in self.hands],
+        )
+        if self.rules.treasure:
+            self._event("treasure", tile=tile_name(self._indicator()))
+            self._check_treasure()
+        if self.rules.void_suit_choice and self.options.que is None:
+            self.phase = Phase.QUE
+            self._ask({s: [Action(Act.QUE, value=v) for v in range(3)] for s in SEATS})
+        else:
+            if self.options.que is not None:
+                self.que = list(self.options.que)
+            self._begin_turn(self.dealer, None)
+
+    def _indicator(self) -> int:
+        indicator = self.wall.indicator
+        assert indicator is not None
+        return indicator
+
+    @property
+    def treasure(self) -> int | None:
+        """The current treasure face (baicheng), or None."""
+        return self.wall.indicator if self.rules.treasure else None
+
+    def _resolve(self, answers: dict[int, Action]) -> None:
+        phase = self.phase
+        if phase is Phase.PIAO:
+            self.piao = [answers[s].value for s in SEATS]
+            self.options = dataclasses.replace(self.options, piao=tuple(self.piao))
+            self._event("piao", bets=self.piao)
+            self._deal()
+        elif phase is Phase.QUE:
+            self.que = [answers[s].value for s in SEATS]
+            self.options = dataclasses.replace(self.options, que=tuple(self.que))  # type: ignore[arg-type]
+            self._event("que", suits=["mps"[q] for q in self.que if q is not None])
+            self._begin_turn(self.dealer, None)
+        elif phase is Phase.TURN:
+            ((seat, action),) = answers.items()
+            self._turn_action(seat, action)
+        elif phase is Phase.CLAIM:
+            self._resolve_claim(answers)
+        elif phase is Phase.ROB:
+            self._resolve_rob(answers)
+        elif phase is Phase.FENZHANG:
+            ((seat, action),) = answers.items()
+            self._fenzhang_answer(seat, action)
+
+    # --- turns -----------------------------------------------------------------------
+
+    def _begin_turn(self, seat: int, drawn: int | None, *, after_kong: bool = False) -> None:
+        self.phase = Phase.TURN
+        self.turn, self.drawn, self.after_kong = seat, drawn, after_kong
+        self._ask({seat: self._turn_actions(seat)})
+
+    def _next_seat(self, after: int) -> int | None:
+        """The next seat in play order that has not won (only sichuan has winners left)."""
+        for k in (1, 2, 3, 4):
+            seat = (after + k) % 4
+            if seat not in self.won:
+                return seat
+        return None
+
+    def _draw_for(self, seat: int) -> None:
+        if self.rules.treasure and len(self.wall) <= 4:
+            self._start_fenzhang(seat)
+            return
+        if not len(self.wall):
+            self._exhausted()
+            return
+        if seat == self.dealer or self.rivers[seat]:
+            self.first_go_around = False
+        tile = self.wall.draw()
+        self.hands[seat][tile] += 1
+        self._event("draw", seat=seat, tile=tile_name(tile))
+        self.just_chowed = False
+        self._begin_turn(seat, tile)
+
+    def _locked(self, seat: int) -> bool:
+        """报听, or a sichuan winner: draw and discard, wait-preserving kongs only."""
+        return self.ready[seat] or seat in self.won
+
+    def _can_win(self, seat: int, hand: bytes) -> bool:
+        if seat in self.won:
+            return False
+        return bool(legal_arrangements(self.rules, hand, self.melds[seat], self.que[seat]))
+
+    def _waits(self, seat: int, hand: bytes, melds: Sequence[Meld] | None = None) -> tuple[int, ...]:
+        use = self.melds[seat] if melds is None else melds
+        return wait_set(self.rules, hand, use, self.que[seat])
+
+    def _is_que(self, seat: int, tile: int) -> bool:
+        que = self.que[seat]
+        return que is not None and tile < 27 and tile // 9 == que
+
+    def _turn_actions(self, seat: int) -> list[Action]:
+        hand = bytes(self.hands[seat])
+        rules = self.rules
+        acts: list[Action] = []
+        treasure = self.treasure
+        if self.drawn is not None or (seat == self.dealer and not self.rivers[seat]):
+            if self._can_win(seat, hand):
+                acts.append(Action(Act.HU))
+            elif treasure is not None and self.drawn == treasure and seat not in self.won:
+                before = bytearray(hand)
+                before[treasure] -= 1
+                if self._waits(seat, bytes(before)):
+                    acts.append(Action(Act.HU))
+        locked = self._locked(seat)
+        kong_ok = (
+            self.wall.can_replace()
+            and not self.just_chowed
+            and not (seat == self.dealer and not self.rivers[seat] and self.dealer_kongs >= 1)
+        )
+        if kong_ok:
+            acts += self._kong_actions(seat, hand, locked)
+        if locked and self.drawn is not None:
+            acts.append(Action(Act.DISCARD, self.drawn))
+        else:
+            acts += [Action(Act.DISCARD, t) for t in range(KINDS) if hand[t]]
+            if rules.declare_ready and not self.ready[seat] and shanten(
+                hand, shapes=rules.shapes
+            ) <= 0:
+                for t in range(KINDS):
+                    if hand[t]:
+                        after = bytearray(hand)
+                        after[t] -= 1
+                        if len(self._waits(seat, bytes(after))) == 1:
+                            acts.append(Action(Act.READY, t))
+        return acts
+
+    def _kong_actions(self, seat: int, hand: bytes, locked: bool) -> list[Action]:
+        acts: list[Action] = []
+        faces = [t for t in range(KINDS) if hand[t] == 4 and not self._is_que(seat, t)]
+        pengs = [m.face for m in self.melds[seat] if m.kind is MeldKind.PENG and hand[m.face]]
+        if locked:  # only the drawn tile, and only if the waits stay the same (D32, D53)
+            drawn = self.drawn
+            faces = [t for t in faces if t == drawn]
+            pengs = [t for t in pengs if t == drawn]
+            if drawn is None:
+                return []
+            before = bytearray(hand)
+            before[drawn] -= 1
+            current = self._waits(seat, bytes(before))
+            keep = []
+            for t in faces + pengs:
+                after = bytearray(hand)
+                after[t] -= 4 if t in faces else 1
+                meld = Meld(MeldKind.AN_GANG if t in faces else MeldKind.BU_GANG, (t,) * 4)
+                melds = [m for m in self.melds[seat] if not (m.kind is MeldKind.PENG and m.face == t)]
+                if self._waits(seat, bytes(after), [*melds, meld]) == current:
+                    keep.append(t)
+            faces = [t for t in faces if t in keep]
+            pengs = [t for t in pengs if t in keep]
+        acts += [Action(Act.AN_GANG, t) for t in faces]
+        acts += [Action(Act.BU_GANG, t) for t in pengs]
+        if self.rules.xuanfeng and not locked:
+            laid = any(m.kind is MeldKind.XUANFENG for m in self.melds[seat])
+            if laid:
+                acts += [Action(Act.ADD, t) for t in DRAGONS if hand[t]]
+            elif all(hand[t] for t in DRAGONS):
+                acts.append(Action(Act.XUANFENG))
+        return acts
+
+    def _turn_action(self, seat: int, action: Action) -> None:
+        kind = action.kind
+        if kind is Act.HU:
+            self._self_draw_win(seat)
+        elif kind in (Act.DISCARD, Act.READY):
+            assert action.tile is not None
+            self._discard(seat, action.tile, ready=kind is Act.READY)
+        elif kind is Act.AN_GANG:
+            assert action.tile is not None
+            self._count_dealer_kong(seat)
+            t = action.tile
+            self.hands[seat][t] -= 4
+            self.melds[seat].append(Meld(MeldKind.AN_GANG, (t,) * 4))
+            self.first_go_around = False
+            self._event("kong", seat=seat, kind="an_gang", tile=tile_name(t))
+            self._kong_paid(seat, self.melds[seat][-1])
+            self._replacement(seat)
+        elif kind is Act.BU_GANG:
+            assert action.tile is not None
+            self._count_dealer_kong(seat)
+            self._offer_rob(seat, action.tile, Act.BU_GANG)
+        elif kind is Act.ADD:
+            assert action.tile is not None
+            self._count_dealer_kong(seat)
+            self._offer_rob(seat, action.tile, Act.ADD)
+        elif kind is Act.XUANFENG:
+            self._count_dealer_kong(seat)
+            for t in DRAGONS:
+                self.hands[seat][t] -= 1
+            self.melds[seat].append(Meld(MeldKind.XUANFENG, (33, 32, 31)))
+            self._event("kong", seat=seat, kind="xuanfeng", tiles="CFP")
+            self.first_go_around = False
+            self._check_treasure()
+            self._begin_turn(seat, None)  # no replacement draw (D21)
+
+    def _count_dealer_kong(self, seat: int) -> None:
+        if seat == self.dealer and not self.rivers[seat]:
+            self.dealer_kongs += 1
+
+    def _replacement(self, seat: int) -> None:
+        tile = self.wall.replacement()
+        self.hands[seat][tile] += 1
+        self._event("replacement", seat=seat, tile=tile_name(tile))
+        self._check_treasure()
+        self._begin_turn(seat, tile, after_kong=True)
+
+    def _discard(self, seat: int, tile: int, *, ready: bool = False) -> None:
+        self.hands[seat][tile] -= 1
+        self.rivers[seat].append(tile)
+        self.kong_discard = self.after_kong
+        self.after_kong = False
+        self.drawn = None
+        self.just_chowed = False
+        if ready:
+            self.ready[seat] = True
+        self._event("discard", seat=seat, tile=tile_name(tile), **({"ready": True} if ready else {}))
+        self._chase_dealer(seat, tile)
+        self._check_treasure()
+        self.claim = (seat, tile)
+        asked = {o: self._claim_actions(o, seat, tile) for o in self._others(seat)}
+        self.phase = Phase.CLAIM
+        self._ask(asked)
+        if not self._asked:
+            self._after_discard(seat)
+
+    def _others(self, seat: int) -> list[int]:
+        return [(seat + k) % 4 for k in (1, 2, 3)]
+
+    def _claim_actions(self, seat: int, discarder: int, tile: int) -> list[Action]:
+        if seat in self.won:
+            return []
+        hand = self.hands[seat]
+        acts: list[Action] = []
+        grown = bytearray(hand)
+        grown[tile] += 1
+        if self._can_win(seat, bytes(grown)):
+            acts.append(Action(Act.HU))
+        if not self.ready[seat] and not self._is_que(seat, tile):
+            if hand[tile] >= 2:
+                acts.append(Action(Act.PENG, tile))
+            if hand[tile] >= 3 and self.wall.can_replace():
+                acts.append(Action(Act.GANG, tile))
+            if self.rules.chi and seat == (discarder + 1) % 4 and tile < 27:
+                for start in (tile - 2, tile - 1, tile):
+                    run = (start, start + 1, start + 2)
+                    if (
+                        start >= 0
+                        and start // 9 == tile // 9
+                        and start % 9 <= 6
+                        and all(hand[x] for x in run if x != tile)
+                    ):
+                        acts.append(Action(Act.CHI, run=run))
+        if acts:
+            acts.append(Action(Act.PASS))
+        return acts
+
+    def _after_discard(self, discarder: int) -> None:
+        self.claim = None
+        nxt = self._next_seat(discarder)
+        assert nxt is not None
+        self._draw_for(nxt)
+
+    def _passed_wins(self, asked: Mapping[int, list[Action]], answers: Mapping[int, Action]) -> None:
+        """Sichuan: passing a win in the last four tiles makes a 花猪 (D56)."""
+        if self.rules.void_suit_choice and len(self.wall) <= 4:
+            for seat, action in answers.items():
+                if action.kind is not Act.HU and Action(Act.HU) in asked.get(seat, ()):
+                    self.flower_pigs.add(seat)
+                    self._event("flower_pig", seat=seat)
+
+    def _resolve_claim(self, answers: dict[int, Action]) -> None:
+        assert self.claim is not None
+        discarder, tile = self.claim
+        order = self._others(discarder)
+        winners = [s for s in order if answers.get(s, Action(Act.PASS)).kind is Act.HU]
+        if winners:
+            if not self.rules.multiple_winners:
+                winners = winners[:1]
+            self.rivers[discarder].pop()
+            for w in winners:
+                self._win(w, tile, WinBy.DISCARD, discarder)
+            if not self.over:
+                self._continue_after(winners[-1])
+            return
+        for seat in order:
+            action = answers.get(seat)
+            if action is not None and action.kind in (Act.PENG, Act.GANG):
+                self._call(seat, discarder, tile, action)
+                return
+        for seat in order:
+            action = answers.get(seat)
+            if action is not None and action.kind is Act.CHI:
+                self._call(seat, discarder, tile, action)
+                return
+        self._after_discard(discarder)
+
+    def _call(self, seat: int, discarder: int, tile: int, action: Action) -> None:
+        self.rivers[discarder].pop()
+        self.claim = None
+        self.first_go_around = False
+        hand = self.hands[seat]
+        if action.kind is Act.CHI:
+            for x in action.run:
+                if x != tile:
+                    hand[x] -= 1
+            meld = Meld(MeldKind.CHI, action.run, discarder)
+        elif action.kind is Act.PENG:
+            hand[tile] -= 2
+            meld = Meld(MeldKind.PENG, (tile,) * 3, discarder, treasure=tile == self.treasure)
+        else:
+            hand[tile] -= 3
+            meld = Meld(MeldKind.MING_GANG, (tile,) * 4, discarder)
+        self.melds[seat].append(meld)
+        self._event("call", seat=seat, kind=meld.kind.value, tiles=format_tiles(meld.tiles), source=discarder)
+        self._check_treasure()
+        if meld.kind is MeldKind.MING_GANG:
+            self._kong_paid(seat, meld)
+            self._replacement(seat)
+        else:
+            self.just_chowed = meld.kind is MeldKind.CHI
+            self._begin_turn(seat, None)
+
+    # --- robbing a kong --------------------------------------------------------------
+
+    def _offer_rob(self, seat: int, tile: int, kind: Act) -> None:
+        self.claim = (seat, tile)
+        self.rob_kind = kind
+        self._event("add", seat=seat, kind=kind.value, tile=tile_name(tile))
+        asked: dict[int, list[Action]] = {}
+        for o in self._others(seat):
+            if o in self.won:
+                continue
+            acts = []
+            grown = bytearray(self.hands[o])
+            grown[tile] += 1
+            if self._can_win(o, bytes(grown)):
+                acts.append(Action(Act.HU))
+            if kind is Act.ADD and not self.ready[o] and self.hands[o][tile] >= 2:
+                acts.append(Action(Act.PENG, tile))  # 抢碰 (D13)
+            if acts:
+                acts.append(Action(Act.PASS))
+            asked[o] = acts
+        self.phase = Phase.ROB
+        self._ask(asked)
+        if not self._asked:
+            self._complete_addition(seat, tile, kind)
+
+    def _complete_addition(self, seat: int, tile: int, kind: Act) -> None:
+        self.claim = None
+        self.hands[seat][tile] -= 1
+        melds = self.melds[seat]
+        if kind is Act.BU_GANG:
+            i = next(i for i, m in enumerate(melds) if m.kind is MeldKind.PENG and m.face == tile)
+            melds[i] = Meld(MeldKind.BU_GANG, (tile,) * 4, melds[i].source)
+        else:
+            i = next(i for i, m in enumerate(melds) if m.kind is MeldKind.XUANFENG)
+            melds[i] = Meld(MeldKind.XUANFENG, (*melds[i].tiles, tile))
+        self._event("kong", seat=seat, kind=kind.value, tile=tile_name(tile))
+        self._kong_paid(seat, melds[i])
+        self._replacement(seat)
+
+    def _resolve_rob(self, answers: dict[int, Action]) -> None:
+        assert self.claim is not None and self.rob_kind is not None
+        konger, tile = self.claim
+        order = self._others(konger)
+        winners = [s for s in order if answers.get(s, Action(Act.PASS)).kind is Act.HU]
+        if winners:
+            if not self.rules.multiple_winners:
+                winners = winners[:1]
+            self.hands[konger][tile] -= 1
+            self._event("robbed", seat=konger, tile=tile_name(tile))
+            for w in winners:
+                self._win(w, tile, WinBy.ROBBED_KONG, konger)
+            if not self.over:
+                self._continue_after(winners[-1])
+            return
+        for seat in order:
+            if answers.get(seat, Action(Act.PASS)).kind is Act.PENG:
+                self.hands[konger][tile] -= 1
+                self.rivers[konger].append(tile)  # the robbed dragon is taken like a discard
+                self._call(seat, konger, tile, Action(Act.PENG, tile))
+                return
+        self._complete_addition(konger, tile, self.rob_kind)
+
+    # --- wins and endings ------------------------------------------------------------
+
+    def _situation(self, winner: int, tile: int, by: WinBy, source: int | None) -> Situation:
+        seats = tuple(Seat(bytes(self.hands[s]), tuple(self.melds[s])) for s in SEATS)
+        indicators = self.wall.indicators
+        first = (
+            self.first_go_around
+            and source is None
+            and not self.rivers[winner]
+            and (winner != self.dealer or self.drawn is None)
+        )
+        return Situation(
+            rules=self.rules,
+            options=self.options,
+            base=self.base,
+            dealer=self.dealer,
+            winner=winner,
+            win_tile=tile,
+            win_by=by,
+            source=source,
+            after_kong=self.after_kong if source is None else self.kong_discard,
+            treasure=self.treasure,
+            retired_treasure=tuple(indicators[:-1]) if self.rules.treasure else (),
+            declared_ready=tuple(self.ready),
+            seats=seats,
+            won=frozenset(self.won),
+            last_tile=not len(self.wall),
+            first_draw=first,
+            fenzhang_drawn=frozenset(self.fenzhang_kept - {winner}),
+        )
+
+    def _self_draw_win(self, seat: int) -> None:
+        tile = self.drawn
+        by = WinBy.FENZHANG if self.phase is Phase.FENZHANG else WinBy.SELF_DRAW
+        if tile is None:  # 天胡: the dealer's fourteen; the best tile stands for the last
+            tile = max(
+                (t for t in range(KINDS) if self.hands[seat][t]),
+                key=lambda t: self._winner_gain(seat, t),
+            )
+        treasure = self.treasure
+        if treasure is not None and tile == treasure:
+            by = WinBy.TREASURE
+        self.hands[seat][tile] -= 1
+        if self.phase is Phase.FENZHANG:
+            self.fenzhang_kept.discard(seat)
+        self._win(seat, tile, by, None)
+        if not self.over:
+            self._continue_after(seat)
+
+    def _winner_gain(self, seat: int, tile: int) -> int:
+        self.hands[seat][tile] -= 1
+        try:
+            result = score(self._situation(seat, tile, WinBy.SELF_DRAW, None))
+        finally:
+            self.hands[seat][tile] += 1
+        return result.deltas[seat] if result.win else -1
+
+    def _win(self, seat: int, tile: int, by: WinBy, source: int | None) -> None:
+        situation = self._situation(seat, tile, by, source)
+        result = score(situation)
+        if not result.win:
+            raise AssertionError(f"engine offered a win the scorer refuses: {result.reason}")
+        self.hands[seat][tile] += 1
+        self.won.append(seat)
+        self._event(
+            "win",
+            seat=seat,
+            tile=tile_name(tile),
+            by=by.value,
+            **({"source": source} if source is not None else {}),
+            fans=[a.fan.name for a in result.reading.fans] if result.reading else [],
+            deltas=list(result.deltas),
+        )
+        self.items.append(Item(f"胡 seat {seat}", tuple(result.deltas)))
+        if not self.rules.void_suit_choice or len(self.won) >= 3:
+            if not self.rules.void_suit_choice:
+                self._kongs_at_end()
+            self._finish("win")
+
+    def _continue_after(self, seat: int) -> None:
+        """血战: play goes on with the next seat that has not won."""
+        nxt = self._next_seat(seat)
+        assert nxt is not None
+        self._draw_for(nxt)
+
+    def _kong_paid(self, seat: int, meld: Meld) -> None:
+        """Sichuan pays kongs when they are made (刮风下雨, D54); others at the end."""
+        if not self.rules.void_suit_choice:
+            return
+        payments = kong_payments(
+            self.rules,
+            self.options,
+            self.base,
+            self.dealer,
+            [(bytes(KINDS), [meld] if s == seat else []) for s in SEATS],
+            won=frozenset(self.won),
+        )
+        for p in payments:
+            self._pay(p.label, p.transfers)
+
+    def _kongs_at_end(self) -> None:
+        payments = kong_payments(
+            self.rules,
+            self.options,
+            self.base,
+            self.dealer,
+            [(bytes(self.hands[s]), self.melds[s]) for s in SEATS],
+            treasure=self.treasure,
+        )
+        for p in payments:
+            self._pay(p.label, p.transfers)
+
+    def _pay(self, reason: str, transfers: Sequence[Transfer]) -> None:
+        deltas = deltas_of(transfers)
+        if any(deltas):
+            self.items.append(Item(reason, deltas))
+            self._event("payment", reason=reason, deltas=list(deltas))
+
+    def _chase_dealer(self, seat: int, tile: int) -> None:
+        """撵庄 (D41): the three seats after the dealer follow its first discard."""
+        if not self.rules.chase_dealer_pays or not self.first_go_around:
+            return
+        if len(self.first_discards) < 4 and seat == (self.dealer + len(self.first_discards)) % 4:
+            self.first_discards.append(tile)
+            if len(self.first_discards) == 4 and len(set(self.first_discards)) == 1:
+                self._pay(
+                    "撵庄 chasing the dealer",
+                    chase_dealer_payments(self.rules, self.options, self.base, self.dealer),
+                )
+
+    def _exhausted(self) -> None:
+        self._event("exhausted")
+        if self.rules.void_suit_choice:
+            self._sichuan_checks()
+        else:
+            self._kongs_at_end()
+            self._pay("流局 dealer pays", draw_payments(self.rules, self.options, self.base, self.dealer))
+        self._finish("draw")
+
+    def _sichuan_checks(self) -> None:
+        """查花猪, 查大叫, 退税 at exhaustion (§4.10); scored by the payments layer."""
+        from .payments import exhaustion_payments  # noqa: PLC0415
+
+        ready = {
+            s: self._waits(s, bytes(self.hands[s]))
+            for s in SEATS
+            if s not in self.won and s not in self.flower_pigs
+        }
+        for reason, transfers in exhaustion_payments(self, ready):
+            self._pay(reason, transfers)
+
+    def _finish(self, how: str) -> None:
+        self.phase = Phase.END
+        self._asked, self._answers = {}, {}
+        deltas = [sum(item.deltas[s] for item in self.items) for s in SEATS]
+        fees = service_fees(self.options, deltas)
+        self.settlement = {
+            "end": how,
+            "items": [{"reason": i.reason, "deltas": list(i.deltas)} for i in self.items],
+            "deltas": deltas,
+            "fees": list(fees),
+            "total": [d - f for d, f in zip(deltas, fees, strict=True)],
+        }
+        self._event("end", how=how, total=self.settlement["total"])
+
+    # --- baicheng: treasure and 分张 ---------------------------------------------------
+
+    def _visible(self, face: int) -> int:
+        """Copies of ``face`` anyone can see: discards, laid melds, retired indicators."""
+        seen = sum(river.count(face) for river in self.rivers)
+        seen += sum(
+            m.tiles.count(face) for melds in self.melds for m in melds if m.kind is not MeldKind.AN_GANG
+        )
+        return seen + self.wall.indicators[:-1].count(face)
+
+    def _check_treasure(self) -> None:
+        """换宝 while every remaining copy of the treasure face is visible (D29)."""
+        if not self.rules.treasure:
+            return
+        while self.wall.indicator is not None and self._visible(self.wall.indicator) >= 3:
+            if self.wall.flip_indicator() is None:
+                self._event("treasure", tile=None)
+                return
+            self._event("treasure", tile=tile_name(self._indicator()))
+
+    def _start_fenzhang(self, seat: int) -> None:
+        """分张 (D30): the live wall's last tiles, one per seat in turn order."""
+        self.phase = Phase.FENZHANG
+        self._fenzhang_order = [(seat + k) % 4 for k in range(min(4, len(self.wall)))]
+        self._event("fenzhang", order=self._fenzhang_order)
+        self._fenzhang_next()
+
+    def _fenzhang_next(self) -> None:
+        if not self._fenzhang_order:
+            self._exhausted()
+            return
+        seat = self._fenzhang_order.pop(0)
+        tile = self.wall.draw()
+        self.hands[seat][tile] += 1
+        self.fenzhang_kept.add(seat)
+        self._event("draw", seat=seat, tile=tile_name(tile), fenzhang=True)
+        self.turn, self.drawn, self.after_kong = seat, tile, False
+        acts = []
+        hand = bytes(self.hands[seat])
+        treasure = self.treasure
+        if self._can_win(seat, hand):
+            acts.append(Action(Act.HU))
+        elif treasure is not None and tile == treasure:
+            before = bytearray(hand)
+            before[tile] -= 1
+            if self._waits(seat, bytes(before)):
+                acts.append(Action(Act.HU))
+        if acts:
+            self._ask({seat: [*acts, Action(Act.PASS)]})
+        else:
+            self._fenzhang_next()
+
+    def _fenzhang_answer(self, seat: int, action: Action) -> None:
+        if action.kind is Act.HU:
+            self._self_draw_win(seat)
+        else:
+            self._fenzhang_next()
+
+
+# --- observations ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What everyone can see of one seat."""
+
+    melds: tuple[Meld, ...]  # laid melds; another seat's 暗杠 is only counted below
+    hidden_kongs: int  # 暗杠 face down (shown to the others only when the hand ends)
+    river: tuple[int, ...]  # discards still in front of the seat, in order
+    concealed: int  # how many concealed tiles it holds
+    ready: bool  # declared 报听
+    que: int | None  # 定缺 suit, once all four have chosen
+    won: bool
+    piao: int
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """Exactly what ``seat`` may know: the public table, its own hand, its legal actions."""
+
+    seat: int
+    rules: str
+    phase: Phase
+    dealer: int
+    turn: int
+    wall: int  # tiles left for normal draws
+    treasure: int | None  # the treasure indicator's face (baicheng)
+    retired: tuple[int, ...]  # earlier indicators, retired by 换宝
+    hand: bytes  # own concealed tiles, 34 counts
+    drawn: int | None  # own tile just drawn
+    seats: tuple[SeatView, ...]
+    scores: tuple[int, ...]  # coins moved so far in this hand
+    last_discard: tuple[int, int] | None  # (seat, tile) open to claims
+    legal: tuple[Action, ...]
+
+    def text(self) -> str:
+        """A plain rendering for debugging and logs."""
+        lines = [
+            f"{self.rules} seat {self.seat}  phase {self.phase.value}  dealer {self.dealer}"
+            f"  turn {self.turn}  wall {self.wall}"
+            + (f"  treasure {tile_name(self.treasure)}" if self.treasure is not None else "")
+        ]
+        for s, view in enumerate(self.seats):
+            melds = " ".join(f"{m.kind.value}:{format_tiles(m.tiles)}" for m in view.melds)
+            melds += " [####]" * view.hidden_kongs
+            flags = "".join(
+                [
+                    " 报听" if view.ready else "",
+                    f" 缺{'mps'[view.que]}" if view.que is not None else "",
+                    " won" if view.won else "",
+                ]
+            )
+            mine = format_counts(self.hand) if s == self.seat else f"{view.concealed} tiles"
+            lines.append(
+                f"  {s}{'*' if s == self.seat else ' '} {mine:<22} {melds:<30} "
+                f"river {format_tiles(view.river, sort=False)}{flags}  score {self.scores[s]}"
+            )
+        if self.legal:
+            lines.append("  legal: " + ", ".join(map(str, self.legal)))
+        return "\n".join(lines)
+
+
+def observe(round_: Round, seat: int) -> Observation:
+    """The view of ``seat``: never another seat's concealed tiles or the wall order."""
+    ended = round_.over
+    que_known = all(q is not None for q in round_.que)
+    views = []
+    for s in SEATS:
+        melds = round_.melds[s]
+        shown = tuple(
+            m for m in melds if ended or s == seat or m.kind is not MeldKind.AN_GANG
+        )
+        views.append(
+            SeatView(
+                melds=shown,
+                hidden_kongs=len(melds) - len(shown),
+                river=tuple(round_.rivers[s]),
+                concealed=sum(round_.hands[s]),
+                ready=round_.ready[s],
+                que=round_.que[s] if que_known else None,
+                won=s in round_.won,
+                piao=round_.piao[s],
+            )
+        )
+    scores = tuple(sum(item.deltas[s] for item in round_.items) for s in SEATS)
+    open_claim = round_.claim if round_.phase in (Phase.CLAIM, Phase.ROB) else None
+    indicators = round_.wall.indicators
+    return Observation(
+        seat=seat,
+        rules=round_.rules.name,
+        phase=round_.phase,
+        dealer=round_.dealer,
+        turn=round_.turn,
+        wall=len(round_.wall),
+        treasure=round_.treasure,
+        retired=tuple(indicators[:-1]),
+        hand=bytes(round_.hands[seat]),
+        drawn=round_.drawn if round_.turn == seat else None,
+        seats=tuple(views),
+        scores=scores,
+        last_discard=open_claim,
+        legal=tuple(round_.legal_actions(seat)),
+    )

@@ -1,0 +1,126 @@
+"""Win requirements of each rule set, the reason in words when a hand fails them, and the
+requirement-aware wait set (RULES.md §0.3: "hand + t is a legal win for that variant").
+
+The requirements are knobs of `RuleSet`: 三门全, 么九, 必须有碰 and its substitutes, 缺一门.
+Seven pairs are exempt from the pung rule, thirteen orphans from all of them (§3.4, §5.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from .analysis import Arrangement, Form, GroupKind, decompositions, is_win, waits
+from .melds import Meld, MeldKind
+from .rules import SUIT_LETTERS, RuleSet
+from .tiles import DRAGONS, TERMINALS_AND_HONOURS, format_counts, tile_name
+
+__all__ = [
+    "final_counts",
+    "hand_failure",
+    "has_pung",
+    "legal_arrangements",
+    "no_win_reason",
+    "wait_set",
+]
+
+_SUIT_NAMES: Final = ("万 (m)", "饼 (p)", "条 (s)")
+
+
+def final_counts(concealed: bytes, melds: Sequence[Meld]) -> bytes:
+    """The whole hand as 34 counts: concealed tiles plus every meld's tiles."""
+    if not melds:
+        return concealed
+    counts = bytearray(concealed)
+    for meld in melds:
+        for t in meld.tiles:
+            counts[t] += 1
+    return bytes(counts)
+
+
+def hand_failure(rules: RuleSet, final: bytes, que: int | None = None) -> str | None:
+    """The first requirement the whole hand fails that no reading can fix, or None."""
+    present = [any(final[0:9]), any(final[9:18]), any(final[18:27])]
+    if rules.void_suit:
+        if que is not None and present[que]:
+            return f"缺一门 fails: the hand holds tiles of its 缺 suit {SUIT_LETTERS[que]}"
+        if que is None and all(present):
+            return "缺一门 fails: the hand holds all three suits (D73)"
+    if rules.three_suits and not all(present):
+        missing = ", ".join(n for n, p in zip(_SUIT_NAMES, present, strict=True) if not p)
+        return f"三门全 fails: no {missing} tile in the hand"
+    if rules.terminal and not any(final[t] for t in TERMINALS_AND_HONOURS):
+        return "不能缺么九 fails: no 1, 9 or honour tile in the hand"
+    return None
+
+
+def has_pung(rules: RuleSet, arrangement: Arrangement, melds: Sequence[Meld]) -> bool:
+    """必须有碰 for one reading: a pung or kong anywhere, or a rule set's substitute."""
+    if arrangement.form is not Form.STANDARD:
+        return True  # seven pairs and thirteen orphans are exempt
+    for meld in melds:
+        if meld.is_pung_like or (rules.dragon_set_is_pung and meld.kind is MeldKind.XUANFENG):
+            return True
+    for g in arrangement.groups:
+        kind = g.kind
+        if kind is GroupKind.PUNG or (rules.dragon_set_is_pung and kind is GroupKind.DRAGONS):
+            return True
+        if kind is GroupKind.PAIR and rules.dragon_pair_is_pung and g.tile in DRAGONS:
+            return True
+    return False
+
+
+def legal_arrangements(
+    rules: RuleSet, hand14: bytes, melds: Sequence[Meld], que: int | None = None
+) -> list[Arrangement]:
+    """The readings of a complete concealed hand that meet every requirement."""
+    if not is_win(hand14, shapes=rules.shapes):
+        return []
+    if hand_failure(rules, final_counts(hand14, melds), que) is not None:
+        return []
+    found = decompositions(hand14, shapes=rules.shapes)
+    if not rules.pung:
+        return found
+    return [a for a in found if has_pung(rules, a, melds)]
+
+
+def _shape_words(rules: RuleSet) -> str:
+    words = ["four melds and a pair"]
+    if rules.shapes.seven_pairs:
+        words.append("seven pairs")
+    if rules.shapes.thirteen_orphans:
+        words.append("thirteen orphans")
+    return " or ".join(words)
+
+
+def no_win_reason(
+    rules: RuleSet, hand14: bytes, melds: Sequence[Meld], tile: int, que: int | None = None
+) -> str:
+    """Why the concealed ``hand14`` (winning ``tile`` included) is not a win, in words."""
+    before = bytearray(hand14)
+    before[tile] -= 1
+    shown = f"{format_counts(before)} + {tile_name(tile)}"
+    if not is_win(hand14, shapes=rules.shapes):
+        return f"incomplete: {shown} is not {_shape_words(rules)}"
+    failure = hand_failure(rules, final_counts(hand14, melds), que)
+    if failure is not None:
+        return failure
+    if rules.pung:
+        return f"必须有碰 fails: no reading of {shown} has a pung or kong" + (
+            " or a 中发白 set / dragon pair" if rules.dragon_set_is_pung else ""
+        )
+    return f"{shown} is not a win under {rules.name}"
+
+
+def wait_set(
+    rules: RuleSet, concealed: bytes, melds: Sequence[Meld] = (), que: int | None = None
+) -> tuple[int, ...]:
+    """Every face that makes ``concealed`` (13 - 3k tiles) a legal win, ascending (D1)."""
+    meld_tiles = [m.tiles for m in melds]
+    out = []
+    for t in waits(concealed, shapes=rules.shapes, melds=meld_tiles):
+        grown = bytearray(concealed)
+        grown[t] += 1
+        if legal_arrangements(rules, bytes(grown), melds, que):
+            out.append(t)
+    return tuple(out)

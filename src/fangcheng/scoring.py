@@ -1,0 +1,393 @@
+"""Scoring one win: requirements, fans, the best reading, payments, kongs and fees.
+
+`score` reads a `Situation` and the fan table of its rule set. For every candidate
+winning tile (the tile itself, or under 摸宝 each face the treasure may stand in for, D19)
+and every legal decomposition, it evaluates the fans, applies replacements, and pays
+each payer ``底注 × 2^N`` (capped, flat or 漂 where the rule set says so). The reading
+that pays the winner most is kept (D2). `Score.to_json` is the `fangcheng score` output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final, NamedTuple
+
+from .analysis import Arrangement, decompositions
+from .fans import Fan, WinContext
+from .melds import Meld
+from .payments import (
+    KongPayment,
+    Transfer,
+    deltas_of,
+    effective_base,
+    kong_payments,
+    piao_payments,
+    service_fees,
+)
+from .requirements import final_counts, hand_failure, has_pung, no_win_reason, wait_set
+from .rules import Options, RuleSet
+from .situation import Seat, Situation, WinBy
+from .tiles import format_counts, format_tiles, tile_name
+
+__all__ = [
+    "AppliedFan",
+    "Payment",
+    "Reading",
+    "Score",
+    "best_reading",
+    "best_ready_fans",
+    "evaluate",
+    "payer_fans",
+    "score",
+]
+
+SEAT_NAMES: Final = "ESWN"
+_ZERO: Final = (0, 0, 0, 0)
+_SELF_DRAWS: Final = frozenset({WinBy.SELF_DRAW, WinBy.TREASURE, WinBy.FENZHANG})
+
+
+class AppliedFan(NamedTuple):
+    """A fan that applies, how many times, and what it is worth in all."""
+
+    fan: Fan
+    times: int
+    value: int
+
+
+class Payment(NamedTuple):
+    """What one payer pays the winner: its fans (the winner's plus its own), N, coins."""
+
+    seat: int
+    fans: tuple[AppliedFan, ...]
+    total: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """The fans and payments of one candidate tile and one decomposition."""
+
+    tile: int
+    arrangement: Arrangement
+    fans: tuple[AppliedFan, ...]
+    payers: tuple[Payment, ...]
+
+    @property
+    def gross(self) -> int:
+        return sum(p.amount for p in self.payers)
+
+
+@dataclass(frozen=True)
+class Score:
+    """The result of one win (or the reason it is none), as the CLI prints it."""
+
+    situation: Situation
+    win: bool
+    reason: str = ""
+    reading: Reading | None = None
+    transfers: tuple[Transfer, ...] = ()  # win payments and 漂
+    kong_items: tuple[KongPayment, ...] = ()
+    deltas: tuple[int, ...] = _ZERO
+    kongs: tuple[int, ...] = _ZERO
+    fees: tuple[int, ...] = _ZERO
+    total: tuple[int, ...] = field(default=_ZERO)
+
+    def to_json(self) -> dict[str, object]:
+        """The contract output of `fangcheng score` (ARCHITECTURE.md "Win situation")."""
+        if not self.win or self.reading is None:
+            return {"win": False, "reason": self.reason}
+        return {
+            "win": True,
+            "fans": [
+                {"name": a.fan.name, "en": a.fan.en, "value": a.value, "scope": a.fan.scope.value}
+                for a in self.reading.fans
+            ],
+            "payers": [
+                {
+                    "seat": p.seat,
+                    "fan": p.total,
+                    "fans": [a.fan.name for a in p.fans],
+                    "amount": p.amount,
+                }
+                for p in self.reading.payers
+            ],
+            "deltas": list(self.deltas),
+            "kongs": list(self.kongs),
+            "fees": list(self.fees),
+            "total": list(self.total),
+        }
+
+    def explain(self) -> str:
+        """A readable table: every fan and why, each payer's N and coins, kongs, fees."""
+        s = self.situation
+        how = s.win_by.value.replace("_", " ")
+        if s.source is not None:
+            how += f" from seat {_seat(s.source)}"
+        lines = [
+            f"{s.rules.name}: seat {_seat(s.winner)} wins on {tile_name(s.win_tile)} by {how}"
+            f"; dealer {_seat(s.dealer)}; 底注 {s.base}"
+        ]
+        if not self.win or self.reading is None:
+            lines.append(f"no win: {self.reason}")
+            return "\n".join(lines)
+        r = self.reading
+        seat = s.seats[s.winner]
+        melds = " ".join(_meld_text(m) for m in seat.melds)
+        lines.append(
+            f"hand {format_counts(seat.concealed)} + {tile_name(r.tile)}"
+            + (f"  melds {melds}" if melds else "")
+        )
+        if r.tile != s.win_tile:
+            lines.append(f"the treasure {tile_name(s.win_tile)} stands in for {tile_name(r.tile)}")
+        lines.append("reading " + " ".join(map(repr, r.arrangement.groups)))
+        lines.append("winner's fans:")
+        for a in r.fans:
+            lines.append(f"  {a.fan.name:<6}{a.fan.en:<28}{a.value:>3}  {_times(a)}{a.fan.why}")
+        if not r.fans:
+            lines.append("  (none)")
+        lines.append("payers:")
+        for p in r.payers:
+            own = p.fans[len(r.fans) :]
+            extra = "".join(f" + {a.fan.name} {a.value}" for a in own)
+            lines.append(
+                f"  seat {_seat(p.seat)}: N = winner's {sum(a.value for a in r.fans)}{extra}"
+                f" = {p.total} -> pays {p.amount}"
+            )
+        for t in self.transfers:
+            if t.reason == "漂":
+                lines.append(f"  漂: seat {_seat(t.payer)} pays {t.amount}")
+        lines.append("kongs:" + ("" if self.kong_items else " (none)"))
+        for k in self.kong_items:
+            each = ", ".join(f"{_seat(t.payer)} {t.amount}" for t in k.transfers)
+            lines.append(f"  seat {_seat(k.seat)} {k.label}: {each or 'nobody pays'}")
+        lines.append("            " + "".join(f"{_seat(i):>8}" for i in range(4)))
+        for name, row in (
+            ("win", self.deltas),
+            ("kongs", self.kongs),
+            ("fees", self.fees),
+            ("total", self.total),
+        ):
+            lines.append(f"  {name:<10}" + "".join(f"{v:>8}" for v in row))
+        return "\n".join(lines)
+
+
+def _seat(seat: int) -> str:
+    return f"{seat} ({SEAT_NAMES[seat]})"
+
+
+def _times(a: AppliedFan) -> str:
+    return f"×{a.times} " if a.times > 1 else ""
+
+
+def _meld_text(meld: Meld) -> str:
+    text = f"{meld.kind.value}:{format_tiles(meld.tiles)}"
+    return text + (f"<-{meld.source}" if meld.source is not None else "")
+
+
+# --- the evaluation ------------------------------------------------------------------
+
+PayerFans = dict[int, list[AppliedFan]]
+
+
+def payer_fans(rules: RuleSet, context: WinContext, payers: Sequence[int]) -> PayerFans:
+    """Each payer's own (L and WL) fans, before replacements: they do not depend on the
+    reading, so they are found once per win."""
+    tests = rules.payer_tests
+    return {
+        p: [AppliedFan(f, n, v * n) for f, v, test in tests if (n := test(context, p))]
+        for p in payers
+    }
+
+
+def evaluate(
+    rules: RuleSet,
+    context: WinContext,
+    arrangement: Arrangement,
+    payers: PayerFans,
+    base: int,
+) -> tuple[tuple[AppliedFan, ...], tuple[Payment, ...]]:
+    """Fans of one reading, after replacements, and each payer's N and payment.
+
+    ``payers`` are the payers' own fans (`payer_fans`); ``base`` is the effective 底注
+    (doubled in the anti-cheat room).
+    """
+    won = [
+        AppliedFan(f, n, v * n)
+        for f, v, test in rules.winner_tests
+        if (n := test(context, arrangement))
+    ]
+    dropped: set[str] = set()
+    for a in won:
+        f = a.fan
+        if f.flat is not None:  # the platform's 十三幺: a flat payment, nothing else counts
+            only = (a,)
+            return only, tuple(Payment(p, only, a.value, f.flat * base) for p in payers)
+        if f.replaces:
+            dropped |= f.replaces
+    if dropped:
+        won = [a for a in won if a.fan.name not in dropped]
+    winner_fans = tuple(won)
+    winner_total = sum(a.value for a in won)
+    out = []
+    for p, own in payers.items():
+        if dropped and own:
+            own = [a for a in own if a.fan.name not in dropped]
+        total = winner_total + sum(a.value for a in own) if own else winner_total
+        fans = winner_fans + tuple(own) if own else winner_fans
+        out.append(Payment(p, fans, total, _amount(rules, total, base)))
+    return winner_fans, tuple(out)
+
+
+def _amount(rules: RuleSet, n: int, base: int) -> int:
+    """底注 × 2^N, with the rule set's fan cap and per-payer cap (D39, D51)."""
+    if rules.cap_fans is not None and n > rules.cap_fans:
+        n = rules.cap_fans
+    amount = base << n
+    if rules.cap_base is not None:
+        amount = min(amount, rules.cap_base * base)
+    return amount
+
+
+def _payers(s: Situation) -> tuple[int, ...]:
+    """Who pays the win (§2.8, §3.7, §4.7, §5.7; D52, D67, D75)."""
+    rules = s.rules
+    if s.source is not None and (rules.discarder_only or s.options.anti_cheat):
+        return (s.source,)
+    others = tuple(p for p in range(4) if p != s.winner)
+    if s.source is None and rules.unfinished_pay_self_draw:
+        return tuple(p for p in others if p not in s.won)
+    return others
+
+
+def _readings(
+    s: Situation, tile: int, treasure_win: bool, payers: tuple[int, ...]
+) -> list[Reading]:
+    """Every legal reading of the winner's hand with ``tile``, fans and payments found."""
+    rules = s.rules
+    winner = s.seats[s.winner]
+    hand = bytearray(winner.concealed)
+    hand[tile] += 1
+    hand14 = bytes(hand)
+    found = decompositions(hand14, shapes=rules.shapes)
+    if not found:
+        return []
+    final = final_counts(hand14, winner.melds)
+    que = s.options.que[s.winner] if s.options.que is not None else None
+    if hand_failure(rules, final, que) is not None:
+        return []
+    legal = [a for a in found if not rules.pung or has_pung(rules, a, winner.melds)]
+    if not legal:
+        return []
+    context = WinContext(
+        winner=s.winner,
+        dealer=s.dealer,
+        tile=tile,
+        self_drawn=s.win_by in _SELF_DRAWS,
+        discarder=s.source,
+        robbed=s.win_by is WinBy.ROBBED_KONG,
+        after_kong=s.after_kong,
+        treasure=s.treasure,
+        treasure_win=treasure_win,
+        last_tile=s.last_tile,
+        first_draw=s.first_draw,
+        declared=s.declared_ready,
+        closed=s.closed,
+        melds=s.melds,
+        concealed=s.concealed,
+        final=final,
+        readings=tuple(found),
+    )
+    own = payer_fans(rules, context, payers)
+    base = effective_base(s.options, s.base)
+    out = []
+    for a in legal:
+        fans, payments = evaluate(rules, context, a, own, base)
+        out.append(Reading(tile, a, fans, payments))
+    return out
+
+
+def _is_treasure_draw(s: Situation) -> bool:
+    """摸宝 (D68): a drawn treasure face, by normal draw, replacement or 分张."""
+    return s.treasure is not None and s.win_tile == s.treasure and s.win_by in _SELF_DRAWS
+
+
+def best_reading(s: Situation) -> Reading | None:
+    """The reading that pays the winner most (D2), over every 摸宝 substitute (D19, D68);
+    None if the hand does not win."""
+    payers = _payers(s)
+    treasure_win = _is_treasure_draw(s)
+    if treasure_win:
+        winner = s.seats[s.winner]
+        que = s.options.que[s.winner] if s.options.que is not None else None
+        candidates = wait_set(s.rules, winner.concealed, winner.melds, que)
+    else:
+        candidates = (s.win_tile,)
+    best: Reading | None = None
+    best_key = (-1, -1)
+    for tile in candidates:
+        for reading in _readings(s, tile, treasure_win, payers):
+            key = (reading.gross, sum(p.total for p in reading.payers))
+            if key > best_key:
+                best, best_key = reading, key
+    return best
+
+
+def score(situation: Situation) -> Score:
+    """Score one win: the best reading (D2, D19), its payments, kongs, fees and totals."""
+    s = situation
+    best = best_reading(s)
+    if best is None:
+        return Score(s, False, _no_win(s))
+    winner = s.winner
+    transfers = tuple(Transfer(p.seat, winner, p.amount, "胡") for p in best.payers)
+    if any(s.options.piao):
+        transfers += piao_payments(s.options, s.base, winner, [p.seat for p in best.payers])
+    deltas = deltas_of(transfers)
+    kong_items = kong_payments(
+        s.rules,
+        s.options,
+        s.base,
+        s.dealer,
+        [(seat.concealed, seat.melds) for seat in s.seats],
+        treasure=s.treasure,
+        won=s.won,
+    )
+    kongs: tuple[int, ...] = _ZERO
+    if kong_items:
+        kongs = deltas_of(t for k in kong_items for t in k.transfers)
+    nets = [d + k for d, k in zip(deltas, kongs, strict=True)]
+    fees = service_fees(s.options, nets)
+    total = tuple(n - f for n, f in zip(nets, fees, strict=True))
+    return Score(s, True, "", best, transfers, kong_items, deltas, kongs, fees, total)
+
+
+def _no_win(s: Situation) -> str:
+    winner = s.seats[s.winner]
+    que = s.options.que[s.winner] if s.options.que is not None else None
+    if _is_treasure_draw(s):
+        return f"摸宝 needs a ready hand: {format_counts(winner.concealed)} waits on nothing"
+    hand = bytearray(winner.concealed)
+    hand[s.win_tile] += 1
+    return no_win_reason(s.rules, bytes(hand), winner.melds, s.win_tile, que)
+
+
+def best_ready_fans(
+    rules: RuleSet, concealed: bytes, melds: Sequence[Meld] = (), que: int | None = None
+) -> int | None:
+    """The most fans a ready hand could score on any wait, as a discard win with no
+    situational fans (查大叫, D55), capped; None if the hand is not ready."""
+    blank = Seat(bytes(34))
+    seats = (Seat(concealed, tuple(melds)), blank, blank, blank)
+    options = Options(que=(que, 0, 0, 0)) if que is not None else Options()
+    best: int | None = None
+    for tile in wait_set(rules, concealed, melds, que):
+        s = Situation(
+            rules=rules, options=options, dealer=1, winner=0, win_tile=tile,
+            win_by=WinBy.DISCARD, source=1, seats=seats,
+        )  # fmt: skip
+        for reading in _readings(s, tile, False, (1,)):
+            n = sum(a.value for a in reading.fans)
+            n = min(n, rules.cap_fans) if rules.cap_fans is not None else n
+            best = n if best is None else max(best, n)
+    return best
