@@ -108,7 +108,9 @@ def check_agreement(sets: dict[str, tuple[list[Hand], list[Hand]]]) -> int:
             ours = shanten_standard(h)
             theirs = Shanten.calculate_shanten_for_regular_hand(list(h))
             if ours != theirs:
-                sys.exit(f"{name}: shanten differs on {fangcheng.format_counts(h)}: {ours} vs {theirs}")
+                sys.exit(
+                    f"{name}: shanten differs on {fangcheng.format_counts(h)}: {ours} vs {theirs}"
+                )
             checked += 1
         for h in h14:
             ours_win = fangcheng.is_win(h)

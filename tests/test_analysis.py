@@ -174,7 +174,7 @@ def test_seven_pairs_with_a_quad_only_when_a_quad_is_two_pairs() -> None:
     assert decompositions(won) == []
 
 
-def test_two_quads_are_four_pairs() -> None:
+def test_three_quads_are_six_pairs() -> None:
     won = "1111m2222p3333s55s"
     assert is_win(won, shapes=QUAD_PAIRS)
     assert not is_win(won)
@@ -186,6 +186,7 @@ def test_seven_pairs_needs_distinct_pairs_by_default() -> None:
     assert not is_win("11112233445577m")
     assert is_win("11112233445577m", shapes=QUAD_PAIRS)
     assert is_win("11223344556677m")
+    assert is_win("1133557799m2233p")
     assert not is_win("1133557799m2233p", shapes=Shapes(seven_pairs=False))
 
 

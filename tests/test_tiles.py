@@ -395,3 +395,22 @@ def test_a_parsed_hand_never_holds_five_of_a_face(tiles: list[int]) -> None:
             parse_counts(text)
     else:
         assert max(parse_counts(text)) <= 4
+
+
+def test_spaces_are_ignored_even_inside_a_group():
+    """ARCHITECTURE notation contract: "spaces ignored"."""
+    assert parse_tiles("45 p 6 7s") == parse_tiles("45p67s")
+
+
+def test_emoji_variation_selector_after_a_glyph_is_ignored():
+    assert parse_tiles("🀄\ufe0f🀅") == parse_tiles("CF")
+
+
+def test_digits_followed_by_a_stray_letter_name_the_letter_and_its_position():
+    with pytest.raises(InvalidNotationError, match=r"'12' at position 0 .* 'x' at position 2"):
+        parse_tiles("12x")
+
+
+def test_fifth_copy_message_shows_all_five():
+    with pytest.raises(TileCountError, match="11111m"):
+        counts_of(parse_tiles("11111m"))

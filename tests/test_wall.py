@@ -80,7 +80,8 @@ def test_flip_on_an_empty_live_deque_leaves_no_treasure():
 def test_tiles_are_conserved_by_dealing(rules, dealer, seed):
     wall = Wall.shuffled(rules, random.Random(seed))
     hands = wall.deal(dealer)
-    rest = list(wall.live) + list(wall.reserve) + wall.indicators
+    rest = list(wall.live) + list(wall.reserve) + wall.indicators + wall.undealt
+    assert wall.undealt == []
     assert Counter(t for h in hands for t in h) + Counter(rest) == Counter(tile_set(rules))
 
 

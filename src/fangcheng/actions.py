@@ -58,7 +58,7 @@ class Action:
             return f"que {_SUITS[self.value]}"
         if kind is Act.PIAO:
             return f"piao {self.value}"
-        return kind.value
+        return str(kind.value)
 
     @classmethod
     def parse(cls, text: str) -> Action:

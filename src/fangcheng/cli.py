@@ -148,9 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--explain", action="store_true", help="print a readable table instead of JSON"
     )
     score.set_defaults(run=_score)
-    replay = sub.add_parser(
-        "replay", help="re-run a game record and check it replays identically"
-    )
+    replay = sub.add_parser("replay", help="re-run a game record and check it replays identically")
     replay.add_argument("file", help="the record JSON file, or - for stdin")
     replay.set_defaults(run=_replay)
     return parser

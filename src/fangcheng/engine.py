@@ -20,10 +20,10 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, Final
 
 from .actions import Act, Action, IllegalActionError
-from .analysis import shanten
+from .analysis import shanten, waits
 from .melds import Meld, MeldKind
 from .payments import (
     Transfer,
@@ -44,6 +44,17 @@ from .wall import Break, Wall, throw_break
 __all__ = ["Observation", "Phase", "Round", "SeatView", "observe"]
 
 SEATS = range(4)
+
+# One shared value per simple action: legal lists are built on every turn, and an
+# identity match makes `act`'s membership test cheap.
+_HU: Final = Action(Act.HU)
+_PASS: Final = Action(Act.PASS)
+_XUANFENG: Final = Action(Act.XUANFENG)
+_TILE_ACTIONS: Final = {
+    kind: tuple(Action(kind, t) for t in range(KINDS))
+    for kind in (Act.DISCARD, Act.READY, Act.PENG, Act.GANG, Act.AN_GANG, Act.BU_GANG, Act.ADD)
+}
+_DISCARD: Final = _TILE_ACTIONS[Act.DISCARD]
 
 
 class Phase(Enum):
@@ -94,6 +105,7 @@ class Round:
         self.que: list[int | None] = [None] * 4
         self.piao = list(self.options.piao)
         self.won: list[int] = []  # seats in the order they won (several only in sichuan)
+        self.first_multi_source: int | None = None  # the discarder, if the first win was 一炮多响
         self.flower_pigs: set[int] = set()  # passed a win in sichuan's last four tiles
         self.fenzhang_kept: set[int] = set()
         self.phase = Phase.PIAO
@@ -110,6 +122,7 @@ class Round:
         self._asked: dict[int, list[Action]] = {}
         self._answers: dict[int, Action] = {}
         self._fenzhang_order: list[int] = []
+        self._shape_waits: dict[bytes, frozenset[int]] = {}
         self.events: list[dict[str, Any]] = []
         self.decisions: list[dict[str, Any]] = []
         self.items: list[Item] = []
@@ -175,7 +188,7 @@ class Round:
         self._answers = {}
 
     def _start(self) -> None:
-        if self.rules.piao_bets and not any(self.piao):
+        if self.rules.piao_bets and "piao" not in self.option_input:
             self.phase = Phase.PIAO
             bets = [Action(Act.PIAO, value=b) for b in self.rules.piao_bets]
             self._ask({s: bets for s in SEATS})
@@ -275,7 +288,27 @@ class Round:
             return False
         return bool(legal_arrangements(self.rules, hand, self.melds[seat], self.que[seat]))
 
-    def _waits(self, seat: int, hand: bytes, melds: Sequence[Meld] | None = None) -> tuple[int, ...]:
+    def _wins_on(self, seat: int, tile: int) -> bool:
+        """Whether ``tile`` completes the seat's waiting hand (a claim or a robbed kong).
+
+        The shape waits of each waiting hand are memoised: the same hand is asked about
+        every discard until its owner moves.
+        """
+        if seat in self.won:
+            return False
+        key = bytes(self.hands[seat])
+        shape = self._shape_waits.get(key)
+        if shape is None:
+            shape = self._shape_waits[key] = frozenset(waits(key, shapes=self.rules.shapes))
+        if tile not in shape:
+            return False
+        grown = bytearray(key)
+        grown[tile] += 1
+        return self._can_win(seat, bytes(grown))
+
+    def _waits(
+        self, seat: int, hand: bytes, melds: Sequence[Meld] | None = None
+    ) -> tuple[int, ...]:
         use = self.melds[seat] if melds is None else melds
         return wait_set(self.rules, hand, use, self.que[seat])
 
@@ -290,12 +323,12 @@ class Round:
         treasure = self.treasure
         if self.drawn is not None or (seat == self.dealer and not self.rivers[seat]):
             if self._can_win(seat, hand):
-                acts.append(Action(Act.HU))
+                acts.append(_HU)
             elif treasure is not None and self.drawn == treasure and seat not in self.won:
                 before = bytearray(hand)
                 before[treasure] -= 1
                 if self._waits(seat, bytes(before)):
-                    acts.append(Action(Act.HU))
+                    acts.append(_HU)
         locked = self._locked(seat)
         kong_ok = (
             self.wall.can_replace()
@@ -305,18 +338,20 @@ class Round:
         if kong_ok:
             acts += self._kong_actions(seat, hand, locked)
         if locked and self.drawn is not None:
-            acts.append(Action(Act.DISCARD, self.drawn))
+            acts.append(_DISCARD[self.drawn])
         else:
-            acts += [Action(Act.DISCARD, t) for t in range(KINDS) if hand[t]]
-            if rules.declare_ready and not self.ready[seat] and shanten(
-                hand, shapes=rules.shapes
-            ) <= 0:
+            acts += [_DISCARD[t] for t in range(KINDS) if hand[t]]
+            if (
+                rules.declare_ready
+                and not self.ready[seat]
+                and shanten(hand, shapes=rules.shapes) <= 0
+            ):
                 for t in range(KINDS):
                     if hand[t]:
                         after = bytearray(hand)
                         after[t] -= 1
                         if len(self._waits(seat, bytes(after))) == 1:
-                            acts.append(Action(Act.READY, t))
+                            acts.append(_TILE_ACTIONS[Act.READY][t])
         return acts
 
     def _kong_actions(self, seat: int, hand: bytes, locked: bool) -> list[Action]:
@@ -337,19 +372,21 @@ class Round:
                 after = bytearray(hand)
                 after[t] -= 4 if t in faces else 1
                 meld = Meld(MeldKind.AN_GANG if t in faces else MeldKind.BU_GANG, (t,) * 4)
-                melds = [m for m in self.melds[seat] if not (m.kind is MeldKind.PENG and m.face == t)]
+                melds = [
+                    m for m in self.melds[seat] if not (m.kind is MeldKind.PENG and m.face == t)
+                ]
                 if self._waits(seat, bytes(after), [*melds, meld]) == current:
                     keep.append(t)
             faces = [t for t in faces if t in keep]
             pengs = [t for t in pengs if t in keep]
-        acts += [Action(Act.AN_GANG, t) for t in faces]
-        acts += [Action(Act.BU_GANG, t) for t in pengs]
+        acts += [_TILE_ACTIONS[Act.AN_GANG][t] for t in faces]
+        acts += [_TILE_ACTIONS[Act.BU_GANG][t] for t in pengs]
         if self.rules.xuanfeng and not locked:
             laid = any(m.kind is MeldKind.XUANFENG for m in self.melds[seat])
             if laid:
-                acts += [Action(Act.ADD, t) for t in DRAGONS if hand[t]]
+                acts += [_TILE_ACTIONS[Act.ADD][t] for t in DRAGONS if hand[t]]
             elif all(hand[t] for t in DRAGONS):
-                acts.append(Action(Act.XUANFENG))
+                acts.append(_XUANFENG)
         return acts
 
     def _turn_action(self, seat: int, action: Action) -> None:
@@ -407,7 +444,9 @@ class Round:
         self.just_chowed = False
         if ready:
             self.ready[seat] = True
-        self._event("discard", seat=seat, tile=tile_name(tile), **({"ready": True} if ready else {}))
+        self._event(
+            "discard", seat=seat, tile=tile_name(tile), **({"ready": True} if ready else {})
+        )
         self._chase_dealer(seat, tile)
         self._check_treasure()
         self.claim = (seat, tile)
@@ -425,15 +464,13 @@ class Round:
             return []
         hand = self.hands[seat]
         acts: list[Action] = []
-        grown = bytearray(hand)
-        grown[tile] += 1
-        if self._can_win(seat, bytes(grown)):
-            acts.append(Action(Act.HU))
+        if self._wins_on(seat, tile):
+            acts.append(_HU)
         if not self.ready[seat] and not self._is_que(seat, tile):
             if hand[tile] >= 2:
-                acts.append(Action(Act.PENG, tile))
+                acts.append(_TILE_ACTIONS[Act.PENG][tile])
             if hand[tile] >= 3 and self.wall.can_replace():
-                acts.append(Action(Act.GANG, tile))
+                acts.append(_TILE_ACTIONS[Act.GANG][tile])
             if self.rules.chi and seat == (discarder + 1) % 4 and tile < 27:
                 for start in (tile - 2, tile - 1, tile):
                     run = (start, start + 1, start + 2)
@@ -445,7 +482,7 @@ class Round:
                     ):
                         acts.append(Action(Act.CHI, run=run))
         if acts:
-            acts.append(Action(Act.PASS))
+            acts.append(_PASS)
         return acts
 
     def _after_discard(self, discarder: int) -> None:
@@ -454,11 +491,13 @@ class Round:
         assert nxt is not None
         self._draw_for(nxt)
 
-    def _passed_wins(self, asked: Mapping[int, list[Action]], answers: Mapping[int, Action]) -> None:
+    def _passed_wins(
+        self, asked: Mapping[int, list[Action]], answers: Mapping[int, Action]
+    ) -> None:
         """Sichuan: passing a win in the last four tiles makes a 花猪 (D56)."""
         if self.rules.void_suit_choice and len(self.wall) <= 4:
             for seat, action in answers.items():
-                if action.kind is not Act.HU and Action(Act.HU) in asked.get(seat, ()):
+                if action.kind is not Act.HU and _HU in asked.get(seat, ()):
                     self.flower_pigs.add(seat)
                     self._event("flower_pig", seat=seat)
 
@@ -466,10 +505,12 @@ class Round:
         assert self.claim is not None
         discarder, tile = self.claim
         order = self._others(discarder)
-        winners = [s for s in order if answers.get(s, Action(Act.PASS)).kind is Act.HU]
+        winners = [s for s in order if answers.get(s, _PASS).kind is Act.HU]
         if winners:
             if not self.rules.multiple_winners:
                 winners = winners[:1]
+            if not self.won and len(winners) > 1:
+                self.first_multi_source = discarder
             self.rivers[discarder].pop()
             for w in winners:
                 self._win(w, tile, WinBy.DISCARD, discarder)
@@ -505,7 +546,13 @@ class Round:
             hand[tile] -= 3
             meld = Meld(MeldKind.MING_GANG, (tile,) * 4, discarder)
         self.melds[seat].append(meld)
-        self._event("call", seat=seat, kind=meld.kind.value, tiles=format_tiles(meld.tiles), source=discarder)
+        self._event(
+            "call",
+            seat=seat,
+            kind=meld.kind.value,
+            tiles=format_tiles(meld.tiles),
+            source=discarder,
+        )
         self._check_treasure()
         if meld.kind is MeldKind.MING_GANG:
             self._kong_paid(seat, meld)
@@ -525,14 +572,12 @@ class Round:
             if o in self.won:
                 continue
             acts = []
-            grown = bytearray(self.hands[o])
-            grown[tile] += 1
-            if self._can_win(o, bytes(grown)):
-                acts.append(Action(Act.HU))
+            if self._wins_on(o, tile):
+                acts.append(_HU)
             if kind is Act.ADD and not self.ready[o] and self.hands[o][tile] >= 2:
-                acts.append(Action(Act.PENG, tile))  # 抢碰 (D13)
+                acts.append(_TILE_ACTIONS[Act.PENG][tile])  # 抢碰 (D13)
             if acts:
-                acts.append(Action(Act.PASS))
+                acts.append(_PASS)
             asked[o] = acts
         self.phase = Phase.ROB
         self._ask(asked)
@@ -557,10 +602,12 @@ class Round:
         assert self.claim is not None and self.rob_kind is not None
         konger, tile = self.claim
         order = self._others(konger)
-        winners = [s for s in order if answers.get(s, Action(Act.PASS)).kind is Act.HU]
+        winners = [s for s in order if answers.get(s, _PASS).kind is Act.HU]
         if winners:
             if not self.rules.multiple_winners:
                 winners = winners[:1]
+            if not self.won and len(winners) > 1:
+                self.first_multi_source = konger
             self.hands[konger][tile] -= 1
             self._event("robbed", seat=konger, tile=tile_name(tile))
             for w in winners:
@@ -569,10 +616,10 @@ class Round:
                 self._continue_after(winners[-1])
             return
         for seat in order:
-            if answers.get(seat, Action(Act.PASS)).kind is Act.PENG:
+            if answers.get(seat, _PASS).kind is Act.PENG:
                 self.hands[konger][tile] -= 1
                 self.rivers[konger].append(tile)  # the robbed dragon is taken like a discard
-                self._call(seat, konger, tile, Action(Act.PENG, tile))
+                self._call(seat, konger, tile, _TILE_ACTIONS[Act.PENG][tile])
                 return
         self._complete_addition(konger, tile, self.rob_kind)
 
@@ -700,10 +747,12 @@ class Round:
             return
         if len(self.first_discards) < 4 and seat == (self.dealer + len(self.first_discards)) % 4:
             self.first_discards.append(tile)
-            if len(self.first_discards) == 4 and len(set(self.first_discards)) == 1:
+            if len(self.first_discards) == 4:
                 self._pay(
                     "撵庄 chasing the dealer",
-                    chase_dealer_payments(self.rules, self.options, self.base, self.dealer),
+                    chase_dealer_payments(
+                        self.rules, self.options, self.base, self.dealer, self.first_discards
+                    ),
                 )
 
     def _exhausted(self) -> None:
@@ -712,7 +761,9 @@ class Round:
             self._sichuan_checks()
         else:
             self._kongs_at_end()
-            self._pay("流局 dealer pays", draw_payments(self.rules, self.options, self.base, self.dealer))
+            self._pay(
+                "流局 dealer pays", draw_payments(self.rules, self.options, self.base, self.dealer)
+            )
         self._finish("draw")
 
     def _sichuan_checks(self) -> None:
@@ -747,7 +798,10 @@ class Round:
         """Copies of ``face`` anyone can see: discards, laid melds, retired indicators."""
         seen = sum(river.count(face) for river in self.rivers)
         seen += sum(
-            m.tiles.count(face) for melds in self.melds for m in melds if m.kind is not MeldKind.AN_GANG
+            m.tiles.count(face)
+            for melds in self.melds
+            for m in melds
+            if m.kind is not MeldKind.AN_GANG
         )
         return seen + self.wall.indicators[:-1].count(face)
 
@@ -765,7 +819,7 @@ class Round:
         """分张 (D30): the live wall's last tiles, one per seat in turn order."""
         self.phase = Phase.FENZHANG
         self._fenzhang_order = [(seat + k) % 4 for k in range(min(4, len(self.wall)))]
-        self._event("fenzhang", order=self._fenzhang_order)
+        self._event("fenzhang", order=list(self._fenzhang_order))
         self._fenzhang_next()
 
     def _fenzhang_next(self) -> None:
@@ -782,14 +836,14 @@ class Round:
         hand = bytes(self.hands[seat])
         treasure = self.treasure
         if self._can_win(seat, hand):
-            acts.append(Action(Act.HU))
+            acts.append(_HU)
         elif treasure is not None and tile == treasure:
             before = bytearray(hand)
             before[tile] -= 1
             if self._waits(seat, bytes(before)):
-                acts.append(Action(Act.HU))
+                acts.append(_HU)
         if acts:
-            self._ask({seat: [*acts, Action(Act.PASS)]})
+            self._ask({seat: [*acts, _PASS]})
         else:
             self._fenzhang_next()
 
@@ -870,9 +924,7 @@ def observe(round_: Round, seat: int) -> Observation:
     views = []
     for s in SEATS:
         melds = round_.melds[s]
-        shown = tuple(
-            m for m in melds if ended or s == seat or m.kind is not MeldKind.AN_GANG
-        )
+        shown = tuple(m for m in melds if ended or s == seat or m.kind is not MeldKind.AN_GANG)
         views.append(
             SeatView(
                 melds=shown,

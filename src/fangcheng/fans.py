@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Final
+from typing import Final, NamedTuple
 
 from .analysis import Arrangement, Form, GroupKind, WaitShape, shapes_in
 from .melds import Meld, MeldKind
@@ -43,14 +43,16 @@ class Scope(Enum):
     BOTH = "both"  # WL: W when the winner has it, L for each payer that has it
 
 
-@dataclass(frozen=True, slots=True)
-class WinContext:
+class WinContext(NamedTuple):
     """Everything about one win that is not the decomposition: who, how, on what.
 
+    Immutable (a named tuple: it is built once per candidate tile, on the hot path).
     ``tile`` is the winning face; under 摸宝 it is the face the treasure stands in for.
     ``concealed`` are 34-count vectors per seat, the winner's *without* the winning tile;
-    ``final`` is the winner's whole hand (concealed, melds and the winning tile).
-    ``readings`` are every decomposition of the concealed hand with ``tile``.
+    ``final`` is the winner's whole hand (concealed, melds and the winning tile);
+    ``suits`` how many of 万 饼 条 it holds and ``honours`` whether it holds an honour.
+    ``shapes`` are the positions ``tile`` takes over every decomposition of the hand
+    (found only for tables with a fan that reads them, `Fan.wait_shapes`).
     """
 
     winner: int
@@ -69,7 +71,9 @@ class WinContext:
     melds: tuple[tuple[Meld, ...], ...]
     concealed: tuple[bytes, ...]
     final: bytes
-    readings: tuple[Arrangement, ...]
+    suits: int
+    honours: bool
+    shapes: frozenset[WaitShape]
 
 
 WinnerTest = Callable[[WinContext, Arrangement], int]
@@ -94,6 +98,8 @@ class Fan:
     flat: int | None = None
     #: Worth the rule set's fan cap rather than ``value`` (天胡, 地胡: D76).
     at_cap: bool = False
+    #: The winner predicate reads ``WinContext.shapes`` (the scorer finds them on demand).
+    wait_shapes: bool = False
 
     def __post_init__(self) -> None:
         wants_winner = self.scope is not Scope.PAYER
@@ -123,24 +129,11 @@ def _all_pungs(c: WinContext, a: Arrangement) -> bool:
     return True
 
 
-def _suits_present(final: bytes) -> int:
-    return (any(final[0:9])) + (any(final[9:18])) + (any(final[18:27]))
-
-
-def _has_honours(final: bytes) -> bool:
-    return any(final[27:34])
-
-
-def _chows_by_face(runs: list[int]) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for face in runs:
-        out[face] = out.get(face, 0) + 1
-    return out
-
-
 def _winner_runs(c: WinContext, a: Arrangement) -> list[int]:
     runs = [g.tile for g in a.groups if g.kind is GroupKind.CHOW]
-    runs += [m.face for m in c.melds[c.winner] if m.kind is MeldKind.CHI]
+    for m in c.melds[c.winner]:
+        if m.kind is MeldKind.CHI:
+            runs.append(m.face)
     return runs
 
 
@@ -150,16 +143,16 @@ def _payer_runs(c: WinContext, seat: int) -> list[int]:
 
 def _pairs_of_runs(runs: list[int], three: int) -> int:
     """一般高 instances among runs (D70): 2 → 1, 3 → ``three``, 4 → 2."""
-    if len(runs) < 2:
+    if len(runs) < 2 or len(set(runs)) == len(runs):
         return 0
-    return sum(three if n == 3 else n // 2 for n in _chows_by_face(runs).values())
+    return sum(three if n == 3 else n // 2 for n in map(runs.count, set(runs)))
 
 
 def _triples_of_runs(runs: list[int]) -> int:
     """两般高 instances: three identical runs of one face (D70)."""
-    if len(runs) < 3:
+    if len(runs) < 3 or len(set(runs)) == len(runs):
         return 0
-    return sum(n == 3 for n in _chows_by_face(runs).values())
+    return sum(n == 3 for n in map(runs.count, set(runs)))
 
 
 def _no_an_gang(melds: tuple[Meld, ...]) -> bool:
@@ -168,9 +161,8 @@ def _no_an_gang(melds: tuple[Meld, ...]) -> bool:
 
 def _jia_shape(c: WinContext) -> bool:
     """夹 (D16): 坎, 边, 吊 (not a run end) or dragon sandwich, or a lone 么九 (D16 b)."""
-    for a in c.readings:
-        if not shapes_in(a, c.tile).isdisjoint(_JIA_SHAPES):
-            return True
+    if not c.shapes.isdisjoint(_JIA_SHAPES):
+        return True
     final = c.final
     return c.tile in _TERMINALS and sum(final[t] for t in _TERMINALS) == 1
 
@@ -330,11 +322,11 @@ def _all_closed(c: WinContext, a: Arrangement) -> bool:
 
 
 def _half_flush(c: WinContext, a: Arrangement) -> bool:
-    return _suits_present(c.final) == 1 and _has_honours(c.final)
+    return c.suits == 1 and c.honours
 
 
 def _full_flush(c: WinContext, a: Arrangement) -> bool:
-    return _suits_present(c.final) == 1 and not _has_honours(c.final)
+    return c.suits == 1 and not c.honours
 
 
 def _seven_pairs(c: WinContext, a: Arrangement) -> bool:
@@ -441,6 +433,7 @@ BC_CHICKEN: Final = Fan(
 BC_JIA: Final = Fan(
     name="夹胡", en="closed wait", value=1, scope=W,
     why="坎, 边, 单吊 or dragon sandwich, or a lone 么九 (D16)", winner=_jia,
+    wait_shapes=True,
 )  # fmt: skip
 BC_SHUANG_PIAO: Final = Fan(
     name="双飘", en="all pungs, pung wait", value=2, scope=W,
@@ -460,7 +453,7 @@ BC_MOBAO: Final = Fan(
 BC_BAOZHONGBAO: Final = Fan(
     name="宝中宝", en="treasure on the wait", value=3, scope=W,
     why="the treasure face is the 夹 winning tile itself (D20, D62)",
-    winner=_treasure_on_wait, replaces=frozenset({"摸宝", "自摸"}),
+    winner=_treasure_on_wait, replaces=frozenset({"摸宝", "自摸"}), wait_shapes=True,
 )  # fmt: skip
 BC_KONG_BLOOM: Final = Fan(
     name="杠上开花", en="win on a kong replacement", value=1, scope=W,

@@ -5,7 +5,9 @@ every decision; with those the engine re-creates the hand, and `replay` checks t
 events and the settlement come out identical. A record without ``events`` is a
 *scripted hand*: its wall may be given as ``{"head": ..., "tail": ...}`` (the tiles drawn
 first, and the tiles at the end of the wall read from the very last one: replacements,
-then baicheng's treasure indicator), the middle filled from the seed.
+then baicheng's treasure indicator), the middle filled from the seed. Instead of a head,
+``"hands"`` (each seat's starting tiles: 14 for the dealer, 13 for the others) and
+``"draws"`` (the tiles drawn after the deal, in order) may be given.
 """
 
 from __future__ import annotations
@@ -20,8 +22,18 @@ from .actions import IllegalActionError
 from .engine import Round
 from .rules import find_rules
 from .tiles import InvalidNotationError, format_tiles, parse_tiles, tile_set
+from .wall import deal_order
 
-__all__ = ["FORMAT", "VERSION", "RecordError", "Replay", "record_of", "replay", "wall_of"]
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "RecordError",
+    "Replay",
+    "head_for",
+    "record_of",
+    "replay",
+    "wall_of",
+]
 
 FORMAT: Final = "fangcheng-record"
 VERSION: Final = 1
@@ -48,7 +60,24 @@ def record_of(round_: Round) -> dict[str, Any]:
     }
 
 
-def wall_of(spec: object, rules: str, seed: int) -> list[int]:
+def head_for(hands: object, dealer: int) -> list[int]:
+    """The head of a wall that deals these starting hands (§1.5)."""
+    if not isinstance(hands, list | tuple) or len(hands) != 4:
+        raise RecordError("wall.hands: expected four hands in notation")
+    tiles = [_tiles(h, f"wall.hands[{s}]") for s, h in enumerate(hands)]
+    for seat, held in enumerate(tiles):
+        want = 14 if seat == dealer else 13
+        if len(held) != want:
+            raise RecordError(f"wall.hands[{seat}]: {len(held)} tiles, the deal gives {want}")
+    taken = [0, 0, 0, 0]
+    head = []
+    for seat in deal_order(dealer):
+        head.append(tiles[seat][taken[seat]])
+        taken[seat] += 1
+    return head
+
+
+def wall_of(spec: object, rules: str, seed: int, dealer: int = 0) -> list[int]:
     """The wall of a record: the full draw order, or a head and a tail around seeded tiles."""
     full = Counter(tile_set(rules))
     if isinstance(spec, str):
@@ -56,9 +85,17 @@ def wall_of(spec: object, rules: str, seed: int) -> list[int]:
         if Counter(tiles) != full:
             raise RecordError(f"wall: not the {rules} tile set ({len(tiles)} tiles given)")
         return tiles
-    if not isinstance(spec, Mapping) or set(spec) - {"head", "tail"}:
-        raise RecordError('wall: expected tile notation or {"head": ..., "tail": ...}')
-    head = _tiles(spec.get("head", ""), "wall.head")
+    if not isinstance(spec, Mapping) or set(spec) - {"head", "tail", "hands", "draws"}:
+        raise RecordError(
+            'wall: expected tile notation, {"head": ..., "tail": ...} '
+            'or {"hands": [...], "draws": ..., "tail": ...}'
+        )
+    if "hands" in spec:
+        if "head" in spec:
+            raise RecordError("wall: give either head or hands, not both")
+        head = head_for(spec["hands"], dealer) + _tiles(spec.get("draws", ""), "wall.draws")
+    else:
+        head = _tiles(spec.get("head", ""), "wall.head")
     tail = _tiles(spec.get("tail", ""), "wall.tail")
     rest = full - Counter(head) - Counter(tail)
     if (Counter(head) + Counter(tail)) - full:
@@ -99,7 +136,7 @@ def replay(record: Mapping[str, Any]) -> Replay:
             dealer=dealer,
             base=int(record.get("base", 1)),
             options=record.get("options") or {},
-            wall=wall_of(record["wall"], rules, seed),
+            wall=wall_of(record["wall"], rules, seed, dealer),
         )
     except KeyError as exc:
         raise RecordError(f"missing field {exc.args[0]!r}") from None

@@ -115,6 +115,10 @@ class RuleSet:
     void_suit_choice: bool = False  # 定缺 (sichuan)
     multiple_winners: bool = False  # 一炮多响 (True) or 截胡 (False)
     claim_window: float = 5.0  # seconds to claim a discard (D8)
+    # --- dealer rotation ------------------------------------------------------------
+    dealer_by_dice: bool = True  # the first dealer by dice (D31); else seat E (§2.2)
+    dealer_stays_on_draw: bool = False  # 流局 keeps the dealer (D11, D47); else it passes
+    first_winner_deals: bool = False  # the first winner deals next (sichuan, D47)
     # --- win requirements (checked on the final hand, melds and winning tile included)
     three_suits: bool = False  # 三门全: 万, 饼 and 条 all present
     terminal: bool = False  # 么九: a 1, 9 or honour present (seven pairs too)
@@ -144,6 +148,7 @@ class RuleSet:
     payer_tests: tuple[tuple[Fan, int, PayerTest], ...] = field(
         init=False, repr=False, compare=False
     )
+    wait_shapes: bool = field(init=False, repr=False, compare=False)  # a fan reads them
 
     def __post_init__(self) -> None:
         def worth(fan: Fan) -> int:
@@ -153,6 +158,7 @@ class RuleSet:
         payer = tuple((f, worth(f), f.payer) for f in self.fans if f.payer is not None)
         object.__setattr__(self, "winner_tests", winner)
         object.__setattr__(self, "payer_tests", payer)
+        object.__setattr__(self, "wait_shapes", any(f.wait_shapes for f in self.fans))
 
     def fan(self, name: str) -> Fan:
         """The fan of this table with that Chinese name."""
@@ -170,6 +176,8 @@ BAICHENG: Final = RuleSet(
     shapes=Shapes(seven_pairs=False, thirteen_orphans=False, dragon_set=True),  # D15
     xuanfeng=True,
     treasure=True,
+    dealer_by_dice=False,
+    dealer_stays_on_draw=True,  # D11
     three_suits=True,
     terminal=True,
     pung=True,
@@ -236,6 +244,8 @@ SICHUAN: Final = RuleSet(
     chi=False,  # D48
     void_suit_choice=True,
     multiple_winners=True,
+    dealer_stays_on_draw=True,  # D47
+    first_winner_deals=True,
     void_suit=True,
     fans=SICHUAN_FANS,
     cap_fans=4,  # D51

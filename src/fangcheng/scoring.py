@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final, NamedTuple
 
-from .analysis import Arrangement, decompositions
+from .analysis import Arrangement, WaitShape, decompositions, shapes_in
 from .fans import Fan, WinContext
 from .melds import Meld
 from .payments import (
@@ -44,6 +44,7 @@ __all__ = [
 
 SEAT_NAMES: Final = "ESWN"
 _ZERO: Final = (0, 0, 0, 0)
+_NO_SHAPES: Final[frozenset[WaitShape]] = frozenset()
 _SELF_DRAWS: Final = frozenset({WinBy.SELF_DRAW, WinBy.TREASURE, WinBy.FENZHANG})
 
 
@@ -64,18 +65,14 @@ class Payment(NamedTuple):
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
-class Reading:
+class Reading(NamedTuple):
     """The fans and payments of one candidate tile and one decomposition."""
 
     tile: int
     arrangement: Arrangement
     fans: tuple[AppliedFan, ...]
     payers: tuple[Payment, ...]
-
-    @property
-    def gross(self) -> int:
-        return sum(p.amount for p in self.payers)
+    gross: int  # what the winner receives in all (the D2 criterion)
 
 
 @dataclass(frozen=True)
@@ -228,14 +225,20 @@ def evaluate(
     if dropped:
         won = [a for a in won if a.fan.name not in dropped]
     winner_fans = tuple(won)
-    winner_total = sum(a.value for a in won)
+    winner_total = 0
+    for a in won:
+        winner_total += a.value
     out = []
     for p, own in payers.items():
-        if dropped and own:
+        if not own:
+            out.append(Payment(p, winner_fans, winner_total, _amount(rules, winner_total, base)))
+            continue
+        if dropped:
             own = [a for a in own if a.fan.name not in dropped]
-        total = winner_total + sum(a.value for a in own) if own else winner_total
-        fans = winner_fans + tuple(own) if own else winner_fans
-        out.append(Payment(p, fans, total, _amount(rules, total, base)))
+        total = winner_total
+        for a in own:
+            total += a.value
+        out.append(Payment(p, winner_fans + tuple(own), total, _amount(rules, total, base)))
     return winner_fans, tuple(out)
 
 
@@ -279,31 +282,42 @@ def _readings(
     legal = [a for a in found if not rules.pung or has_pung(rules, a, winner.melds)]
     if not legal:
         return []
-    context = WinContext(
-        winner=s.winner,
-        dealer=s.dealer,
-        tile=tile,
-        self_drawn=s.win_by in _SELF_DRAWS,
-        discarder=s.source,
-        robbed=s.win_by is WinBy.ROBBED_KONG,
-        after_kong=s.after_kong,
-        treasure=s.treasure,
-        treasure_win=treasure_win,
-        last_tile=s.last_tile,
-        first_draw=s.first_draw,
-        declared=s.declared_ready,
-        closed=s.closed,
-        melds=s.melds,
-        concealed=s.concealed,
-        final=final,
-        readings=tuple(found),
+    win_by = s.win_by
+    context = WinContext(  # positional: this is the hot path (fields in WinContext order)
+        s.winner,
+        s.dealer,
+        tile,
+        win_by in _SELF_DRAWS,
+        s.source,
+        win_by is WinBy.ROBBED_KONG,
+        s.after_kong,
+        s.treasure,
+        treasure_win,
+        s.last_tile,
+        s.first_draw,
+        s.declared_ready,
+        s.closed,
+        s.melds,
+        s.concealed,
+        final,
+        any(final[0:9]) + any(final[9:18]) + any(final[18:27]),
+        any(final[27:34]),
+        _shapes(found, tile) if rules.wait_shapes else _NO_SHAPES,
     )
     own = payer_fans(rules, context, payers)
     base = effective_base(s.options, s.base)
     out = []
     for a in legal:
         fans, payments = evaluate(rules, context, a, own, base)
-        out.append(Reading(tile, a, fans, payments))
+        out.append(Reading(tile, a, fans, payments, sum(p.amount for p in payments)))
+    return out
+
+
+def _shapes(found: Sequence[Arrangement], tile: int) -> frozenset[WaitShape]:
+    """Every position ``tile`` takes over the readings (夹 is judged on any of them, D16)."""
+    out: frozenset[WaitShape] = frozenset()
+    for a in found:
+        out |= shapes_in(a, tile)
     return out
 
 

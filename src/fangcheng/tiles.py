@@ -133,6 +133,8 @@ _CJK_INPUT: Final = dict(
     )
 )
 _GLYPH_INPUT: Final = {g: i for i, g in enumerate(_GLYPHS)}
+#: Separators, and the emoji variation selector that may follow a glyph (🀄️).
+_IGNORED: Final = ",\ufe0f\ufe0e"
 
 
 def tile_from_name(text: str) -> int:
@@ -179,15 +181,16 @@ def parse_tiles(text: str) -> list[int]:
             pending.clear()
             i += 1
             continue
+        if ch.isspace() or ch in _IGNORED:
+            i += 1
+            continue
         if pending:
             digits = "".join(str(d) for d, _ in pending)
             raise InvalidNotationError(
-                f"digits {digits!r} at position {pending[0][1]} of {text!r} are not "
-                "followed by a suit letter (m, p, s or z)"
+                f"digits {digits!r} at position {pending[0][1]} of {text!r} are followed by "
+                f"{ch!r} at position {i}, not by a suit letter (m, p, s or z)"
             )
-        if ch.isspace() or ch in ",":
-            i += 1
-        elif ch in HONOUR_LETTERS:
+        if ch in HONOUR_LETTERS:
             tiles.append(27 + HONOUR_LETTERS.index(ch))
             i += 1
         elif ch in _GLYPH_INPUT:
@@ -232,7 +235,7 @@ def check_counts(counts: Sequence[int], what: str = "hand") -> None:
         raise TileCountError(f"a {what} is 34 counts, got {len(counts)}")
     for tile, c in enumerate(counts):
         if not 0 <= c <= 4:
-            shown = format_counts([min(max(x, 0), 4) for x in counts])
+            shown = format_tiles(tiles_of([max(x, 0) for x in counts]))
             raise TileCountError(
                 f"{what} {shown} has {c} copies of {tile_name(tile)}; a face has 4 copies"
             )

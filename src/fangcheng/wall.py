@@ -64,6 +64,7 @@ class Wall:
         if len(self.tiles) <= DEALT + 5:
             raise ValueError(f"a wall of {len(self.tiles)} tiles is too short to deal from")
         rest = self.tiles[DEALT:]
+        self.undealt: list[int] = list(self.tiles[:DEALT])  # until `deal`
         self.reserve: deque[int] = deque()
         self.indicators: list[int] = []
         if treasure:
@@ -80,9 +81,12 @@ class Wall:
 
     def deal(self, dealer: int) -> list[list[int]]:
         """Each seat's starting tiles: 14 for the dealer, 13 for the others."""
+        if not self.undealt:
+            raise ValueError("the wall has already been dealt")
         hands: list[list[int]] = [[], [], [], []]
-        for tile, seat in zip(self.tiles, deal_order(dealer), strict=False):
+        for tile, seat in zip(self.undealt, deal_order(dealer), strict=True):
             hands[seat].append(tile)
+        self.undealt = []
         return hands
 
     def __len__(self) -> int:

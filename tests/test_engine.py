@@ -1,0 +1,426 @@
+"""The game engine: scripted hands for each special mechanic, and random-play invariants.
+
+Scripted hands give each seat's starting tiles, the draws that follow and the tail of
+the wall (read from the last tile: replacements, then baicheng's indicator); the rest of
+the wall is filled from the seed (see `fangcheng.record.wall_of`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fangcheng.actions import Act, Action, IllegalActionError
+from fangcheng.engine import Phase, Round
+from fangcheng.record import RecordError, record_of, replay, wall_of
+from fangcheng.tiles import parse_tiles, tile_set
+
+RULES = ["baicheng", "baishan", "baishan_platform", "sichuan"]
+
+
+def scripted(
+    rules: str,
+    hands: list[str],
+    draws: str = "",
+    tail: str = "",
+    *,
+    dealer: int = 0,
+    options: dict[str, object] | None = None,
+    seed: int = 0,
+) -> Round:
+    spec = {"hands": hands, "draws": draws, "tail": tail}
+    wall = wall_of(spec, rules, seed, dealer)
+    return Round(rules, seed=seed, dealer=dealer, options=options, wall=wall)
+
+
+def A(text: str) -> Action:
+    return Action.parse(text)
+
+
+def events_of(round_: Round, kind: str) -> list[dict[str, object]]:
+    return [e for e in round_.events if e["type"] == kind]
+
+
+# A baishan deal where the dealer's 6m is wanted by seats 1 and 3 (both wait on 3m/6m).
+BAISHAN_DOUBLE_WAIT = [
+    "6m2m8m1p3p5p7p1s3s8sSWNF",  # dealer E, 14 tiles
+    "111m234p567s99s45m",  # S: waits 3m 6m (pung 111m, 么九 1m)
+    "2s4s6s8p6p9m7mSWNFCP",  # W: nothing
+    "999p234s678mEE45m",  # N: waits 3m 6m (pung 999p)
+]
+
+
+def test_jiehu_first_claimant_in_play_order_wins():
+    """§1.7 截胡: two seats win on one discard; the first after the discarder takes it."""
+    r = scripted("baishan", BAISHAN_DOUBLE_WAIT)
+    r.act(0, A("discard 6m"))
+    assert r.pending() == [1, 3]
+    assert A("hu") in r.legal_actions(1) and A("hu") in r.legal_actions(3)
+    r.act(3, A("hu"))
+    r.act(1, A("hu"))
+    wins = events_of(r, "win")
+    assert [w["seat"] for w in wins] == [1]
+    assert r.over and r.settlement is not None
+    assert r.settlement["deltas"][1] > 0 and sum(r.settlement["deltas"]) == 0
+
+
+def test_jiehu_passes_to_the_next_claimant_when_the_first_declines():
+    r = scripted("baishan", BAISHAN_DOUBLE_WAIT)
+    r.act(0, A("discard 6m"))
+    r.act(1, A("pass"))
+    r.act(3, A("hu"))
+    assert [w["seat"] for w in events_of(r, "win")] == [3]
+
+
+def test_illegal_action_names_seat_action_and_alternatives_and_changes_nothing():
+    r = scripted("baishan", BAISHAN_DOUBLE_WAIT)
+    before = json.dumps(record_of(r))
+    with pytest.raises(IllegalActionError, match=r"seat 0 cannot discard 9m .* legal: .*discard 6m"):
+        r.act(0, A("discard 9m"))
+    with pytest.raises(IllegalActionError, match="seat 2 cannot"):
+        r.act(2, A("discard 2s"))
+    assert json.dumps(record_of(r)) == before
+
+
+def test_unknown_action_text_is_an_illegal_action_error():
+    with pytest.raises(IllegalActionError, match="unknown action 'dance'"):
+        A("dance 5m")
+    with pytest.raises(IllegalActionError, match="one tile"):
+        A("discard 5m6m")
+
+
+# Baishan: S pungs the dealer's 5p and later adds the fourth; W waits on 5p (坎).
+ROB_HANDS = [
+    "5p1m2m3m7m8m9m1s2s3sEESN",  # E dealer
+    "5p5p2m3m4m6s7s8s9p9p1sNN",  # S
+    "4p6p2p2p2p7s8s9sWWW3m3m",  # W: 46p + 222p + 789s + WWW + 33m, waits 5p
+    "1p1p9m9m4s5s6s6m7m8mCFP",  # N
+]
+ROB_DRAWS = "SC2s5p"  # W, N, E draw and throw; then S draws the fourth 5p
+
+
+def _to_the_added_kong(r: Round) -> None:
+    r.act(0, A("discard 5p"))
+    assert r.pending() == [1, 2]  # S may peng, W may win
+    r.act(2, A("pass"))
+    r.act(1, A("peng 5p"))
+    r.act(1, A("discard 1s"))
+    r.act(2, A("discard S"))
+    r.act(3, A("discard C"))
+    r.act(0, A("discard 2s"))
+    assert r.turn == 1 and A("bugang 5p") in r.legal_actions(1)
+    r.act(1, A("bugang 5p"))
+
+
+def test_d9_d33_robbing_a_bu_gang_voids_the_kong_and_the_konger_pays_as_discarder():
+    """D9/D33: a 补杠 can be robbed; the kong is not counted; the konger pays as 点炮."""
+    r = scripted("baishan", ROB_HANDS, draws=ROB_DRAWS, tail="7p")
+    _to_the_added_kong(r)
+    assert r.phase is Phase.ROB and r.pending() == [2]
+    r.act(2, A("hu"))
+    (win,) = events_of(r, "win")
+    assert (win["seat"], win["by"], win["source"]) == (2, "robbed_kong", 1)
+    assert not any(e["type"] == "kong" for e in r.events)
+    assert all("杠" not in item["reason"] for item in r.settlement["items"])
+    assert r.melds[1][0].kind.value == "peng"  # the robbed addition is void
+    # W (closed) wins: 立门 1. E pays +坐庄 +立门 = 3 → 8; S +点炮 = 2 → 4; N +立门 → 4.
+    assert r.settlement["deltas"] == [-8, -4, 16, -4]
+
+
+def test_an_unrobbed_bu_gang_draws_a_replacement_from_the_tail():
+    r = scripted("baishan", ROB_HANDS, draws=ROB_DRAWS, tail="7p")
+    _to_the_added_kong(r)
+    r.act(2, A("pass"))
+    assert r.phase is Phase.TURN and r.turn == 1
+    assert r.drawn == parse_tiles("7p")[0] and r.after_kong
+    assert r.melds[1][0].kind.value == "bu_gang"
+
+
+def test_d32_declared_ready_hand_is_locked():
+    """D32: 报听 needs exactly one winning face; afterwards no calls, drawn tile discarded."""
+    r = scripted("baishan", ROB_HANDS, draws=ROB_DRAWS, tail="7p")
+    r.act(0, A("discard 5p"))
+    r.act(2, A("pass"))
+    r.act(1, A("pass"))
+    r.act(1, A("discard S"))  # S drew the S
+    assert r.turn == 2 and r.drawn == parse_tiles("C")[0]
+    # W waits on 5p alone once it lets the C go: it may declare with that discard.
+    assert A("ting C") in r.legal_actions(2) and A("ting 3m") not in r.legal_actions(2)
+    r.act(2, A("ting C"))
+    assert r.ready[2] and events_of(r, "discard")[-1]["ready"] is True
+    r.act(3, A("discard 2s"))
+    if r.pending() == [0]:  # E may chi 2s (1s3s); it declines
+        r.act(0, A("pass"))
+    r.act(0, A("discard 5p"))  # E drew the last 5p and throws it
+    # A declared hand may still win, but not peng or chi.
+    assert r.legal_actions(2) == [A("hu"), A("pass")]
+    r.act(2, A("pass"))
+    while r.turn != 2:
+        (seat,) = r.pending()
+        legal = r.legal_actions(seat)
+        r.act(seat, A("pass") if A("pass") in legal else legal[-1])
+    assert r.legal_actions(2) in ([Action(Act.DISCARD, r.drawn)], [A("hu"), Action(Act.DISCARD, r.drawn)])
+
+
+def play_random(rules: str, seed: int, *, check=None) -> Round:
+    r = Round(rules, seed=seed, dealer=seed % 4)
+    rng = random.Random(seed)
+    while not r.over:
+        for seat in r.pending():
+            r.act(seat, rng.choice(r.legal_actions(seat)))
+            if check:
+                check(r)
+    return r
+
+
+def tiles_in_play(r: Round) -> Counter[int]:
+    seen: Counter[int] = Counter()
+    for seat in range(4):
+        seen.update({t: c for t, c in enumerate(r.hands[seat]) if c})
+        for meld in r.melds[seat]:
+            seen.update(meld.tiles)
+        seen.update(r.rivers[seat])
+    seen.update(r.wall.undealt)
+    seen.update(r.wall.live)
+    seen.update(r.wall.reserve)
+    seen.update(r.wall.indicators)
+    return seen
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_tiles_are_conserved_at_every_step(rules):
+    full = Counter(tile_set(rules))
+
+    def check(r: Round) -> None:
+        assert tiles_in_play(r) == full
+
+    for seed in range(15):
+        play_random(rules, seed, check=check)
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_random_hands_settle_to_zero_and_replay_identically(rules):
+    for seed in range(40):
+        r = play_random(rules, seed)
+        assert r.settlement is not None
+        assert sum(r.settlement["deltas"]) == 0
+        assert sum(r.settlement["total"]) == -sum(r.settlement["fees"])
+        record = json.loads(json.dumps(record_of(r)))
+        result = replay(record)
+        assert result.divergence is None
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(RULES), st.integers(0, 2**31))
+def test_property_random_play_replays(rules, seed):
+    r = play_random(rules, seed)
+    assert replay(json.loads(json.dumps(record_of(r)))).divergence is None
+
+
+def test_replay_reports_the_first_divergence():
+    r = play_random("baicheng", 3)
+    record = json.loads(json.dumps(record_of(r)))
+    record["events"][5] = {"type": "draw", "seat": 9, "tile": "1m"}
+    result = replay(record)
+    assert result.divergence is not None and result.divergence.startswith("event 5:")
+
+
+def test_replay_names_an_illegal_decision_with_the_alternatives():
+    r = play_random("baishan", 2)
+    record = json.loads(json.dumps(record_of(r)))
+    record["decisions"][0] = {"seat": record["decisions"][0]["seat"], "action": "discard 9z"}
+    with pytest.raises(RecordError, match="decisions\\[0\\]"):
+        replay(record)
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_observation_never_shows_other_concealed_tiles_or_the_wall(rules):
+    def check(r: Round) -> None:
+        for seat in range(4):
+            view = r.observe(seat)
+            text = repr(view)
+            assert view.hand == bytes(r.hands[seat])
+            for other in range(4):
+                if other != seat:
+                    assert view.seats[other].concealed == sum(r.hands[other])
+            assert "live" not in text and "reserve" not in text
+            for other, sv in enumerate(view.seats):
+                if other != seat and not r.over:
+                    assert all(m.kind.value != "an_gang" for m in sv.melds)
+
+    for seed in range(3):
+        play_random(rules, seed, check=check)
+
+
+def test_scripted_wall_head_and_tail():
+    wall = wall_of({"head": "123m", "tail": "CF"}, "baicheng", 5)
+    assert wall[:3] == parse_tiles("123m")
+    assert wall[-1] == parse_tiles("C")[0] and wall[-2] == parse_tiles("F")[0]
+    assert Counter(wall) == Counter(tile_set("baicheng"))
+    with pytest.raises(RecordError, match="more copies"):
+        wall_of({"head": "11111m"}, "baicheng", 5)
+    with pytest.raises(RecordError, match="hands\\[1\\]: 12 tiles"):
+        wall_of({"hands": ["1m" * 14, "1p" * 12, "", ""]}, "baishan", 0)
+
+
+def drive(r: Round, until, choose=None) -> None:
+    """Play on: the seat to move throws its drawn tile (or its first tile); claims pass."""
+    while not r.over and not until(r):
+        (seat,) = r.pending()[:1]
+        legal = r.legal_actions(seat)
+        if choose is not None and (pick := choose(r, seat, legal)) is not None:
+            r.act(seat, pick)
+        elif A("pass") in legal:
+            r.act(seat, A("pass"))
+        elif r.drawn is not None and Action(Act.DISCARD, r.drawn) in legal:
+            r.act(seat, Action(Act.DISCARD, r.drawn))
+        else:
+            r.act(seat, next(a for a in legal if a.kind is Act.DISCARD))
+
+
+def test_d41_chasing_the_dealer():
+    """D41 撵庄: the three first discards match the dealer's; the dealer pays 2 × 底注 each."""
+    hands = [
+        "N1m4m7m2p5p8p3s6s9sESWF",
+        "N2m5m8m3p6p9p1s4s7sESC",
+        "N3m6m9m1p4p7p2s5s8sWCP",
+        "N1m4m7m2p5p8p3s6s9sFCP",
+    ]
+    r = scripted("baishan_platform", hands, draws="9m9p9s", options={"piao": [0, 0, 0, 0]})
+    for seat in range(4):
+        r.act(seat, A("discard N"))
+    (payment,) = events_of(r, "payment")
+    assert payment["deltas"] == [-6, 2, 2, 2] and "撵庄" in payment["reason"]
+
+
+def test_chasing_the_dealer_is_broken_by_a_different_first_discard():
+    hands = [
+        "N1m4m7m2p5p8p3s6s9sESWF",
+        "N2m5m8m3p6p9p1s4s7sESC",
+        "N3m6m9m1p4p7p2s5s8sWCP",
+        "N1m4m7m2p5p8p3s6s9sFCP",
+    ]
+    r = scripted("baishan_platform", hands, draws="9m9p9s", options={"piao": [0, 0, 0, 0]})
+    r.act(0, A("discard N"))
+    r.act(1, A("discard N"))
+    r.act(2, A("discard 9p"))
+    r.act(3, A("discard N"))
+    assert not events_of(r, "payment")
+
+
+def test_piao_bets_are_asked_before_dealing_and_recorded():
+    r = Round("baishan_platform", seed=4)
+    assert r.phase is Phase.PIAO and r.pending() == [0, 1, 2, 3]
+    assert r.legal_actions(0) == [A("piao 0"), A("piao 5"), A("piao 10")]
+    for seat, bet in enumerate((10, 5, 0, 0)):
+        r.act(seat, A(f"piao {bet}"))
+    assert r.phase is Phase.TURN and r.options.piao == (10, 5, 0, 0)
+
+
+def test_d42_escape_pays_each_opponent_fifty_bases_and_ends_the_hand():
+    """D42: the leaver pays 50 × 底注 to each of the others; fees on positive nets (D45)."""
+    r = Round("baishan_platform", seed=8, options={"piao": [0, 0, 0, 0]})
+    r.escape(2)
+    assert r.over and r.settlement is not None
+    assert r.settlement["deltas"] == [50, 50, -150, 50]
+    assert r.settlement["fees"] == [1, 1, 0, 1]  # floor(50 × 3%) in the free room
+
+
+def test_d12_baicheng_dealer_declares_at_most_one_kong_before_the_first_discard():
+    """D12: the dealer's first turn allows one kong action; the rest wait."""
+    hands = [
+        "1111m2222m345p67sC",
+        "3m4m5m6m7m8m9m1p2p6p7p8p9p",
+        "3m4m5m6m7m8m9m1p2p6p7p8p9p",
+        "1s2s3s4s5s8s9s1s2s3s4s5sF",
+    ]
+    r = scripted("baicheng", hands, tail="2s")
+    assert {A("angang 1m"), A("angang 2m")} <= set(r.legal_actions(0))
+    r.act(0, A("angang 1m"))
+    assert r.drawn == parse_tiles("2s")[0]
+    legal = r.legal_actions(0)
+    assert A("angang 2m") not in legal and A("discard C") in legal
+
+
+def test_d29_treasure_change_chain():
+    """D29: 换宝 when the face's remaining copies are all visible, repeated at once."""
+    hands = [
+        "9m1m2m3m4p5p6p7s8s9sCFP1p",
+        "9m9m3s2m4m6p8p1s4s5s7s2p3p",
+        "3s3s5m6m7p8p4s6s2p1m9p7m8m",
+        "4m5m6m7m8p9p1s2s6s7s3p4p5s",
+    ]
+    r = scripted("baicheng", hands, tail="FFCC3s9m5p")
+    assert [e["tile"] for e in events_of(r, "treasure")] == ["3s"]
+    r.act(0, A("discard 9m"))
+    r.act(1, A("peng 9m"))
+    r.act(1, A("discard 3s"))
+    r.act(2, A("peng 3s"))  # 叉宝: a peng of the treasure face
+    assert [e["tile"] for e in events_of(r, "treasure")] == ["3s", "9m", "5p"]
+    assert r.treasure == parse_tiles("5p")[0]
+    assert r.melds[2][0].treasure  # scored as a 明杠 at settlement
+
+
+FENZHANG_HANDS = [
+    "2m3m4m5m6m2p3p4p5p6p2s3s4sC",
+    "7m9m1p2p3p7s8s9s1s1s1sCC",  # waits 8m (夹), pung 111s, 么九
+    "2m3m4m5m6m2p3p4p5p6p2s3s4s",
+    "2m3m4m5m6m2p3p4p5p6p5s6s7s",
+]
+
+
+def test_d30_fenzhang_tile_completes_a_win():
+    """D30: the last four live tiles go one to each seat; a 分张 tile may win the hand."""
+    # tail: t1..t4 reserve, t5 = 1s (its other copies held by S), t6..t9 = the 分张 tiles.
+    r = scripted("baicheng", FENZHANG_HANDS, tail="FFPP1s9p8m7p9s")
+    drive(
+        r,
+        lambda r: r.phase is Phase.FENZHANG,
+        choose=lambda r, s, legal: A("discard C") if s == 0 and not r.rivers[0] else None,
+    )
+    # 58 normal draws empty the live wall down to four; W drew last, so N splits first.
+    assert events_of(r, "fenzhang") == [{"type": "fenzhang", "order": [3, 0, 1, 2]}]
+    # N and E cannot win on their tiles; S is asked about its 8m.
+    assert r.phase is Phase.FENZHANG and r.pending() == [1]
+    assert r.drawn == parse_tiles("8m")[0] and A("hu") in r.legal_actions(1)
+    r.act(1, A("hu"))
+    (win,) = events_of(r, "win")
+    assert (win["seat"], win["by"]) == (1, "fenzhang")
+    assert "夹胡" in win["fans"]
+
+
+def test_fenzhang_without_a_win_is_a_drawn_hand_and_the_dealer_stays():
+    """§2.11 荒牌 after 分张: no win payment; D11 the dealer keeps the deal."""
+    from fangcheng.match import next_dealer
+
+    r = scripted("baicheng", FENZHANG_HANDS, tail="FFPP1s9p7p7p9s")
+    drive(
+        r,
+        lambda r: False,
+        choose=lambda r, s, legal: A("discard C") if s == 0 and not r.rivers[0] else None,
+    )
+    assert r.over and r.settlement["end"] == "draw" and not events_of(r, "win")
+    assert next_dealer(r.rules, r) == 0
+
+
+def test_kong_replacement_win_is_a_kong_bloom():
+    """§1.8, D69: a win on one's own replacement tile scores 杠后开花 (baishan, 2)."""
+    hands = [
+        "1m1m1m4p5p6p7m8m9m3p6s6s6s6s",
+        "2m3m4m5m6m2p3p4p5p6p2s3s4s",
+        "2m3m4m5m6m2p3p4p5p6p2s3s4s",
+        "2m3m4m5m6m2p7p8p9p7p2s3s4s",
+    ]
+    r = scripted("baishan", hands, tail="3p")
+    r.act(0, A("angang 6s"))
+    assert r.after_kong and A("hu") in r.legal_actions(0)
+    r.act(0, A("hu"))
+    (win,) = events_of(r, "win")
+    assert {"杠后开花", "自摸", "坐庄"} <= set(win["fans"])
+    kong = [i for i in r.settlement["items"] if "杠" in i["reason"]]
+    assert kong and kong[0]["deltas"] == [12, -4, -4, -4]  # D61: 1 × 暗 2 × dealer 2
