@@ -80,7 +80,9 @@ def test_jiehu_passes_to_the_next_claimant_when_the_first_declines():
 def test_illegal_action_names_seat_action_and_alternatives_and_changes_nothing():
     r = scripted("baishan", BAISHAN_DOUBLE_WAIT)
     before = json.dumps(record_of(r))
-    with pytest.raises(IllegalActionError, match=r"seat 0 cannot discard 9m .* legal: .*discard 6m"):
+    with pytest.raises(
+        IllegalActionError, match=r"seat 0 cannot discard 9m .* legal: .*discard 6m"
+    ):
         r.act(0, A("discard 9m"))
     with pytest.raises(IllegalActionError, match="seat 2 cannot"):
         r.act(2, A("discard 2s"))
@@ -164,7 +166,10 @@ def test_d32_declared_ready_hand_is_locked():
         (seat,) = r.pending()
         legal = r.legal_actions(seat)
         r.act(seat, A("pass") if A("pass") in legal else legal[-1])
-    assert r.legal_actions(2) in ([Action(Act.DISCARD, r.drawn)], [A("hu"), Action(Act.DISCARD, r.drawn)])
+    assert r.legal_actions(2) in (
+        [Action(Act.DISCARD, r.drawn)],
+        [A("hu"), Action(Act.DISCARD, r.drawn)],
+    )
 
 
 def play_random(rules: str, seed: int, *, check=None) -> Round:
@@ -424,3 +429,81 @@ def test_kong_replacement_win_is_a_kong_bloom():
     assert {"杠后开花", "自摸", "坐庄"} <= set(win["fans"])
     kong = [i for i in r.settlement["items"] if "杠" in i["reason"]]
     assert kong and kong[0]["deltas"] == [12, -4, -4, -4]  # D61: 1 × 暗 2 × dealer 2
+
+
+def test_d13_rob_peng_of_a_dragon_added_to_a_xuanfeng():
+    """D13 抢碰: a seat holding a pair of the added dragon may peng it; the addition is void."""
+    hands = [
+        "1m2m3m4m5m6m7m8m9m1p2p3p4p5p",
+        "CFP1s2s3s4s5s6s7s8s9s9p",
+        "CC1m1m2p2p5s5s7m7m8p8p9s",
+        "2m3m4m5m6m7m1p2p3p6p7p8p9m",
+    ]
+    r = scripted("baicheng", hands, draws="C")
+    r.act(0, A("discard 5p"))
+    assert r.turn == 1 and A("xuanfeng") in r.legal_actions(1)
+    r.act(1, A("xuanfeng"))  # D21: laid, no replacement; the drawn C may be added
+    assert A("add C") in r.legal_actions(1)
+    r.act(1, A("add C"))
+    assert r.phase is Phase.ROB and r.legal_actions(2) == [A("peng C"), A("pass")]
+    r.act(2, A("peng C"))
+    assert [m.kind.value for m in r.melds[1]] == ["xuanfeng"] and len(r.melds[1][0].tiles) == 3
+    assert r.melds[2][0].kind.value == "peng" and r.melds[2][0].source == 1
+    assert r.phase is Phase.TURN and r.turn == 2 and r.drawn is None
+
+
+def test_d69_kong_after_discard_is_paid_by_the_konger():
+    """D69 杠后炮 (baishan, 2, payer side): the discard right after one's replacement."""
+    hands = [
+        "7p1p2p3p4m5m6m9p9p1s2s3sCF",
+        "7p7p7p2m3m4m5s6s7s8s8sES",
+        "N1m1m1m2p3p4p5s6s7s7m8m9m",
+        "4s4s9s9s5p5p6m6m3m8pWP2s",
+    ]
+    r = scripted("baishan", hands, tail="N")
+    r.act(0, A("discard 7p"))
+    r.act(1, A("gang 7p"))
+    assert r.drawn == parse_tiles("N")[0] and r.after_kong
+    r.act(1, A("discard N"))
+    assert A("hu") in r.legal_actions(2)
+    r.act(2, A("hu"))
+    # W (closed) wins: 立门 1. E: +坐庄 +立门 = 3 → 8; S: +点炮 +杠后炮 2 = 4 → 16;
+    # N: +立门 = 2 → 4. S's 直杠 (D61): the dealer pays 2, the others 1.
+    assert r.settlement["deltas"] == [-10, -12, 27, -5]
+
+
+SICHUAN_HANDS = [
+    "2m2m2m7m8m9m1p2p3p4p6p9m9m1s",  # E (缺 s): waits 5p once the 1s goes
+    "1m3m5m2s4s7s8s3s4m6m5s1s8m",  # S (缺 p)
+    "3p3p7p7p8p8p2s2s6s6s9s9s5p",  # W (缺 m): seven pairs waiting 5p
+    "5p1p3p5s7s3m4m6m7m4s8s9p5m",  # N (缺 m): still holds 万 — a 花猪 at the end
+]
+SICHUAN_QUE = {"que": ["s", "p", "m", "m"]}
+
+
+def test_one_discard_many_winners_then_bloody_play_to_the_wall_and_flower_pig():
+    """§4.7 一炮多响, D53 血战 continuation, D55 查花猪 (winners receive), D47 next dealer."""
+    from fangcheng.match import next_dealer
+
+    r = scripted("sichuan", SICHUAN_HANDS, draws="9p1m2p", options=SICHUAN_QUE)
+    r.act(0, A("discard 1s"))
+    r.act(1, A("discard 9p"))
+    r.act(2, A("discard 1m"))
+    r.act(3, A("discard 5p"))
+    assert r.pending() == [0, 2]
+    r.act(0, A("hu"))
+    r.act(2, A("hu"))
+    wins = events_of(r, "win")
+    assert [(w["seat"], w["deltas"]) for w in wins] == [(0, [1, 0, 0, -1]), (2, [0, 0, 4, -4])]
+    assert r.first_multi_source == 3 and not r.over
+    # Play continues from W's 下家; winners draw and must throw the drawn tile.
+    assert r.turn == 3
+    drive(r, lambda r: r.turn == 0 and r.phase is Phase.TURN)
+    assert r.legal_actions(0)[-1] == Action(Act.DISCARD, r.drawn)
+    assert all(a.kind in (Act.DISCARD, Act.AN_GANG, Act.BU_GANG) for a in r.legal_actions(0))
+    drive(r, lambda r: False)
+    assert r.settlement["end"] == "draw"
+    pig = [i for i in r.settlement["items"] if i["reason"].startswith("查花猪")]
+    assert pig and pig[0]["deltas"][3] == -48 and pig[0]["deltas"][0] == 16  # a winner gets 16
+    assert sum(r.settlement["deltas"]) == 0
+    assert next_dealer(r.rules, r) == 3  # the 一炮多响 discarder deals next

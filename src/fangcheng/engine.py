@@ -35,8 +35,9 @@ from .payments import (
     service_fees,
 )
 from .requirements import legal_arrangements, wait_set
-from .rules import Options, RuleSet, configure, find_rules
+from .rules import RuleSet, configure, find_rules
 from .scoring import score
+from .settlement import sichuan_exhaustion
 from .situation import Seat, Situation, WinBy
 from .tiles import DRAGONS, KINDS, format_counts, format_tiles, tile_name
 from .wall import Break, Wall, throw_break
@@ -107,6 +108,7 @@ class Round:
         self.won: list[int] = []  # seats in the order they won (several only in sichuan)
         self.first_multi_source: int | None = None  # the discarder, if the first win was 一炮多响
         self.flower_pigs: set[int] = set()  # passed a win in sichuan's last four tiles
+        self.kong_transfers: list[Transfer] = []  # 刮风下雨 paid so far (for 退税)
         self.fenzhang_kept: set[int] = set()
         self.phase = Phase.PIAO
         self.turn = dealer
@@ -152,7 +154,7 @@ class Round:
         """Record one decision; the hand moves on once every asked seat has answered."""
         if isinstance(action, str):
             action = Action.parse(action)
-        legal = self.legal_actions(seat)
+        legal = () if seat in self._answers else self._asked.get(seat, ())
         if action not in legal:
             shown = ", ".join(map(str, legal)) or "none (not this seat's decision)"
             raise IllegalActionError(
@@ -256,14 +258,6 @@ class Round:
         self.turn, self.drawn, self.after_kong = seat, drawn, after_kong
         self._ask({seat: self._turn_actions(seat)})
 
-    def _next_seat(self, after: int) -> int | None:
-        """The next seat in play order that has not won (only sichuan has winners left)."""
-        for k in (1, 2, 3, 4):
-            seat = (after + k) % 4
-            if seat not in self.won:
-                return seat
-        return None
-
     def _draw_for(self, seat: int) -> None:
         if self.rules.treasure and len(self.wall) <= 4:
             self._start_fenzhang(seat)
@@ -355,6 +349,8 @@ class Round:
         return acts
 
     def _kong_actions(self, seat: int, hand: bytes, locked: bool) -> list[Action]:
+        if 4 not in hand and not self.melds[seat] and not self.rules.xuanfeng:
+            return []
         acts: list[Action] = []
         faces = [t for t in range(KINDS) if hand[t] == 4 and not self._is_que(seat, t)]
         pengs = [m.face for m in self.melds[seat] if m.kind is MeldKind.PENG and hand[m.face]]
@@ -487,9 +483,7 @@ class Round:
 
     def _after_discard(self, discarder: int) -> None:
         self.claim = None
-        nxt = self._next_seat(discarder)
-        assert nxt is not None
-        self._draw_for(nxt)
+        self._draw_for((discarder + 1) % 4)
 
     def _passed_wins(
         self, asked: Mapping[int, list[Action]], answers: Mapping[int, Action]
@@ -703,10 +697,8 @@ class Round:
             self._finish("win")
 
     def _continue_after(self, seat: int) -> None:
-        """血战: play goes on with the next seat that has not won."""
-        nxt = self._next_seat(seat)
-        assert nxt is not None
-        self._draw_for(nxt)
+        """血战: play goes on from the winner's 下家; winners keep drawing, locked (D53)."""
+        self._draw_for((seat + 1) % 4)
 
     def _kong_paid(self, seat: int, meld: Meld) -> None:
         """Sichuan pays kongs when they are made (刮风下雨, D54); others at the end."""
@@ -721,6 +713,7 @@ class Round:
             won=frozenset(self.won),
         )
         for p in payments:
+            self.kong_transfers.extend(p.transfers)
             self._pay(p.label, p.transfers)
 
     def _kongs_at_end(self) -> None:
@@ -767,15 +760,16 @@ class Round:
         self._finish("draw")
 
     def _sichuan_checks(self) -> None:
-        """查花猪, 查大叫, 退税 at exhaustion (§4.10); scored by the payments layer."""
-        from .payments import exhaustion_payments  # noqa: PLC0415
-
-        ready = {
-            s: self._waits(s, bytes(self.hands[s]))
-            for s in SEATS
-            if s not in self.won and s not in self.flower_pigs
-        }
-        for reason, transfers in exhaustion_payments(self, ready):
+        """查花猪, 查大叫, 退税 at exhaustion (§4.10), as the settlement layer reckons them."""
+        for reason, transfers in sichuan_exhaustion(
+            self.rules,
+            self.options,
+            self.base,
+            [(bytes(self.hands[s]), self.melds[s]) for s in SEATS],
+            self.won,
+            self.flower_pigs,
+            self.kong_transfers,
+        ):
             self._pay(reason, transfers)
 
     def _finish(self, how: str) -> None:

@@ -83,7 +83,7 @@ class Score:
     win: bool
     reason: str = ""
     reading: Reading | None = None
-    transfers: tuple[Transfer, ...] = ()  # win payments and 漂
+    piao: tuple[Transfer, ...] = ()  # 漂 (baishan_platform)
     kong_items: tuple[KongPayment, ...] = ()
     deltas: tuple[int, ...] = _ZERO
     kongs: tuple[int, ...] = _ZERO
@@ -151,9 +151,8 @@ class Score:
                 f"  seat {_seat(p.seat)}: N = winner's {sum(a.value for a in r.fans)}{extra}"
                 f" = {p.total} -> pays {p.amount}"
             )
-        for t in self.transfers:
-            if t.reason == "漂":
-                lines.append(f"  漂: seat {_seat(t.payer)} pays {t.amount}")
+        for t in self.piao:
+            lines.append(f"  漂: seat {_seat(t.payer)} pays {t.amount}")
         lines.append("kongs:" + ("" if self.kong_items else " (none)"))
         for k in self.kong_items:
             each = ", ".join(f"{_seat(t.payer)} {t.amount}" for t in k.transfers)
@@ -353,27 +352,35 @@ def score(situation: Situation) -> Score:
     best = best_reading(s)
     if best is None:
         return Score(s, False, _no_win(s))
-    winner = s.winner
-    transfers = tuple(Transfer(p.seat, winner, p.amount, "胡") for p in best.payers)
+    deltas = [0, 0, 0, 0]
+    for p in best.payers:
+        deltas[p.seat] -= p.amount
+    deltas[s.winner] += best.gross
+    piao: tuple[Transfer, ...] = ()
     if any(s.options.piao):
-        transfers += piao_payments(s.options, s.base, winner, [p.seat for p in best.payers])
-    deltas = deltas_of(transfers)
+        piao = piao_payments(s.options, s.base, s.winner, [p.seat for p in best.payers])
+        for t in piao:
+            deltas[t.payer] -= t.amount
+            deltas[t.payee] += t.amount
     kong_items = kong_payments(
         s.rules,
         s.options,
         s.base,
         s.dealer,
-        [(seat.concealed, seat.melds) for seat in s.seats],
+        tuple(zip(s.concealed, s.melds, strict=True)),
         treasure=s.treasure,
         won=s.won,
     )
-    kongs: tuple[int, ...] = _ZERO
     if kong_items:
         kongs = deltas_of(t for k in kong_items for t in k.transfers)
-    nets = [d + k for d, k in zip(deltas, kongs, strict=True)]
+        nets = [d + k for d, k in zip(deltas, kongs, strict=True)]
+    else:
+        kongs, nets = _ZERO, deltas
+    if s.options.room is None:
+        return Score(s, True, "", best, piao, kong_items, tuple(deltas), kongs, _ZERO, tuple(nets))
     fees = service_fees(s.options, nets)
     total = tuple(n - f for n, f in zip(nets, fees, strict=True))
-    return Score(s, True, "", best, transfers, kong_items, deltas, kongs, fees, total)
+    return Score(s, True, "", best, piao, kong_items, tuple(deltas), kongs, fees, total)
 
 
 def _no_win(s: Situation) -> str:
