@@ -128,6 +128,12 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _simulate(args: argparse.Namespace) -> int:
+    from .sim import main as simulate_main
+
+    return simulate_main(args.rest)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fangcheng",
@@ -151,6 +157,13 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="re-run a game record and check it replays identically")
     replay.add_argument("file", help="the record JSON file, or - for stdin")
     replay.set_defaults(run=_replay)
+    simulate = sub.add_parser(
+        "simulate",
+        help="play many hands between bots and summarise (see: fangcheng simulate --help)",
+        add_help=False,
+    )
+    simulate.add_argument("rest", nargs=argparse.REMAINDER)
+    simulate.set_defaults(run=_simulate)
     return parser
 
 

@@ -138,7 +138,10 @@ def _winner_runs(c: WinContext, a: Arrangement) -> list[int]:
 
 
 def _payer_runs(c: WinContext, seat: int) -> list[int]:
-    return [m.face for m in c.melds[seat] if m.kind is MeldKind.CHI]
+    melds = c.melds[seat]
+    if len(melds) < 2:
+        return []
+    return [m.face for m in melds if m.kind is MeldKind.CHI]
 
 
 def _pairs_of_runs(runs: list[int], three: int) -> int:
@@ -252,12 +255,14 @@ def _payer_declared(c: WinContext, seat: int) -> bool:
 
 def _winner_one_tile(c: WinContext, a: Arrangement) -> bool:
     """手把一: one concealed tile before the win (so a 单吊), and no 暗杠."""
-    return sum(c.concealed[c.winner]) == 1 and _no_an_gang(c.melds[c.winner])
+    melds = c.melds[c.winner]  # one concealed tile of 13 means four melds
+    return len(melds) == 4 and sum(c.concealed[c.winner]) == 1 and _no_an_gang(melds)
 
 
 def _payer_one_tile(c: WinContext, seat: int) -> bool:
     """A payer's 手把一 (D72): one concealed tile at settlement and no 暗杠."""
-    return sum(c.concealed[seat]) == 1 and _no_an_gang(c.melds[seat])
+    melds = c.melds[seat]
+    return len(melds) == 4 and sum(c.concealed[seat]) == 1 and _no_an_gang(melds)
 
 
 def _winner_two_runs(c: WinContext, a: Arrangement) -> int:
