@@ -507,3 +507,65 @@ def test_one_discard_many_winners_then_bloody_play_to_the_wall_and_flower_pig():
     assert pig and pig[0]["deltas"][3] == -48 and pig[0]["deltas"][0] == 16  # a winner gets 16
     assert sum(r.settlement["deltas"]) == 0
     assert next_dealer(r.rules, r) == 3  # the 一炮多响 discarder deals next
+
+
+def test_three_winners_end_a_bloody_hand():
+    """D53: the hand ends once three players have won (here on one 一炮多响 discard)."""
+    hands = [
+        "5p1m3m5m2p8p9p3s7s4m6m3m7m5m",
+        "2m2m2m7m8m9m1p2p3p4p6p9m9m",  # S (缺 s): 222m 789m 99m 123p + 46p
+        "3p3p7p7p8p8p2s2s6s6s9s9s5p",  # W (缺 m): seven pairs
+        "4p6p1s1s1s5s6s7s2s3s4s8s8s",  # N (缺 m): 46p + 111s 567s 234s 88s
+    ]
+    r = scripted("sichuan", hands, options={"que": ["p", "s", "m", "m"]})
+    r.act(0, A("discard 5p"))
+    assert r.pending() == [1, 2, 3]
+    for seat in (1, 2, 3):
+        r.act(seat, A("hu"))
+    assert r.over and r.won == [1, 2, 3]
+    assert r.settlement["deltas"] == [-6, 1, 4, 1]  # 平胡 1, 七对 2 fans → 4, 平胡 1
+
+
+def test_d56_passing_a_win_in_the_last_four_tiles_makes_a_flower_pig():
+    """D56 / §4.10 item 4: N passes its self-drawn win on the last tile and pays as 花猪."""
+    hands = [
+        "1m2m3m4m5m6m7m8m9m2s3s4s6s7s",
+        "1m2m3m4m5m6m7m8m9m2p2p3p3p",
+        "4p4p5p6p7p8p8s9s9s2s3s4s6s",
+        "1p2p3p4p5p6p7p8p9p1s1s1s5s",  # N (缺 m): waits 5s, the wall's last tile
+    ]
+    r = scripted("sichuan", hands, tail="5s", options={"que": ["p", "s", "m", "m"]})
+    drive(r, lambda r: False)
+    assert 3 in r.flower_pigs
+    pig = next(i for i in r.settlement["items"] if i["reason"].startswith("查花猪"))
+    assert pig["deltas"][3] < 0
+
+
+def test_void_suit_choices_stay_hidden_until_all_four_are_made():
+    """§4.4: the four 定缺 choices are revealed together."""
+    r = Round("sichuan", seed=12)
+    assert r.phase is Phase.QUE and r.pending() == [0, 1, 2, 3]
+    r.act(0, A("que m"))
+    r.act(1, A("que p"))
+    assert all(view.que is None for view in r.observe(2).seats)
+    assert all(view.que is None for view in r.observe(0).seats)
+    r.act(2, A("que s"))
+    r.act(3, A("que m"))
+    assert [view.que for view in r.observe(1).seats] == [0, 1, 2, 0]
+    assert r.phase is Phase.TURN
+
+
+def test_another_seats_concealed_kong_is_face_down_until_the_end():
+    """Seed 002: 暗杠应扣放…在一家和牌或荒牌时，必须亮明."""
+    hands = [
+        "1m1m1m4p5p6p7m8m9m3p6s6s6s6s",
+        "2m3m4m5m6m2p3p4p5p6p2s3s4s",
+        "2m3m4m5m6m2p3p4p5p6p2s3s4s",
+        "2m3m4m5m6m2p7p8p9p7p2s3s4s",
+    ]
+    r = scripted("baishan", hands, tail="9s")
+    r.act(0, A("angang 6s"))
+    mine, theirs = r.observe(0).seats[0], r.observe(1).seats[0]
+    assert len(mine.melds) == 1 and mine.hidden_kongs == 0
+    assert theirs.melds == () and theirs.hidden_kongs == 1
+    assert "[####]" in r.observe(1).text() and "6666s" not in r.observe(1).text()

@@ -1,0 +1,798 @@
+"""The AI research API: a PettingZoo AEC environment over any rule set, and a Gymnasium
+single-seat wrapper with the other three seats played by bots.
+
+Requires the ``pettingzoo`` and ``gymnasium`` packages (the ``rl`` extra).
+
+Agents and turns
+================
+Four agents, ``player_0`` … ``player_3``, are the engine's seats 0–3 (``player_k`` is
+seat ``k``; the dealer is the ``dealer`` argument, 0 unless changed). ``agent_selection``
+is the first seat whose decision the engine awaits. A claim window after a discard (or a
+robbable 补杠 / dragon addition) is a simultaneous decision in the engine: here the asked
+seats answer one after another in seat order, no seat sees another's answer, and the
+engine resolves the window (win, then peng/kong, then chi) once the last has answered.
+Seats with nothing to do but pass are not asked, so, as in any AEC serialisation of a
+claim window, *who* is asked is visible in ``agent_selection``; the observation tensors
+never carry it. When the hand ends every agent is terminated (there is no truncation:
+every hand ends by itself) and, as PettingZoo requires, each is stepped once more with
+``None`` to leave.
+
+Action space: ``Discrete(237)``, the same for every rule set
+==========================================================
+One index per distinct engine `Action`; a rule set simply never makes some of them legal.
+
+======  ====  ===========  ==================================================
+offset  size  action       index within the block
+======  ====  ===========  ==================================================
+0       34    ``discard``  the tile (0–33, see `fangcheng.tiles`)
+34      34    ``ting``     the tile discarded while declaring 报听
+68      21    ``chi``      the run's lowest tile: 7 × suit + rank − 1 (runs 1–7)
+89      34    ``peng``     the discard's face
+123     34    ``gang``     the discard's face (明杠 on a discard)
+157     34    ``angang``   the face (暗杠)
+191     34    ``bugang``   the face (补杠 onto one's own 碰)
+225     1     xuanfeng     lay the 中发白 set (baicheng)
+226     3     ``add``      the dragon added to a laid 旋风杠: 白 P, 发 F, 中 C
+229     1     hu           win (discard, self-draw, robbed kong, 摸宝, 分张)
+230     1     pass         decline a claim, a robbery or a 分张 win
+231     3     ``que``      定缺 suit: m, p, s (sichuan)
+234     3     ``piao``     漂 bet: 0, 5, 10 × 底注 (baishan_platform)
+======  ====  ===========  ==================================================
+
+A chi is named by its run; the called tile is always the open discard
+(``last_discard``), so the run alone identifies the call. `action_to_index` and
+`index_to_action` convert, `legal_mask` builds the mask of a legal list. The mask is
+``observation["action_mask"]`` (``int8``, 1 = legal); it is all zeros for an agent whose
+decision is not awaited.
+
+Observation: ``Dict(observation=Box(float32, (1508,)), action_mask=Box(int8, (237,)))``
+===============================================================================
+The tensor is built from the seat's own `fangcheng.engine.Observation` and nothing else
+(`encode_observation`): its own concealed tiles, and of the others only what the table
+shows. Seats are *relative*: block ``r`` describes seat ``(me + r) % 4`` — 0 yourself,
+1 下家 (next to play), 2 对家 (across), 3 上家 (before you). Tile sections are 34 wide
+in tile-id order. Each section's range is part of the space's bounds.
+
+Own:
+
+======  ====  ============  ===========  ==============================================
+offset  size  section       range        meaning
+======  ====  ============  ===========  ==============================================
+0       34    hand          0–4          own concealed tiles (the drawn tile included)
+34      34    drawn         0/1          one-hot: the tile just drawn, if any
+68      34    unseen        0–4          copies of each face this seat has not seen:
+                                         4 per face of the rule set's tile set, less
+                                         own hand, all rivers, all shown melds and
+                                         the retired treasure indicators
+======  ====  ============  ===========  ==============================================
+
+Then four seat blocks of 320 each, at 102, 422, 742 and 1062 (block ``r`` starts at
+102 + 320 × r); offsets below are within the block:
+
+======  ====  ============  ===========  ==============================================
+offset  size  section       range        meaning
+======  ====  ============  ===========  ==============================================
+0       34    river         0–4          its discards still in front of it
+34      136   recent        0/1          its last four discards, most recent first,
+                                         one-hot each (34 × 4)
+170     34    chi           0–4          tiles in its chi melds
+204     34    peng          0/1          faces of its pengs
+238     34    kong          0/1          faces of its exposed kongs (明杠, 补杠)
+272     34    angang        0/1          faces of its concealed kongs as this seat
+                                         sees them: its own always, others' only
+                                         once the hand has ended
+306     3     xuanfeng      0–4          dragons in its laid 旋风杠 (P, F, C)
+309     1     hidden_kongs  0–4          its concealed kongs whose face is hidden
+310     1     concealed     0–1          how many concealed tiles it holds, / 14
+311     1     ready         0/1          declared 报听
+312     1     won           0/1          has won (sichuan winners play on)
+313     3     que           0/1          its 缺 suit m/p/s, once all four have chosen
+316     3     piao          0/1          its 漂 bet 0/5/10 (0 where there are none)
+319     1     score         (−1, 1)      coins moved so far this hand, squashed:
+                                         x / (|x| + 16) with x = coins / base
+======  ====  ============  ===========  ==============================================
+
+Table, from offset 1382:
+
+======  ====  ============  ===========  ==============================================
+offset  size  section       range        meaning
+======  ====  ============  ===========  ==============================================
+1382    4     dealer        0/1          relative seat of the dealer
+1386    4     turn          0/1          relative seat whose turn it is
+1390    7     phase         0/1          piao, que, turn, claim, rob, fenzhang, end
+1397    34    claim_tile    0/1          the discard or kong addition open to claims
+1431    4     claim_seat    0/1          relative seat that made it
+1435    34    treasure      0/1          the treasure face (baicheng)
+1469    34    retired       0–4          treasure indicators retired by 换宝
+1503    1     wall          0–1          tiles left in the live wall / tiles in the set
+1504    4     rules         0/1          baicheng, baishan, baishan_platform, sichuan
+======  ====  ============  ===========  ==============================================
+
+`OBSERVATION_LAYOUT` holds the same table as data (name, offset, size, bounds), with
+the seat sections named ``seat0.river`` … ``seat3.score``.
+
+Rewards
+=======
+Score deltas in coins, times ``reward_scale``: after every step each seat is rewarded
+the change in its running total since its last reward — Sichuan's wins and kongs as
+they are paid, the other rule sets' at the end — and the last step pays the settlement
+(after service fees). A hand's rewards add up to ``settlement["total"]`` per seat, and
+over the table to minus the fees (zero where no fees are taken).
+
+Determinism
+===========
+``reset(seed=s)`` deals ``Round(rules, seed=s)``; a ``reset()`` without a seed draws the
+next hand's seed from a generator seeded by the last seed given, so a seeded sequence of
+hands replays exactly.
+
+Illegal actions
+===============
+The raw environment (`FangchengEnv`, also `raw_env`) raises
+`fangcheng.actions.IllegalActionError` on an action outside the mask. `env` wraps it the
+PettingZoo way: an illegal action ends the hand with ``illegal_reward`` to the offender.
+For the single-seat environment, `FallbackOnIllegal` replaces an illegal index by a
+legal default (pass, else discarding the drawn tile, else the lowest legal index).
+
+>>> e = env(rules="baicheng")
+>>> e.reset(seed=7)
+>>> obs, reward, terminated, truncated, info = e.last()
+>>> obs["observation"].shape, obs["action_mask"].shape
+((1508,), (237,))
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, SupportsFloat
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from numpy.typing import NDArray
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+
+from .actions import Act, Action, IllegalActionError
+from .engine import Observation, Phase, Round
+from .melds import MeldKind
+from .rules import RuleSet, configure, find_rules
+from .tiles import DRAGONS, KINDS
+
+__all__ = [
+    "ACTION_LAYOUT",
+    "ACTION_SIZE",
+    "OBSERVATION_LAYOUT",
+    "OBSERVATION_SIZE",
+    "FallbackOnIllegal",
+    "FangchengEnv",
+    "Policy",
+    "RandomPolicy",
+    "Section",
+    "SingleSeatEnv",
+    "action_to_index",
+    "encode_observation",
+    "env",
+    "index_to_action",
+    "legal_mask",
+    "raw_env",
+]
+
+SEATS: Final = 4
+RULE_NAMES: Final = ("baicheng", "baishan", "baishan_platform", "sichuan")
+PIAO_BETS: Final = (0, 5, 10)
+
+# --- the action space ----------------------------------------------------------------
+
+
+def _actions() -> tuple[tuple[tuple[str, int, int], ...], tuple[Action, ...]]:
+    tiles = range(KINDS)
+    blocks: list[tuple[str, list[Action]]] = [
+        ("discard", [Action(Act.DISCARD, t) for t in tiles]),
+        ("ting", [Action(Act.READY, t) for t in tiles]),
+        (
+            "chi",
+            [
+                Action(Act.CHI, run=(s, s + 1, s + 2))
+                for s in (9 * suit + rank for suit in range(3) for rank in range(7))
+            ],
+        ),
+        ("peng", [Action(Act.PENG, t) for t in tiles]),
+        ("gang", [Action(Act.GANG, t) for t in tiles]),
+        ("angang", [Action(Act.AN_GANG, t) for t in tiles]),
+        ("bugang", [Action(Act.BU_GANG, t) for t in tiles]),
+        ("xuanfeng", [Action(Act.XUANFENG)]),
+        ("add", [Action(Act.ADD, t) for t in DRAGONS]),
+        ("hu", [Action(Act.HU)]),
+        ("pass", [Action(Act.PASS)]),
+        ("que", [Action(Act.QUE, value=v) for v in range(3)]),
+        ("piao", [Action(Act.PIAO, value=b) for b in PIAO_BETS]),
+    ]
+    layout, flat = [], []
+    for name, acts in blocks:
+        layout.append((name, len(flat), len(acts)))
+        flat += acts
+    return tuple(layout), tuple(flat)
+
+
+#: (block name, offset, size) of each block of the action space, in order.
+ACTION_LAYOUT: Final[tuple[tuple[str, int, int], ...]]
+_INDEX_TO_ACTION: Final[tuple[Action, ...]]
+ACTION_LAYOUT, _INDEX_TO_ACTION = _actions()
+ACTION_SIZE: Final = len(_INDEX_TO_ACTION)
+_ACTION_TO_INDEX: Final = {a: i for i, a in enumerate(_INDEX_TO_ACTION)}
+
+
+def action_to_index(action: Action) -> int:
+    """The index of ``action`` in the action space; a `ValueError` if it has none.
+
+    >>> action_to_index(Action.parse("chi 345m")), action_to_index(Action.parse("hu"))
+    (70, 229)
+    """
+    try:
+        return _ACTION_TO_INDEX[action]
+    except KeyError:
+        raise ValueError(f"action {action} ({action!r}) has no index in the action space") from None
+
+
+def index_to_action(index: int) -> Action:
+    """The engine action of an index (``0 <= index < ACTION_SIZE``).
+
+    >>> str(index_to_action(89 + 4))
+    'peng 5m'
+    """
+    i = int(index)
+    if not 0 <= i < ACTION_SIZE:
+        raise ValueError(f"action index {index!r} is outside 0..{ACTION_SIZE - 1}")
+    return _INDEX_TO_ACTION[i]
+
+
+def legal_mask(legal: Iterable[Action]) -> NDArray[np.int8]:
+    """The ``int8`` mask of a legal-action list: 1 at each legal action's index."""
+    mask = np.zeros(ACTION_SIZE, dtype=np.int8)
+    for action in legal:
+        mask[action_to_index(action)] = 1
+    return mask
+
+
+# --- the observation tensor ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One named piece of the observation tensor."""
+
+    name: str
+    offset: int
+    size: int
+    low: float
+    high: float
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.offset, self.offset + self.size)
+
+
+_OWN: Final = (("hand", 34, 0.0, 4.0), ("drawn", 34, 0.0, 1.0), ("unseen", 34, 0.0, 4.0))
+_SEAT: Final = (
+    ("river", 34, 0.0, 4.0),
+    ("recent", 4 * 34, 0.0, 1.0),
+    ("chi", 34, 0.0, 4.0),
+    ("peng", 34, 0.0, 1.0),
+    ("kong", 34, 0.0, 1.0),
+    ("angang", 34, 0.0, 1.0),
+    ("xuanfeng", 3, 0.0, 4.0),
+    ("hidden_kongs", 1, 0.0, 4.0),
+    ("concealed", 1, 0.0, 1.0),
+    ("ready", 1, 0.0, 1.0),
+    ("won", 1, 0.0, 1.0),
+    ("que", 3, 0.0, 1.0),
+    ("piao", 3, 0.0, 1.0),
+    ("score", 1, -1.0, 1.0),
+)
+_TABLE: Final = (
+    ("dealer", 4, 0.0, 1.0),
+    ("turn", 4, 0.0, 1.0),
+    ("phase", len(Phase), 0.0, 1.0),
+    ("claim_tile", 34, 0.0, 1.0),
+    ("claim_seat", 4, 0.0, 1.0),
+    ("treasure", 34, 0.0, 1.0),
+    ("retired", 34, 0.0, 4.0),
+    ("wall", 1, 0.0, 1.0),
+    ("rules", len(RULE_NAMES), 0.0, 1.0),
+)
+
+
+def _layout() -> tuple[Section, ...]:
+    pieces = list(_OWN)
+    for r in range(SEATS):
+        pieces += [(f"seat{r}.{name}", *rest) for name, *rest in _SEAT]  # type: ignore[misc]
+    pieces += list(_TABLE)
+    out, offset = [], 0
+    for name, size, low, high in pieces:
+        out.append(Section(name, offset, size, low, high))
+        offset += size
+    return tuple(out)
+
+
+#: Every section of the observation tensor, in order (see the module docstring).
+OBSERVATION_LAYOUT: Final = _layout()
+OBSERVATION_SIZE: Final = OBSERVATION_LAYOUT[-1].offset + OBSERVATION_LAYOUT[-1].size
+_AT: Final = {s.name: s.offset for s in OBSERVATION_LAYOUT}
+_SEAT_BLOCK: Final = sum(size for _, size, _, _ in _SEAT)
+_OBS_LOW: Final = np.concatenate([np.full(s.size, s.low, np.float32) for s in OBSERVATION_LAYOUT])
+_OBS_HIGH: Final = np.concatenate([np.full(s.size, s.high, np.float32) for s in OBSERVATION_LAYOUT])
+_PHASES: Final = {p: i for i, p in enumerate(Phase)}
+_FACES: dict[str, tuple[int, ...]] = {}
+
+
+def _faces_of(rules: str) -> tuple[int, ...]:
+    faces = _FACES.get(rules)
+    if faces is None:
+        try:
+            faces = find_rules(rules).faces
+        except ValueError:
+            faces = tuple(range(KINDS))
+        _FACES[rules] = faces
+    return faces
+
+
+def encode_observation(
+    obs: Observation, *, base: int = 1, faces: Sequence[int] | None = None
+) -> NDArray[np.float32]:
+    """The observation tensor of one seat's `Observation` (layout: module docstring).
+
+    ``base`` is the table's 底注 (scores are read in units of it); ``faces`` the tile
+    faces in play, by default those of the rule set named in the observation.
+    """
+    v = [0.0] * OBSERVATION_SIZE
+    at = _AT
+    me = obs.seat
+    hand = obs.hand
+    seen = list(hand)
+    o = at["hand"]
+    for t in range(KINDS):
+        v[o + t] = float(hand[t])
+    if obs.drawn is not None:
+        v[at["drawn"] + obs.drawn] = 1.0
+    for r in range(SEATS):
+        view = obs.seats[(me + r) % SEATS]
+        b = at["seat0.river"] + r * _SEAT_BLOCK
+        river = view.river
+        for t in river:
+            v[b + t] += 1.0
+            seen[t] += 1
+        recent = b + 34
+        for k, t in enumerate(reversed(river[-4:])):
+            v[recent + 34 * k + t] = 1.0
+        for meld in view.melds:
+            kind = meld.kind
+            for t in meld.tiles:
+                seen[t] += 1
+            if kind is MeldKind.CHI:
+                for t in meld.tiles:
+                    v[b + 170 + t] += 1.0
+            elif kind is MeldKind.PENG:
+                v[b + 204 + meld.face] = 1.0
+            elif kind is MeldKind.AN_GANG:
+                v[b + 272 + meld.face] = 1.0
+            elif kind is MeldKind.XUANFENG:
+                for t in meld.tiles:
+                    v[b + 306 + t - DRAGONS[0]] += 1.0
+            else:  # 明杠, 补杠
+                v[b + 238 + meld.face] = 1.0
+        v[b + 309] = float(view.hidden_kongs)
+        v[b + 310] = view.concealed / 14.0
+        v[b + 311] = float(view.ready)
+        v[b + 312] = float(view.won)
+        if view.que is not None:
+            v[b + 313 + view.que] = 1.0
+        if view.piao in PIAO_BETS:
+            v[b + 316 + PIAO_BETS.index(view.piao)] = 1.0
+        x = obs.scores[(me + r) % SEATS] / base
+        v[b + 319] = x / (abs(x) + 16.0)
+    v[at["dealer"] + (obs.dealer - me) % SEATS] = 1.0
+    v[at["turn"] + (obs.turn - me) % SEATS] = 1.0
+    v[at["phase"] + _PHASES[obs.phase]] = 1.0
+    if obs.last_discard is not None:
+        seat, tile = obs.last_discard
+        v[at["claim_tile"] + tile] = 1.0
+        v[at["claim_seat"] + (seat - me) % SEATS] = 1.0
+    if obs.treasure is not None:
+        v[at["treasure"] + obs.treasure] = 1.0
+    o = at["retired"]
+    for t in obs.retired:
+        v[o + t] += 1.0
+        seen[t] += 1
+    in_play = _faces_of(obs.rules) if faces is None else faces
+    o = at["unseen"]
+    for t in in_play:
+        v[o + t] = float(max(0, 4 - seen[t]))
+    v[at["wall"]] = min(1.0, obs.wall / (4 * len(in_play)))
+    if obs.rules in RULE_NAMES:
+        v[at["rules"] + RULE_NAMES.index(obs.rules)] = 1.0
+    return np.array(v, dtype=np.float32)
+
+
+def observation_space() -> spaces.Dict:
+    """The observation space: the tensor and the legal-action mask."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(_OBS_LOW, _OBS_HIGH, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (ACTION_SIZE,), dtype=np.int8),
+        }
+    )
+
+
+# --- the PettingZoo environment -------------------------------------------------------
+
+
+def _agent(seat: int) -> str:
+    return f"player_{seat}"
+
+
+class FangchengEnv(AECEnv):  # type: ignore[misc]
+    """One hand of ``rules`` per episode, four agents, as a PettingZoo AEC environment.
+
+    ``options`` are the table options of `fangcheng.rules.configure` (room, piao, que,
+    claim_window, cap). ``dealer`` is the dealing seat, or None to draw it for each hand
+    from the seeded generator; ``base`` the 底注; ``reward_scale`` multiplies every
+    reward. ``reset(options={"dealer": k})`` overrides the dealer for one hand; other
+    keys of ``reset``'s options are ignored.
+    """
+
+    metadata: Final = {  # type: ignore[misc]
+        "name": "fangcheng_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        rules: str | RuleSet = "baishan",
+        *,
+        options: Mapping[str, object] | None = None,
+        dealer: int | None = 0,
+        base: int = 1,
+        reward_scale: float = 1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.rules = find_rules(rules) if isinstance(rules, str) else rules
+        self.table_options = dict(options or {})
+        configure(self.rules, self.table_options)  # an unknown option fails here, not later
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r}; valid: {', '.join(self.metadata['render_modes'])}"
+            )
+        if dealer is not None and dealer not in range(SEATS):
+            raise ValueError(f"dealer {dealer!r}; valid: 0..3 or None")
+        self.dealer = dealer
+        self.base = base
+        self.reward_scale = float(reward_scale)
+        self.render_mode = render_mode
+        self.possible_agents = [_agent(s) for s in range(SEATS)]
+        self.agents: list[str] = []
+        self.action_spaces = {a: spaces.Discrete(ACTION_SIZE) for a in self.possible_agents}
+        self.observation_spaces = {a: observation_space() for a in self.possible_agents}
+        self.round: Round | None = None
+        self._rng: np.random.Generator | None = None
+        self._paid = [0] * SEATS
+        self.rewards: dict[str, float] = {}
+        self._cumulative_rewards: dict[str, float] = {}
+        self.terminations: dict[str, bool] = {}
+        self.truncations: dict[str, bool] = {}
+        self.infos: dict[str, dict[str, Any]] = {}
+        self.agent_selection: str = ""
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            hand_seed = int(seed)
+        else:
+            if self._rng is None:
+                self._rng = np.random.default_rng()
+            hand_seed = int(self._rng.integers(2**63))
+        dealer = self.dealer
+        if options and "dealer" in options:
+            dealer = int(options["dealer"])
+        if dealer is None:
+            dealer = int(self._rng.integers(SEATS))
+        self.round = Round(
+            self.rules, seed=hand_seed, dealer=dealer, base=self.base, options=self.table_options
+        )
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._paid = [0] * SEATS
+        self.agent_selection = _agent(self.round.pending()[0])
+        if self.render_mode == "human":
+            self.render()
+
+    def _round(self) -> Round:
+        if self.round is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.round
+
+    def observe(self, agent: str) -> dict[str, NDArray[Any]]:
+        obs = self._round().observe(self.possible_agents.index(agent))
+        return {
+            "observation": encode_observation(obs, base=self.base, faces=self.rules.faces),
+            "action_mask": legal_mask(obs.legal),
+        }
+
+    def step(self, action: int | np.integer[Any] | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalActionError(f"{agent} must act; None is only for a finished agent")
+        r = self._round()
+        seat = self.possible_agents.index(agent)
+        self._cumulative_rewards[agent] = 0.0
+        r.act(seat, index_to_action(int(action)))
+        self._reward_all(r)
+        if r.over:
+            assert r.settlement is not None
+            for a in self.agents:
+                self.terminations[a] = True
+                self.infos[a] = {"settlement": r.settlement}
+        else:
+            self.agent_selection = _agent(r.pending()[0])
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _reward_all(self, r: Round) -> None:
+        if r.settlement is not None:
+            totals = list(r.settlement["total"])
+        else:
+            totals = [sum(item.deltas[s] for item in r.items) for s in range(SEATS)]
+        for s in range(SEATS):
+            self.rewards[_agent(s)] = (totals[s] - self._paid[s]) * self.reward_scale
+        self._paid = totals
+
+    def render(self) -> str | None:
+        """The view of the agent to move (`Observation.text`); "human" prints it."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        r = self._round()
+        seat = self.possible_agents.index(self.agent_selection) if self.agents else 0
+        text = r.observe(seat).text()
+        if r.settlement is not None:
+            text += f"\n  settlement {r.settlement['total']} ({r.settlement['end']})"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+raw_env = FangchengEnv
+
+
+def env(illegal_reward: float = -1.0, **kwargs: Any) -> Any:
+    """`FangchengEnv` in PettingZoo's standard wrappers: an illegal action ends the hand
+    with ``illegal_reward`` to the offender; out-of-range actions and calls out of order
+    are errors."""
+    wrapped = FangchengEnv(**kwargs)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=illegal_reward)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+# --- the Gymnasium single-seat environment --------------------------------------------
+
+
+class Policy(Protocol):
+    """Anything that plays a seat: the interface of `fangcheng.bots`."""
+
+    def act(self, observation: Observation) -> Action: ...
+
+
+class RandomPolicy:
+    """Uniform over the legal actions, from a seeded `random.Random`."""
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self.rng = rng or random.Random()
+
+    def act(self, observation: Observation) -> Action:
+        return self.rng.choice(observation.legal)
+
+
+def _make_policy(spec: str | Policy, rng: random.Random) -> Policy:
+    if not isinstance(spec, str):
+        return spec
+    try:  # imported when first needed: the bots depend on more than the environment does
+        bots = importlib.import_module("fangcheng.bots")
+    except ImportError:
+        if spec == "random":
+            return RandomPolicy(rng)
+        raise ValueError(f"bot {spec!r} needs fangcheng.bots; without it: random") from None
+    bot: Policy = bots.make_bot(spec, rng)
+    return bot
+
+
+class SingleSeatEnv(gymnasium.Env[dict[str, NDArray[Any]], np.int64]):
+    """One seat of `FangchengEnv` as a Gymnasium environment; bots play the other three.
+
+    ``opponents`` is one bot for all three other seats or one per seat in seat order
+    (skipping ``seat``); each is a bot name, built for every hand by
+    ``fangcheng.bots.make_bot(name, rng)`` with a generator seeded from the episode seed
+    (``"random"`` works without the bots module), or an object with
+    ``act(observation) -> Action``, used as it is. Episodes are hands; a hand that ends
+    before ``seat`` has a decision to make (a dealer's 天胡) is skipped for the next.
+    The reward of a step is the seat's coin delta since its previous decision, other
+    seats' moves included. Observations, rewards and the rest are `FangchengEnv`'s.
+    """
+
+    metadata: Final = {"render_modes": ["human", "ansi"], "render_fps": 1}  # type: ignore[misc]
+
+    def __init__(
+        self,
+        rules: str | RuleSet = "baishan",
+        *,
+        seat: int = 0,
+        opponents: str | Policy | Sequence[str | Policy] = "random",
+        options: Mapping[str, object] | None = None,
+        dealer: int | None = 0,
+        base: int = 1,
+        reward_scale: float = 1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        if seat not in range(SEATS):
+            raise ValueError(f"seat {seat!r}; valid: 0..3")
+        others = [s for s in range(SEATS) if s != seat]
+        if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+            specs: list[str | Policy] = [opponents] * 3
+        else:
+            specs = list(opponents)
+            if len(specs) != 3:
+                raise ValueError(f"opponents: one bot or three, got {len(specs)}")
+        self.seat = seat
+        self.agent = _agent(seat)
+        self.specs = dict(zip(others, specs, strict=True))
+        self.table = FangchengEnv(
+            rules,
+            options=options,
+            dealer=dealer,
+            base=base,
+            reward_scale=reward_scale,
+            render_mode="ansi" if render_mode else None,
+        )
+        self.render_mode = render_mode
+        self.observation_space = observation_space()
+        self.action_space = spaces.Discrete(ACTION_SIZE)
+        self.bots: dict[int, Policy] = {}
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
+        super().reset(seed=seed)
+        hand_seed = seed
+        while True:
+            if hand_seed is None:
+                hand_seed = int(self.np_random.integers(2**63))
+            self.table.reset(seed=hand_seed, options=options)
+            bot_seed = int(self.np_random.integers(2**63))
+            self.bots = {
+                s: _make_policy(spec, random.Random(bot_seed + s)) for s, spec in self.specs.items()
+            }
+            self._play_others()
+            if not self.table.terminations[self.agent]:
+                break
+            hand_seed = None
+        if self.render_mode == "human":
+            self.render()
+        return self.table.observe(self.agent), {}
+
+    def _play_others(self) -> None:
+        table, r = self.table, self.table._round()
+        while not r.over and table.agent_selection != self.agent:
+            seat = table.possible_agents.index(table.agent_selection)
+            table.step(action_to_index(self.bots[seat].act(r.observe(seat))))
+
+    def step(
+        self, action: int | np.integer[Any]
+    ) -> tuple[dict[str, NDArray[Any]], SupportsFloat, bool, bool, dict[str, Any]]:
+        table = self.table
+        if table.terminations.get(self.agent, True):
+            raise RuntimeError("the hand is over: call reset()")
+        table.step(int(action))
+        self._play_others()
+        reward = float(table._cumulative_rewards[self.agent])
+        terminated = table.terminations[self.agent]
+        info: dict[str, Any] = {}
+        if terminated:
+            settlement = table._round().settlement
+            assert settlement is not None
+            info["settlement"] = {k: _copy(v) for k, v in settlement.items()}
+        if self.render_mode == "human":
+            self.render()
+        return table.observe(self.agent), reward, terminated, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        r = self.table._round()
+        text = r.observe(self.seat).text()
+        if r.settlement is not None:
+            text += f"\n  settlement {r.settlement['total']} ({r.settlement['end']})"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    return value
+
+
+class FallbackOnIllegal(gymnasium.Wrapper[dict[str, NDArray[Any]], np.int64, Any, Any]):
+    """Replaces an action outside the mask by a legal default and says so in the info
+    (``illegal_action``: the index asked for); ``penalty`` is added to that step's reward.
+
+    The default is pass if it is legal, else discarding the drawn tile, else the lowest
+    legal index.
+    """
+
+    def __init__(self, env: SingleSeatEnv, penalty: float = 0.0) -> None:
+        super().__init__(env)
+        self.penalty = float(penalty)
+        self._mask: NDArray[np.int8] | None = None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, NDArray[Any]], dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._mask = obs["action_mask"].copy()
+        return obs, info
+
+    def step(
+        self, action: Any
+    ) -> tuple[dict[str, NDArray[Any]], SupportsFloat, bool, bool, dict[str, Any]]:
+        mask = self._mask
+        index = int(action)
+        illegal = mask is not None and not (0 <= index < ACTION_SIZE and mask[index])
+        if illegal:
+            assert mask is not None
+            index = _fallback(mask, self.env)
+        obs, reward, terminated, truncated, info = self.env.step(np.int64(index))
+        self._mask = obs["action_mask"].copy()
+        if illegal:
+            info["illegal_action"] = int(action)
+            reward = float(reward) + self.penalty
+        return obs, reward, terminated, truncated, info
+
+
+def _fallback(mask: NDArray[np.int8], single: Any) -> int:
+    pass_index = action_to_index(Action(Act.PASS))
+    if mask[pass_index]:
+        return pass_index
+    table: FangchengEnv = single.unwrapped.table
+    r = table._round()
+    drawn = r.observe(table.possible_agents.index(table.agent_selection)).drawn
+    if drawn is not None and mask[drawn]:  # discard blocks starts at 0
+        return int(drawn)
+    return int(np.flatnonzero(mask)[0])
