@@ -23,7 +23,9 @@ test: lint
 	$(BIN)/pytest -q src tests
 
 bench: $(BIN)/.installed
+	-$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_analysis.py
+	$(BIN)/python benchmarks/bench_engine.py
 
 tables: $(BIN)/.installed
 	$(BIN)/python tools/gen_tables.py

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from types import SimpleNamespace
 
@@ -72,5 +73,5 @@ def test_passes_count_only_real_changes_of_dealer(rules):
     match = Match(rules, seed=2, quan=1)
     play(match, random.Random(2), 12)
     dealers = [r.dealer for r in match.rounds]
-    changes = sum(a != b for a, b in zip(dealers, dealers[1:], strict=False))
+    changes = sum(a != b for a, b in itertools.pairwise(dealers))
     assert match.passes in (changes, changes + 1)

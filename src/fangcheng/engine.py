@@ -56,6 +56,7 @@ _TILE_ACTIONS: Final = {
     for kind in (Act.DISCARD, Act.READY, Act.PENG, Act.GANG, Act.AN_GANG, Act.BU_GANG, Act.ADD)
 }
 _DISCARD: Final = _TILE_ACTIONS[Act.DISCARD]
+_NAME: Final = tuple(tile_name(t) for t in range(KINDS))
 
 
 class Phase(Enum):
@@ -163,10 +164,11 @@ class Round:
             )
         self.decisions.append({"seat": seat, "action": str(action)})
         self._answers[seat] = action
-        if not self.pending():
+        if len(self._answers) == len(self._asked):
             asked, answers = self._asked, self._answers
             self._asked, self._answers = {}, {}
-            self._passed_wins(asked, answers)
+            if self.rules.void_suit_choice:
+                self._passed_wins(asked, answers)
             self._resolve(answers)
 
     def escape(self, seat: int) -> None:
@@ -208,7 +210,7 @@ class Round:
             hands=[format_counts(h) for h in self.hands],
         )
         if self.rules.treasure:
-            self._event("treasure", tile=tile_name(self._indicator()))
+            self._event("treasure", tile=_NAME[self._indicator()])
             self._check_treasure()
         if self.rules.void_suit_choice and self.options.que is None:
             self.phase = Phase.QUE
@@ -269,7 +271,7 @@ class Round:
             self.first_go_around = False
         tile = self.wall.draw()
         self.hands[seat][tile] += 1
-        self._event("draw", seat=seat, tile=tile_name(tile))
+        self._event("draw", seat=seat, tile=_NAME[tile])
         self.just_chowed = False
         self._begin_turn(seat, tile)
 
@@ -282,6 +284,13 @@ class Round:
             return False
         return bool(legal_arrangements(self.rules, hand, self.melds[seat], self.que[seat]))
 
+    def _shape(self, key: bytes) -> frozenset[int]:
+        """The shape waits of a concealed hand of 13 - 3k tiles, memoised per hand."""
+        shape = self._shape_waits.get(key)
+        if shape is None:
+            shape = self._shape_waits[key] = frozenset(waits(key, shapes=self.rules.shapes))
+        return shape
+
     def _wins_on(self, seat: int, tile: int) -> bool:
         """Whether ``tile`` completes the seat's waiting hand (a claim or a robbed kong).
 
@@ -291,10 +300,7 @@ class Round:
         if seat in self.won:
             return False
         key = bytes(self.hands[seat])
-        shape = self._shape_waits.get(key)
-        if shape is None:
-            shape = self._shape_waits[key] = frozenset(waits(key, shapes=self.rules.shapes))
-        if tile not in shape:
+        if tile not in self._shape(key):
             return False
         grown = bytearray(key)
         grown[tile] += 1
@@ -315,8 +321,15 @@ class Round:
         rules = self.rules
         acts: list[Action] = []
         treasure = self.treasure
-        if self.drawn is not None or (seat == self.dealer and not self.rivers[seat]):
-            if self._can_win(seat, hand):
+        drawn = self.drawn
+        if drawn is not None or (seat == self.dealer and not self.rivers[seat]):
+            if drawn is None:
+                won = self._can_win(seat, hand)
+            else:
+                self.hands[seat][drawn] -= 1
+                won = self._wins_on(seat, drawn)
+                self.hands[seat][drawn] += 1
+            if won:
                 acts.append(_HU)
             elif treasure is not None and self.drawn == treasure and seat not in self.won:
                 before = bytearray(hand)
@@ -344,7 +357,8 @@ class Round:
                     if hand[t]:
                         after = bytearray(hand)
                         after[t] -= 1
-                        if len(self._waits(seat, bytes(after))) == 1:
+                        key = bytes(after)
+                        if self._shape(key) and len(self._waits(seat, key)) == 1:
                             acts.append(_TILE_ACTIONS[Act.READY][t])
         return acts
 
@@ -399,7 +413,7 @@ class Round:
             self.hands[seat][t] -= 4
             self.melds[seat].append(Meld(MeldKind.AN_GANG, (t,) * 4))
             self.first_go_around = False
-            self._event("kong", seat=seat, kind="an_gang", tile=tile_name(t))
+            self._event("kong", seat=seat, kind="an_gang", tile=_NAME[t])
             self._kong_paid(seat, self.melds[seat][-1])
             self._replacement(seat)
         elif kind is Act.BU_GANG:
@@ -427,7 +441,7 @@ class Round:
     def _replacement(self, seat: int) -> None:
         tile = self.wall.replacement()
         self.hands[seat][tile] += 1
-        self._event("replacement", seat=seat, tile=tile_name(tile))
+        self._event("replacement", seat=seat, tile=_NAME[tile])
         self._check_treasure()
         self._begin_turn(seat, tile, after_kong=True)
 
@@ -440,11 +454,11 @@ class Round:
         self.just_chowed = False
         if ready:
             self.ready[seat] = True
-        self._event(
-            "discard", seat=seat, tile=tile_name(tile), **({"ready": True} if ready else {})
-        )
-        self._chase_dealer(seat, tile)
-        self._check_treasure()
+        self._event("discard", seat=seat, tile=_NAME[tile], **({"ready": True} if ready else {}))
+        if self.rules.chase_dealer_pays:
+            self._chase_dealer(seat, tile)
+        if self.rules.treasure:
+            self._check_treasure()
         self.claim = (seat, tile)
         asked = {o: self._claim_actions(o, seat, tile) for o in self._others(seat)}
         self.phase = Phase.CLAIM
@@ -560,7 +574,7 @@ class Round:
     def _offer_rob(self, seat: int, tile: int, kind: Act) -> None:
         self.claim = (seat, tile)
         self.rob_kind = kind
-        self._event("add", seat=seat, kind=kind.value, tile=tile_name(tile))
+        self._event("add", seat=seat, kind=kind.value, tile=_NAME[tile])
         asked: dict[int, list[Action]] = {}
         for o in self._others(seat):
             if o in self.won:
@@ -588,7 +602,7 @@ class Round:
         else:
             i = next(i for i, m in enumerate(melds) if m.kind is MeldKind.XUANFENG)
             melds[i] = Meld(MeldKind.XUANFENG, (*melds[i].tiles, tile))
-        self._event("kong", seat=seat, kind=kind.value, tile=tile_name(tile))
+        self._event("kong", seat=seat, kind=kind.value, tile=_NAME[tile])
         self._kong_paid(seat, melds[i])
         self._replacement(seat)
 
@@ -603,7 +617,7 @@ class Round:
             if not self.won and len(winners) > 1:
                 self.first_multi_source = konger
             self.hands[konger][tile] -= 1
-            self._event("robbed", seat=konger, tile=tile_name(tile))
+            self._event("robbed", seat=konger, tile=_NAME[tile])
             for w in winners:
                 self._win(w, tile, WinBy.ROBBED_KONG, konger)
             if not self.over:
@@ -684,7 +698,7 @@ class Round:
         self._event(
             "win",
             seat=seat,
-            tile=tile_name(tile),
+            tile=_NAME[tile],
             by=by.value,
             **({"source": source} if source is not None else {}),
             fans=[a.fan.name for a in result.reading.fans] if result.reading else [],
@@ -807,7 +821,7 @@ class Round:
             if self.wall.flip_indicator() is None:
                 self._event("treasure", tile=None)
                 return
-            self._event("treasure", tile=tile_name(self._indicator()))
+            self._event("treasure", tile=_NAME[self._indicator()])
 
     def _start_fenzhang(self, seat: int) -> None:
         """分张 (D30): the live wall's last tiles, one per seat in turn order."""
@@ -824,7 +838,7 @@ class Round:
         tile = self.wall.draw()
         self.hands[seat][tile] += 1
         self.fenzhang_kept.add(seat)
-        self._event("draw", seat=seat, tile=tile_name(tile), fenzhang=True)
+        self._event("draw", seat=seat, tile=_NAME[tile], fenzhang=True)
         self.turn, self.drawn, self.after_kong = seat, tile, False
         acts = []
         hand = bytes(self.hands[seat])
