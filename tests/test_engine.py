@@ -569,3 +569,16 @@ def test_another_seats_concealed_kong_is_face_down_until_the_end():
     assert len(mine.melds) == 1 and mine.hidden_kongs == 0
     assert theirs.melds == () and theirs.hidden_kongs == 1
     assert "[####]" in r.observe(1).text() and "6666s" not in r.observe(1).text()
+
+
+def test_a_sichuan_winner_lays_the_hand_face_up():
+    """§4.8 item 2: the winner lays the hand face up (亮倒); other hands stay hidden."""
+    r = scripted("sichuan", SICHUAN_HANDS, draws="9p1m2p", options=SICHUAN_QUE)
+    for seat, tile in enumerate(("1s", "9p", "1m", "5p")):
+        r.act(seat, A(f"discard {tile}"))
+    r.act(0, A("hu"))
+    r.act(2, A("pass"))
+    view = r.observe(1)
+    assert view.seats[0].revealed == bytes(r.hands[0])
+    assert view.seats[2].revealed is None and view.seats[3].revealed is None
+    assert view.base == 1

@@ -877,6 +877,8 @@ class SeatView:
     que: int | None  # 定缺 suit, once all four have chosen
     won: bool
     piao: int
+    #: The concealed tiles, once laid face up: a sichuan winner's (亮倒), everyone's at the end.
+    revealed: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -888,6 +890,7 @@ class Observation:
     phase: Phase
     dealer: int
     turn: int
+    base: int  # 底注 of the table (before the anti-cheat room's doubling)
     wall: int  # tiles left for normal draws
     treasure: int | None  # the treasure indicator's face (baicheng)
     retired: tuple[int, ...]  # earlier indicators, retired by 换宝
@@ -915,7 +918,12 @@ class Observation:
                     " won" if view.won else "",
                 ]
             )
-            mine = format_counts(self.hand) if s == self.seat else f"{view.concealed} tiles"
+            if s == self.seat:
+                mine = format_counts(self.hand)
+            elif view.revealed is not None:
+                mine = format_counts(view.revealed)
+            else:
+                mine = f"{view.concealed} tiles"
             lines.append(
                 f"  {s}{'*' if s == self.seat else ' '} {mine:<22} {melds:<30} "
                 f"river {format_tiles(view.river, sort=False)}{flags}  score {self.scores[s]}"
@@ -943,6 +951,7 @@ def observe(round_: Round, seat: int) -> Observation:
                 que=round_.que[s] if que_known else None,
                 won=s in round_.won,
                 piao=round_.piao[s],
+                revealed=bytes(round_.hands[s]) if ended or s in round_.won else None,
             )
         )
     scores = tuple(sum(item.deltas[s] for item in round_.items) for s in SEATS)
@@ -954,6 +963,7 @@ def observe(round_: Round, seat: int) -> Observation:
         phase=round_.phase,
         dealer=round_.dealer,
         turn=round_.turn,
+        base=round_.base,
         wall=len(round_.wall),
         treasure=round_.treasure,
         retired=tuple(indicators[:-1]),

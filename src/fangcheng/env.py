@@ -18,26 +18,26 @@ every hand ends by itself) and, as PettingZoo requires, each is stepped once mor
 ``None`` to leave.
 
 Action space: ``Discrete(237)``, the same for every rule set
-==========================================================
+============================================================
 One index per distinct engine `Action`; a rule set simply never makes some of them legal.
 
-======  ====  ===========  ==================================================
-offset  size  action       index within the block
-======  ====  ===========  ==================================================
-0       34    ``discard``  the tile (0–33, see `fangcheng.tiles`)
-34      34    ``ting``     the tile discarded while declaring 报听
-68      21    ``chi``      the run's lowest tile: 7 × suit + rank − 1 (runs 1–7)
-89      34    ``peng``     the discard's face
-123     34    ``gang``     the discard's face (明杠 on a discard)
-157     34    ``angang``   the face (暗杠)
-191     34    ``bugang``   the face (补杠 onto one's own 碰)
-225     1     xuanfeng     lay the 中发白 set (baicheng)
-226     3     ``add``      the dragon added to a laid 旋风杠: 白 P, 发 F, 中 C
-229     1     hu           win (discard, self-draw, robbed kong, 摸宝, 分张)
-230     1     pass         decline a claim, a robbery or a 分张 win
-231     3     ``que``      定缺 suit: m, p, s (sichuan)
-234     3     ``piao``     漂 bet: 0, 5, 10 × 底注 (baishan_platform)
-======  ====  ===========  ==================================================
+======  ====  ============  ==================================================
+offset  size  action        index within the block
+======  ====  ============  ==================================================
+0       34    ``discard``   the tile (0–33, see `fangcheng.tiles`)
+34      34    ``ting``      the tile discarded while declaring 报听
+68      21    ``chi``       the run's lowest tile: 7 × suit + rank − 1 (runs 1–7)
+89      34    ``peng``      the discard's face
+123     34    ``gang``      the discard's face (明杠 on a discard)
+157     34    ``angang``    the face (暗杠)
+191     34    ``bugang``    the face (补杠 onto one's own 碰)
+225     1     ``xuanfeng``  lay the 中发白 set (baicheng)
+226     3     ``add``       the dragon added to a laid 旋风杠: 白 P, 发 F, 中 C
+229     1     ``hu``        win (discard, self-draw, robbed kong, 摸宝, 分张)
+230     1     ``pass``      decline a claim, a robbery or a 分张 win
+231     3     ``que``       定缺 suit: m, p, s (sichuan)
+234     3     ``piao``      漂 bet: 0, 5, 10 × 底注 (baishan_platform)
+======  ====  ============  ==================================================
 
 A chi is named by its run; the called tile is always the open discard
 (``last_discard``), so the run alone identifies the call. `action_to_index` and
@@ -46,7 +46,7 @@ A chi is named by its run; the called tile is always the open discard
 decision is not awaited.
 
 Observation: ``Dict(observation=Box(float32, (1508,)), action_mask=Box(int8, (237,)))``
-===============================================================================
+=======================================================================================
 The tensor is built from the seat's own `fangcheng.engine.Observation` and nothing else
 (`encode_observation`): its own concealed tiles, and of the others only what the table
 shows. Seats are *relative*: block ``r`` describes seat ``(me + r) % 4`` — 0 yourself,
@@ -146,7 +146,7 @@ import importlib
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, SupportsFloat
+from typing import Any, ClassVar, Final, Protocol, SupportsFloat
 
 import gymnasium
 import numpy as np
@@ -210,17 +210,18 @@ def _actions() -> tuple[tuple[tuple[str, int, int], ...], tuple[Action, ...]]:
         ("que", [Action(Act.QUE, value=v) for v in range(3)]),
         ("piao", [Action(Act.PIAO, value=b) for b in PIAO_BETS]),
     ]
-    layout, flat = [], []
+    layout: list[tuple[str, int, int]] = []
+    flat: list[Action] = []
     for name, acts in blocks:
         layout.append((name, len(flat), len(acts)))
         flat += acts
     return tuple(layout), tuple(flat)
 
 
+_BUILT: Final = _actions()
 #: (block name, offset, size) of each block of the action space, in order.
-ACTION_LAYOUT: Final[tuple[tuple[str, int, int], ...]]
-_INDEX_TO_ACTION: Final[tuple[Action, ...]]
-ACTION_LAYOUT, _INDEX_TO_ACTION = _actions()
+ACTION_LAYOUT: Final = _BUILT[0]
+_INDEX_TO_ACTION: Final = _BUILT[1]
 ACTION_SIZE: Final = len(_INDEX_TO_ACTION)
 _ACTION_TO_INDEX: Final = {a: i for i, a in enumerate(_INDEX_TO_ACTION)}
 
@@ -443,7 +444,7 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
     keys of ``reset``'s options are ignored.
     """
 
-    metadata: Final = {  # type: ignore[misc]
+    metadata: ClassVar[dict[str, Any]] = {
         "name": "fangcheng_v0",
         "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
@@ -504,7 +505,9 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
             hand_seed = int(self._rng.integers(2**63))
         dealer = self.dealer
         if options and "dealer" in options:
-            dealer = int(options["dealer"])
+            dealer = options["dealer"]
+            if dealer not in range(SEATS):
+                raise ValueError(f"reset option 'dealer' is {dealer!r}; valid: 0..3")
         if dealer is None:
             dealer = int(self._rng.integers(SEATS))
         self.round = Round(
@@ -541,15 +544,14 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
         if action is None:
             raise IllegalActionError(f"{agent} must act; None is only for a finished agent")
         r = self._round()
-        seat = self.possible_agents.index(agent)
+        r.act(self.possible_agents.index(agent), index_to_action(int(action)))  # or raise
         self._cumulative_rewards[agent] = 0.0
-        r.act(seat, index_to_action(int(action)))
         self._reward_all(r)
         if r.over:
             assert r.settlement is not None
             for a in self.agents:
                 self.terminations[a] = True
-                self.infos[a] = {"settlement": r.settlement}
+                self.infos[a] = {"settlement": _copy(r.settlement)}
         else:
             self.agent_selection = _agent(r.pending()[0])
         self._accumulate_rewards()
@@ -629,7 +631,7 @@ def _make_policy(spec: str | Policy, rng: random.Random) -> Policy:
     return bot
 
 
-class SingleSeatEnv(gymnasium.Env[dict[str, NDArray[Any]], np.int64]):
+class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
     """One seat of `FangchengEnv` as a Gymnasium environment; bots play the other three.
 
     ``opponents`` is one bot for all three other seats or one per seat in seat order
@@ -642,7 +644,8 @@ class SingleSeatEnv(gymnasium.Env[dict[str, NDArray[Any]], np.int64]):
     seats' moves included. Observations, rewards and the rest are `FangchengEnv`'s.
     """
 
-    metadata: Final = {"render_modes": ["human", "ansi"], "render_fps": 1}  # type: ignore[misc]
+    # gymnasium declares it an instance variable, so no ClassVar here
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012
 
     def __init__(
         self,
@@ -722,7 +725,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, NDArray[Any]], np.int64]):
         if terminated:
             settlement = table._round().settlement
             assert settlement is not None
-            info["settlement"] = {k: _copy(v) for k, v in settlement.items()}
+            info["settlement"] = _copy(settlement)
         if self.render_mode == "human":
             self.render()
         return table.observe(self.agent), reward, terminated, False, info
@@ -749,7 +752,7 @@ def _copy(value: Any) -> Any:
     return value
 
 
-class FallbackOnIllegal(gymnasium.Wrapper[dict[str, NDArray[Any]], np.int64, Any, Any]):
+class FallbackOnIllegal(gymnasium.Wrapper[dict[str, Any], np.int64, dict[str, Any], np.int64]):
     """Replaces an action outside the mask by a legal default and says so in the info
     (``illegal_action``: the index asked for); ``penalty`` is added to that step's reward.
 
@@ -759,6 +762,7 @@ class FallbackOnIllegal(gymnasium.Wrapper[dict[str, NDArray[Any]], np.int64, Any
 
     def __init__(self, env: SingleSeatEnv, penalty: float = 0.0) -> None:
         super().__init__(env)
+        self.single = env
         self.penalty = float(penalty)
         self._mask: NDArray[np.int8] | None = None
 
@@ -777,7 +781,7 @@ class FallbackOnIllegal(gymnasium.Wrapper[dict[str, NDArray[Any]], np.int64, Any
         illegal = mask is not None and not (0 <= index < ACTION_SIZE and mask[index])
         if illegal:
             assert mask is not None
-            index = _fallback(mask, self.env)
+            index = self.fallback(mask)
         obs, reward, terminated, truncated, info = self.env.step(np.int64(index))
         self._mask = obs["action_mask"].copy()
         if illegal:
@@ -785,14 +789,14 @@ class FallbackOnIllegal(gymnasium.Wrapper[dict[str, NDArray[Any]], np.int64, Any
             reward = float(reward) + self.penalty
         return obs, reward, terminated, truncated, info
 
+    def fallback(self, mask: NDArray[np.int8]) -> int:
+        """The legal index played in place of an illegal one."""
+        if mask[_PASS_INDEX]:
+            return _PASS_INDEX
+        drawn = self.single.table._round().observe(self.single.seat).drawn
+        if drawn is not None and mask[action_to_index(Action(Act.DISCARD, drawn))]:
+            return action_to_index(Action(Act.DISCARD, drawn))
+        return int(np.flatnonzero(mask)[0])
 
-def _fallback(mask: NDArray[np.int8], single: Any) -> int:
-    pass_index = action_to_index(Action(Act.PASS))
-    if mask[pass_index]:
-        return pass_index
-    table: FangchengEnv = single.unwrapped.table
-    r = table._round()
-    drawn = r.observe(table.possible_agents.index(table.agent_selection)).drawn
-    if drawn is not None and mask[drawn]:  # discard blocks starts at 0
-        return int(drawn)
-    return int(np.flatnonzero(mask)[0])
+
+_PASS_INDEX: Final = action_to_index(Action(Act.PASS))
