@@ -190,6 +190,7 @@ def tiles_in_play(r: Round) -> Counter[int]:
         for meld in r.melds[seat]:
             seen.update(meld.tiles)
         seen.update(r.rivers[seat])
+    seen.update(r.win_tiles.values())
     seen.update(r.wall.undealt)
     seen.update(r.wall.live)
     seen.update(r.wall.reserve)
@@ -579,6 +580,16 @@ def test_a_sichuan_winner_lays_the_hand_face_up():
     r.act(0, A("hu"))
     r.act(2, A("pass"))
     view = r.observe(1)
-    assert view.seats[0].revealed == bytes(r.hands[0])
+    assert view.seats[0].revealed == r.revealed(0)
+    assert sum(view.seats[0].revealed) == 14
     assert view.seats[2].revealed is None and view.seats[3].revealed is None
     assert view.base == 1
+
+
+def test_tiles_are_conserved_through_a_multiple_win():
+    r = scripted("sichuan", SICHUAN_HANDS, draws="9p1m2p", options=SICHUAN_QUE)
+    for seat, tile in enumerate(("1s", "9p", "1m", "5p")):
+        r.act(seat, A(f"discard {tile}"))
+    r.act(0, A("hu"))
+    r.act(2, A("hu"))
+    assert tiles_in_play(r) == Counter(tile_set("sichuan"))

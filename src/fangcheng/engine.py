@@ -107,6 +107,7 @@ class Round:
         self.que: list[int | None] = [None] * 4
         self.piao = list(self.options.piao)
         self.won: list[int] = []  # seats in the order they won (several only in sichuan)
+        self.win_tiles: dict[int, int] = {}  # each winner's winning tile
         self.first_multi_source: int | None = None  # the discarder, if the first win was 一炮多响
         self.flower_pigs: set[int] = set()  # passed a win in sichuan's last four tiles
         self.kong_transfers: list[Transfer] = []  # 刮风下雨 paid so far (for 退税)
@@ -137,6 +138,13 @@ class Round:
     def pending(self) -> list[int]:
         """Seats whose decision is awaited, in seat order."""
         return sorted(s for s in self._asked if s not in self._answers)
+
+    def revealed(self, seat: int) -> bytes:
+        """A seat's concealed tiles with its winning tile, as laid face up."""
+        counts = bytearray(self.hands[seat])
+        if seat in self.win_tiles:
+            counts[self.win_tiles[seat]] += 1
+        return bytes(counts)
 
     def observe(self, seat: int) -> Observation:
         """What ``seat`` may know now (see `observe`)."""
@@ -520,8 +528,8 @@ class Round:
             if not self.won and len(winners) > 1:
                 self.first_multi_source = discarder
             self.rivers[discarder].pop()
-            for w in winners:
-                self._win(w, tile, WinBy.DISCARD, discarder)
+            for i, w in enumerate(winners):
+                self._win(w, tile, WinBy.DISCARD, discarder, takes_tile=i == 0)
             if not self.over:
                 self._continue_after(winners[-1])
             return
@@ -618,8 +626,8 @@ class Round:
                 self.first_multi_source = konger
             self.hands[konger][tile] -= 1
             self._event("robbed", seat=konger, tile=_NAME[tile])
-            for w in winners:
-                self._win(w, tile, WinBy.ROBBED_KONG, konger)
+            for i, w in enumerate(winners):
+                self._win(w, tile, WinBy.ROBBED_KONG, konger, takes_tile=i == 0)
             if not self.over:
                 self._continue_after(winners[-1])
             return
@@ -688,12 +696,16 @@ class Round:
             self.hands[seat][tile] += 1
         return result.deltas[seat] if result.win else -1
 
-    def _win(self, seat: int, tile: int, by: WinBy, source: int | None) -> None:
+    def _win(
+        self, seat: int, tile: int, by: WinBy, source: int | None, *, takes_tile: bool = True
+    ) -> None:
+        """Score and book a win. Of several winners on one discard, the first takes the tile."""
         situation = self._situation(seat, tile, by, source)
         result = score(situation)
         if not result.win:
             raise AssertionError(f"engine offered a win the scorer refuses: {result.reason}")
-        self.hands[seat][tile] += 1
+        if takes_tile:
+            self.win_tiles[seat] = tile  # laid beside the hand, which stays 13 - 3k tiles
         self.won.append(seat)
         self._event(
             "win",
@@ -951,7 +963,7 @@ def observe(round_: Round, seat: int) -> Observation:
                 que=round_.que[s] if que_known else None,
                 won=s in round_.won,
                 piao=round_.piao[s],
-                revealed=bytes(round_.hands[s]) if ended or s in round_.won else None,
+                revealed=round_.revealed(s) if ended or s in round_.won else None,
             )
         )
     scores = tuple(sum(item.deltas[s] for item in round_.items) for s in SEATS)

@@ -39,6 +39,7 @@ __all__ = [
     "best_ready_fans",
     "evaluate",
     "payer_fans",
+    "readings",
     "score",
 ]
 
@@ -325,24 +326,29 @@ def _is_treasure_draw(s: Situation) -> bool:
     return s.treasure is not None and s.win_tile == s.treasure and s.win_by in _SELF_DRAWS
 
 
-def best_reading(s: Situation) -> Reading | None:
-    """The reading that pays the winner most (D2), over every 摸宝 substitute (D19, D68);
-    None if the hand does not win."""
+def readings(s: Situation) -> list[Reading]:
+    """Every legal reading of the win: each decomposition of each candidate tile (the
+    winning tile, or under 摸宝 every face the treasure may stand in for, D19, D68)."""
     payers = _payers(s)
-    treasure_win = _is_treasure_draw(s)
-    if treasure_win:
-        winner = s.seats[s.winner]
-        que = s.options.que[s.winner] if s.options.que is not None else None
-        candidates = wait_set(s.rules, winner.concealed, winner.melds, que)
-    else:
-        candidates = (s.win_tile,)
+    if not _is_treasure_draw(s):
+        return _readings(s, s.win_tile, False, payers)
+    winner = s.seats[s.winner]
+    que = s.options.que[s.winner] if s.options.que is not None else None
+    out = []
+    for tile in wait_set(s.rules, winner.concealed, winner.melds, que):
+        out += _readings(s, tile, True, payers)
+    return out
+
+
+def best_reading(s: Situation) -> Reading | None:
+    """The reading that pays the winner most (D2); ties go to the most fans, then to the
+    first found. None if the hand does not win."""
     best: Reading | None = None
     best_key = (-1, -1)
-    for tile in candidates:
-        for reading in _readings(s, tile, treasure_win, payers):
-            key = (reading.gross, sum(p.total for p in reading.payers))
-            if key > best_key:
-                best, best_key = reading, key
+    for reading in readings(s):
+        key = (reading.gross, sum(p.total for p in reading.payers))
+        if key > best_key:
+            best, best_key = reading, key
     return best
 
 

@@ -1,0 +1,594 @@
+"""Bots: players that see one `Observation` and choose one of its legal actions.
+
+A bot never decides what is legal (that is ``observation.legal``) and never judges a win:
+hands are measured with `fangcheng.analysis.shanten`, `fangcheng.requirements.wait_set`
+and `fangcheng.scoring.score`. Each bot draws its randomness from the seeded
+`random.Random` it was built with, so a game of bots is reproduced by its seeds.
+
+- `RandomBot` picks uniformly.
+- `EfficientBot` minimises shanten (plus the tiles the rule set's win requirements still
+  lack), then maximises the unseen tiles that advance the hand; a ready hand is valued by
+  its live waits times what each wait would pay.
+- `StrongBot` looks one draw further ahead near ready, values waits by fans, keeps a
+  closed hand closed unless a call makes it ready, and folds against a seat that looks
+  ready when its own hand is far from winning.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Final
+
+from .actions import Act, Action
+from .analysis import shanten
+from .engine import Observation, Phase
+from .melds import Meld, MeldKind
+from .requirements import wait_set
+from .rules import Options, RuleSet, find_rules
+from .scoring import score
+from .situation import Seat, Situation, WinBy
+from .tiles import DRAGONS, KINDS, TERMINALS_AND_HONOURS
+
+__all__ = ["BOTS", "Bot", "EfficientBot", "RandomBot", "StrongBot", "make_bot"]
+
+_TERMINAL: Final = frozenset(TERMINALS_AND_HONOURS)
+#: The faces within two steps of each face, in its suit: the draws that can join it.
+_NEAR: Final = tuple(
+    (t,) if t >= 27 else tuple(x for x in range(t - 2, t + 3) if x // 9 == t // 9 and x >= 0)
+    for t in range(KINDS)
+)
+_BLANK: Final = Seat(bytes(KINDS))
+_CALLS: Final = (Act.PENG, Act.GANG, Act.CHI)
+_CACHE_LIMIT: Final = 200_000
+#: A seat this likely to be ready (报听 declared: 1) makes a far-from-ready hand fold.
+_FOLD: Final = 0.9
+
+
+class Bot:
+    """A player: ``act`` returns one of ``observation.legal``."""
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def act(self, observation: Observation) -> Action:
+        raise NotImplementedError
+
+
+class RandomBot(Bot):
+    """Uniform over the legal actions: the baseline every other bot must beat."""
+
+    name = "random"
+
+    def act(self, observation: Observation) -> Action:
+        return self.rng.choice(observation.legal)
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """What one decision needs from the observation, computed once."""
+
+    obs: Observation
+    rules: RuleSet
+    melds: tuple[Meld, ...]
+    que: int | None
+    unseen: tuple[int, ...]  # copies of each face not visible to this seat
+
+
+def _table(obs: Observation) -> _Table:
+    rules = find_rules(obs.rules)
+    seen = bytearray(obs.hand)
+    for view in obs.seats:
+        for t in view.river:
+            seen[t] += 1
+        for meld in view.melds:
+            for t in meld.tiles:
+                seen[t] += 1
+    if obs.treasure is not None:
+        seen[obs.treasure] += 1  # the indicator itself is out of play
+    for t in obs.retired:
+        seen[t] += 1
+    unseen = [0] * KINDS
+    for t in rules.faces:
+        unseen[t] = max(0, 4 - seen[t])
+    me = obs.seats[obs.seat]
+    return _Table(obs, rules, me.melds, me.que, tuple(unseen))
+
+
+@dataclass(frozen=True, slots=True)
+class _Needs:
+    """The rule set's win requirements a hand still lacks, counted as a distance (a
+    heuristic steer; `wait_set` is the judge once the hand is ready)."""
+
+    rules: RuleSet
+    que: int | None
+    missing: tuple[int, ...]  # first tiles of the suits 三门全 still needs
+    no_terminal: bool  # 么九 still needed
+    no_pung: bool  # 必须有碰: no pung, substitute, or two pairs to grow one from
+    pairs: int
+    dragons: int  # distinct dragons held
+    total: int
+
+    def gain(self, h: bytes | bytearray, t: int) -> int:
+        """The change in ``total`` when ``t`` joins the hand (negative: closer)."""
+        delta = 0
+        if t < 27:
+            base = t - t % 9
+            if base == 9 * (self.que if self.que is not None else -1):
+                delta += 1
+            if base in self.missing:
+                delta -= 1
+        if self.no_terminal and t in _TERMINAL:
+            delta -= 1
+        if self.no_pung:
+            rules = self.rules
+            if (
+                h[t] >= 2
+                or (h[t] == 1 and self.pairs >= 1)
+                or (rules.dragon_pair_is_pung and t in DRAGONS and h[t] == 1)
+                or (rules.dragon_set_is_pung and t in DRAGONS and not h[t] and self.dragons == 2)
+            ):
+                delta -= 1
+        return delta
+
+
+def _needs(rules: RuleSet, h: bytes, melds: Sequence[Meld], que: int | None) -> _Needs:
+    final = bytearray(h)
+    for meld in melds:
+        for t in meld.tiles:
+            final[t] += 1
+    void = sum(final[9 * que : 9 * que + 9]) if rules.void_suit and que is not None else 0
+    missing = tuple(s for s in (0, 9, 18) if not any(final[s : s + 9])) if rules.three_suits else ()
+    no_terminal = rules.terminal and not any(final[t] for t in TERMINALS_AND_HONOURS)
+    pairs = sum(1 for c in h if c >= 2)
+    dragons = sum(1 for t in DRAGONS if h[t])
+    no_pung = rules.pung and not _pung_in_reach(rules, h, melds, pairs, dragons)
+    total = void + len(missing) + no_terminal + no_pung
+    return _Needs(rules, que, missing, no_terminal, no_pung, pairs, dragons, total)
+
+
+def _pung_in_reach(
+    rules: RuleSet, h: bytes, melds: Sequence[Meld], pairs: int, dragons: int
+) -> bool:
+    """A pung (or a rule set's substitute) is held, or two pairs leave one to become it."""
+    for meld in melds:
+        if meld.is_pung_like or (rules.dragon_set_is_pung and meld.kind is MeldKind.XUANFENG):
+            return True
+    if pairs >= 2 or max(h) >= 3:
+        return True
+    if rules.dragon_pair_is_pung and any(h[t] >= 2 for t in DRAGONS):
+        return True
+    return rules.dragon_set_is_pung and dragons == 3
+
+
+class EfficientBot(Bot):
+    """Tile efficiency, steered by the rule set's win requirements and the waits' worth."""
+
+    name = "efficient"
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self._shanten: dict[tuple[str, bytes], int] = {}
+        self._worth: dict[tuple[object, ...], int] = {}
+        self._useful: dict[tuple[object, ...], tuple[int, ...]] = {}
+
+    # --- measuring hands -------------------------------------------------------------
+
+    def shanten_of(self, rules: RuleSet, h: bytes) -> int:
+        key = (rules.name, h)
+        value = self._shanten.get(key)
+        if value is None:
+            if len(self._shanten) > _CACHE_LIMIT:
+                self._shanten.clear()
+            value = self._shanten[key] = shanten(h, shapes=rules.shapes)
+        return value
+
+    def distance(self, table: _Table, h: bytes, melds: Sequence[Meld]) -> int:
+        """Shanten plus the requirements still missing; 0 only for a hand with live waits."""
+        s = self.shanten_of(table.rules, h)
+        if s == 0:
+            return 0 if wait_set(table.rules, h, melds, table.que) else 1
+        return s + _needs(table.rules, h, melds, table.que).total
+
+    def worth(self, table: _Table, h: bytes, melds: Sequence[Meld], tile: int, ready: bool) -> int:
+        """What a discard win on ``tile`` would pay, by the scorer (seat 0 is this seat)."""
+        obs = table.obs
+        dealer = (obs.dealer - obs.seat) % 4
+        key = (table.rules.name, h, tuple(melds), tile, ready, dealer, obs.treasure, table.que)
+        value = self._worth.get(key)
+        if value is None:
+            if len(self._worth) > _CACHE_LIMIT:
+                self._worth.clear()
+            result = score(
+                Situation(
+                    rules=table.rules,
+                    options=Options(que=(table.que, 0, 0, 0))
+                    if table.que is not None
+                    else Options(),
+                    dealer=dealer,
+                    winner=0,
+                    win_tile=tile,
+                    win_by=WinBy.DISCARD,
+                    source=1,
+                    treasure=obs.treasure,
+                    declared_ready=(ready, False, False, False),
+                    seats=(Seat(h, tuple(melds)), _BLANK, _BLANK, _BLANK),
+                )
+            )
+            value = self._worth[key] = max(result.deltas[0], 1) if result.win else 1
+        return value
+
+    def ready_value(
+        self, table: _Table, h: bytes, melds: Sequence[Meld], ready: bool = False
+    ) -> float:
+        """Live waits times their worth; in baicheng the treasure face wins too (摸宝)."""
+        waits = wait_set(table.rules, h, melds, table.que)
+        if not waits:
+            return 0.0
+        unseen = table.unseen
+        worths = [self.worth(table, h, melds, w, ready) for w in waits]
+        value = float(sum(unseen[w] * v for w, v in zip(waits, worths, strict=True)))
+        treasure = table.obs.treasure
+        if treasure is not None and treasure not in waits:
+            value += unseen[treasure] * max(worths)
+        return value
+
+    def assess(self, table: _Table, h: bytes, melds: Sequence[Meld]) -> tuple[int, float]:
+        """(distance, value) of a hand of ``13 - 3k`` tiles: lower distance first, then
+        more value (worth-weighted live waits when ready, else the unseen useful draws)."""
+        d = self.distance(table, h, melds)
+        if d == 0:
+            return 0, self.ready_value(table, h, melds)
+        return d, float(self.useful(table, h, melds, d))
+
+    def useful(self, table: _Table, h: bytes, melds: Sequence[Meld], d: int) -> int:
+        """Unseen copies of the faces whose draw lowers the distance (ukeire)."""
+        unseen = table.unseen
+        return sum(unseen[t] for t in self.useful_faces(table, h, melds, d))
+
+    def useful_faces(
+        self, table: _Table, h: bytes, melds: Sequence[Meld], d: int
+    ) -> tuple[int, ...]:
+        """The faces whose draw lowers the distance: a property of the hand alone, so it
+        is remembered (the hand that kept its drawn tile comes back next turn)."""
+        rules = table.rules
+        key = (rules.name, h, tuple(melds), table.que)
+        found = self._useful.get(key)
+        if found is not None:
+            return found
+        if len(self._useful) > _CACHE_LIMIT:
+            self._useful.clear()
+        needs = _needs(rules, h, melds, table.que)
+        grown = bytearray(h)
+        out = []
+        for t in self.draws(rules, h, needs):
+            grown[t] += 1
+            if self.shanten_of(rules, bytes(grown)) + needs.total + needs.gain(h, t) < d:
+                out.append(t)
+            grown[t] -= 1
+        found = self._useful[key] = tuple(out)
+        return found
+
+    def draws(self, rules: RuleSet, h: bytes | bytearray, needs: _Needs) -> list[int]:
+        """Faces worth trying as the next draw: near a held tile, or filling a requirement."""
+        near: set[int] = set()
+        for x in range(KINDS):
+            if h[x]:
+                near.update(_NEAR[x])
+        for base in needs.missing:
+            near.update(range(base, base + 9))
+        if needs.no_terminal:
+            near.update(_TERMINAL)
+        return [t for t in rules.faces if t in near and h[t] < 4]
+
+    # --- choosing --------------------------------------------------------------------
+
+    def act(self, observation: Observation) -> Action:
+        legal = observation.legal
+        if len(legal) == 1:
+            return legal[0]
+        for action in legal:
+            if action.kind is Act.HU:
+                return action
+        table = _table(observation)
+        phase = observation.phase
+        if phase is Phase.PIAO:
+            return min(legal, key=lambda a: a.value)
+        if phase is Phase.QUE:
+            return self.choose_que(observation)
+        if phase is Phase.TURN:
+            return self.turn(table)
+        calls = [a for a in legal if a.kind in _CALLS]
+        if calls:
+            return self.claim(table, calls)
+        return next(a for a in legal if a.kind is Act.PASS)
+
+    def choose_que(self, obs: Observation) -> Action:
+        """定缺: the suit with the fewest tiles; ties go to the one with fewer pairs and
+        neighbours (the least useful)."""
+        h = obs.hand
+
+        def weight(a: Action) -> tuple[int, int]:
+            suit = h[9 * a.value : 9 * a.value + 9]
+            links = sum(1 for c in suit if c >= 2)  # pairs, then neighbours one or two apart
+            links += sum(
+                1 for i in range(8) for j in (i + 1, i + 2) if j < 9 and suit[i] and suit[j]
+            )
+            return sum(suit), links
+
+        return min(obs.legal, key=weight)
+
+    def turn(self, table: _Table) -> Action:
+        legal = table.obs.legal
+        kong = self.kong(table)
+        if kong is not None:
+            return kong
+        discards = [a for a in legal if a.kind is Act.DISCARD]
+        if len(discards) == 1 and not any(a.kind is Act.READY for a in legal):
+            return discards[0]
+        choice = self.discard(table, discards)
+        assert choice.tile is not None
+        for a in legal:
+            if a.kind is Act.READY and a.tile == choice.tile and self.declare(table, a):
+                return a
+        return choice
+
+    def declare(self, table: _Table, ready: Action) -> bool:
+        """报听 whenever it is offered on the chosen discard (the wait is live)."""
+        assert ready.tile is not None
+        h = bytearray(table.obs.hand)
+        h[ready.tile] -= 1
+        return any(table.unseen[w] for w in wait_set(table.rules, bytes(h), table.melds, table.que))
+
+    def ranked(
+        self, table: _Table, h14: bytes, melds: Sequence[Meld], faces: Sequence[int]
+    ) -> list[tuple[int, float, int]]:
+        """(distance, -value, face) for each discard of ``faces``, best first; the value
+        is only computed for the discards at the least distance."""
+        hand = bytearray(h14)
+        first = []
+        for t in faces:
+            hand[t] -= 1
+            first.append((self.distance(table, bytes(hand), melds), t))
+            hand[t] += 1
+        best = min(d for d, _ in first)
+        out = []
+        for d, t in first:
+            if d > best:
+                out.append((d, 0.0, t))
+                continue
+            hand[t] -= 1
+            after = bytes(hand)
+            hand[t] += 1
+            value = self.value_after(table, after, melds, d)
+            out.append((d, -value, t))
+        out.sort()
+        return out
+
+    def value_after(self, table: _Table, h: bytes, melds: Sequence[Meld], d: int) -> float:
+        """How good a hand at distance ``d`` is; `StrongBot` looks further ahead."""
+        if d == 0:
+            return self.ready_value(table, h, melds)
+        return float(self.useful(table, h, melds, d))
+
+    def discard_faces(self, table: _Table, discards: Sequence[Action]) -> list[int]:
+        """The faces that may be discarded; 缺 tiles go first (sichuan)."""
+        faces = [a.tile for a in discards if a.tile is not None]
+        if table.que is not None:
+            void = [t for t in faces if t < 27 and t // 9 == table.que]
+            if void:
+                return void
+        return faces
+
+    def discard(self, table: _Table, discards: Sequence[Action]) -> Action:
+        faces = self.discard_faces(table, discards)
+        ranked = self.ranked(table, table.obs.hand, table.melds, faces)
+        top = [t for d, v, t in ranked if (d, v) == ranked[0][:2]]
+        tile = top[0] if len(top) == 1 else self.rng.choice(top)
+        return next(a for a in discards if a.tile == tile)
+
+    def kong(self, table: _Table) -> Action | None:
+        """A kong (or a 旋风杠 addition) that keeps the hand's distance: it pays, and draws."""
+        obs = table.obs
+        h = obs.hand
+        options = [
+            a for a in obs.legal if a.kind in (Act.AN_GANG, Act.BU_GANG, Act.ADD, Act.XUANFENG)
+        ]
+        if not options:
+            return None
+        locked = not any(a.kind is Act.DISCARD and a.tile != obs.drawn for a in obs.legal)
+        if locked:  # 报听 or a sichuan winner: the engine offers only wait-keeping kongs
+            return options[0]
+        faces = [t for t in range(KINDS) if h[t]]
+        best = self.ranked(table, h, table.melds, faces)[0][0]
+        for a in options:
+            hand = bytearray(h)
+            if a.kind is Act.XUANFENG:
+                if not any(h[t] >= 2 for t in DRAGONS):
+                    continue  # laying the set only opens the hand; it pays concealed too
+                for t in DRAGONS:
+                    hand[t] -= 1
+                melds = [*table.melds, Meld(MeldKind.XUANFENG, (33, 32, 31))]
+                after = min(
+                    (d for d, _, _ in self.ranked(table, bytes(hand), melds, _held(hand))),
+                    default=best,
+                )
+            else:
+                assert a.tile is not None
+                hand[a.tile] -= 4 if a.kind is Act.AN_GANG else 1
+                after = self.distance(table, bytes(hand), table.melds)
+            if after <= best:
+                return a
+        return None
+
+    def claim(self, table: _Table, calls: Sequence[Action]) -> Action:
+        """Call when the hand after it (and its best discard) beats the hand without it."""
+        obs = table.obs
+        h = obs.hand
+        assert obs.last_discard is not None
+        source, tile = obs.last_discard
+        now = self.assess(table, h, table.melds)
+        best: tuple[tuple[int, float], Action] | None = None
+        for a in calls:
+            hand = bytearray(h)
+            if a.kind is Act.CHI:
+                for x in a.run:
+                    if x != tile:
+                        hand[x] -= 1
+                meld = Meld(MeldKind.CHI, a.run, source)
+            elif a.kind is Act.PENG:
+                hand[tile] -= 2
+                meld = Meld(MeldKind.PENG, (tile,) * 3, source)
+            else:
+                hand[tile] -= 3
+                meld = Meld(MeldKind.MING_GANG, (tile,) * 4, source)
+            melds = [*table.melds, meld]
+            if a.kind is Act.GANG:
+                after = self.assess(table, bytes(hand), melds)
+            else:
+                held = _held(hand)
+                if not held:
+                    continue
+                d, v, _ = self.ranked(table, bytes(hand), melds, held)[0]
+                after = (d, -v)
+            if self.accept_call(table, a, now, after) and (
+                best is None or _key(after) < _key(best[0])
+            ):
+                best = (after, a)
+        if best is not None:
+            return best[1]
+        return next(a for a in obs.legal if a.kind is Act.PASS)
+
+    def accept_call(
+        self, table: _Table, call: Action, now: tuple[int, float], after: tuple[int, float]
+    ) -> bool:
+        """Lower distance, or the same with more value (a kong never costs distance)."""
+        if call.kind is Act.GANG:
+            return after[0] <= now[0]
+        return _key(after) < _key(now)
+
+
+def _held(hand: bytes | bytearray) -> list[int]:
+    return [t for t in range(KINDS) if hand[t]]
+
+
+def _key(assessed: tuple[int, float]) -> tuple[int, float]:
+    return assessed[0], -assessed[1]
+
+
+class StrongBot(EfficientBot):
+    """Efficiency with a look-ahead near ready, and defence.
+
+    Near ready (distance 1) a discard is valued by every draw that makes the hand ready
+    and by the best ready hand that draw allows (waits × fans × live tiles), not by the
+    count of useful draws alone. Against a seat that has declared 报听 (or looks as ready:
+    many melds late in the hand) a far-from-ready hand discards the safest tile it holds;
+    against any threat a near-ready one takes the safest of its nearly-best discards.
+    """
+
+    name = "strong"
+
+    def value_after(self, table: _Table, h: bytes, melds: Sequence[Meld], d: int) -> float:
+        if d != 1:
+            return super().value_after(table, h, melds, d)
+        unseen = table.unseen
+        grown = bytearray(h)
+        total = 0.0
+        for t in self.useful_faces(table, h, melds, d):
+            if unseen[t]:
+                grown[t] += 1
+                total += unseen[t] * self.best_ready(table, grown, melds)
+                grown[t] -= 1
+        return total / max(1, sum(unseen))
+
+    def best_ready(self, table: _Table, grown: bytearray, melds: Sequence[Meld]) -> float:
+        """The best ready value reachable by one discard from a hand of ``14 - 3k``."""
+        best = 0.0
+        for t in _held(grown):
+            grown[t] -= 1
+            h = bytes(grown)
+            if self.shanten_of(table.rules, h) == 0:
+                best = max(best, self.ready_value(table, h, melds))
+            grown[t] += 1
+        return best
+
+    def discard(self, table: _Table, discards: Sequence[Action]) -> Action:
+        threat = self.threats(table.obs)
+        if not any(threat):
+            return super().discard(table, discards)
+        faces = self.discard_faces(table, discards)
+        ranked = self.ranked(table, table.obs.hand, table.melds, faces)
+        norm = _all_ways(table.unseen)
+        danger = {t: self.danger(table, t, threat) / norm for _, _, t in ranked}
+        best_d = ranked[0][0]
+        if best_d >= 2 and max(threat) >= _FOLD:
+            tile = min(ranked, key=lambda r: (danger[r[2]], r[0], r[1]))[2]
+        else:
+            keep = [r for r in ranked if r[0] == best_d]
+            top_value = keep[0][1]
+            near = [r for r in keep if r[1] <= top_value * 0.7 or r[1] == top_value]
+            tile = min(near, key=lambda r: (round(danger[r[2]], 2), r[1]))[2]
+        return next(a for a in discards if a.tile == tile)
+
+    def threats(self, obs: Observation) -> list[float]:
+        """How likely each other seat is to be ready (0 for this seat and for winners)."""
+        out = []
+        for s, view in enumerate(obs.seats):
+            if s == obs.seat or view.won:
+                out.append(0.0)
+            elif view.ready:
+                out.append(1.0)
+            else:
+                calls = len(view.melds) + view.hidden_kongs
+                out.append(min(0.9, 0.02 * len(view.river) + 0.2 * max(0, calls - 1)))
+        return out
+
+    def danger(self, table: _Table, tile: int, threat: Sequence[float]) -> float:
+        """Deal-in weight of ``tile``: each seat's threat times the unseen wait patterns
+        (two-sided, closed, edge, pair) that end on ``tile``."""
+        obs, unseen = table.obs, table.unseen
+        ways = _wait_ways(unseen, tile)
+        total = 0.0
+        for s, p in enumerate(threat):
+            if not p:
+                continue
+            view = obs.seats[s]
+            if view.que is not None and tile < 27 and tile // 9 == view.que:
+                continue  # a tile of its 缺 suit can never win for it
+            share = ways
+            if tile in view.river:
+                share *= 0.3
+            total += p * share
+        return total
+
+
+def _wait_ways(unseen: Sequence[int], t: int) -> float:
+    """Weighted count of the partial shapes an unseen hand could hold that wait on ``t``."""
+    u = unseen[t]
+    ways = u * (u - 1) / 2 + u * 0.5  # a pair becoming a pung; a single becoming the pair
+    if t < 27:
+        r = t % 9
+        for a, b in ((-2, -1), (-1, 1), (1, 2)):
+            if 0 <= r + a <= 8 and 0 <= r + b <= 8:
+                ways += unseen[t + a] * unseen[t + b]
+    return ways
+
+
+def _all_ways(unseen: Sequence[int]) -> float:
+    return max(1.0, sum(_wait_ways(unseen, t) for t in range(KINDS)) / 2)
+
+
+BOTS: Final[dict[str, Callable[[random.Random], Bot]]] = {
+    cls.name: cls for cls in (RandomBot, EfficientBot, StrongBot)
+}
+
+
+def make_bot(name: str, rng: random.Random) -> Bot:
+    """The bot registered under ``name``, drawing its randomness from ``rng``."""
+    try:
+        return BOTS[name](rng)
+    except KeyError:
+        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}") from None

@@ -1,0 +1,96 @@
+"""The simulator: deterministic for any worker count, duplicate rotation, JSON, records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fangcheng.record import replay
+from fangcheng.sim import Job, main, play_hand, simulate
+
+SEATS = ["efficient", "random", "strong", "random"]
+
+
+def test_same_seed_same_result_for_any_workers() -> None:
+    one = simulate("baishan", 20, SEATS, seed=11, workers=1)
+    two = simulate("baishan", 20, SEATS, seed=11, workers=2)
+    assert one.results == two.results
+    assert one.seats == two.seats
+    assert [r.index for r in two.results] == list(range(20))
+    other = simulate("baishan", 20, SEATS, seed=12, workers=1)
+    assert other.results != one.results
+
+
+def test_play_hand_is_a_pure_function_of_seed_and_index() -> None:
+    job = Job("baicheng", tuple(SEATS), seed=3)
+    assert play_hand(job, 5) == play_hand(job, 5)
+    assert play_hand(job, 5) != play_hand(job, 6)
+
+
+def test_duplicate_rotates_the_bots_over_one_wall(tmp_path: Path) -> None:
+    summary = simulate(
+        "baicheng", 6, SEATS, seed=2, duplicate=True, records_dir=tmp_path
+    )  # rounded up to two walls of four hands
+    assert summary.hands == 8
+    first = summary.results[:4]
+    assert [r.seat_of for r in first] == [(0, 1, 2, 3), (1, 2, 3, 0), (2, 3, 0, 1), (3, 0, 1, 2)]
+    assert {r.wall for r in first} == {0} and {r.wall for r in summary.results[4:]} == {1}
+    records = [json.loads((tmp_path / f"hand-{i:06d}.json").read_text()) for i in range(8)]
+    assert len({(r["wall"], r["seed"], r["dealer"]) for r in records[:4]}) == 1
+    assert records[0]["wall"] != records[4]["wall"]
+    # every player sat in every seat of the wall once
+    for p in range(4):
+        assert sorted(r.seat_of[p] for r in first) == [0, 1, 2, 3]
+
+
+def test_saved_records_replay_identically(tmp_path: Path) -> None:
+    simulate("baishan_platform", 6, SEATS, seed=4, records_dir=tmp_path)
+    files = sorted(tmp_path.glob("hand-*.json"))
+    assert len(files) == 6
+    for path in files:
+        result = replay(json.loads(path.read_text(encoding="utf-8")))
+        assert result.divergence is None, path.name
+
+
+def test_summary_rates_and_intervals() -> None:
+    summary = simulate("baicheng", 24, SEATS, seed=8)
+    wins = sum(sum(r.wins) for r in summary.results)
+    assert wins == pytest.approx(sum(s.win_rate for s in summary.seats) * 24)
+    for s in summary.seats:
+        assert 0 <= s.win_rate <= 1 and 0 <= s.deal_in_rate <= 1 and s.ci > 0
+    # baicheng has no fees: every hand's coins sum to zero
+    assert sum(s.mean for s in summary.seats) == pytest.approx(0)
+
+
+def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--rules", "baishan", "--hands", "8", "--seats", ",".join(SEATS), "--json"]
+    assert main([*argv, "--seed", "1", "--workers", "2"]) == 0
+    out = capsys.readouterr()
+    data = json.loads(out.out)
+    assert data["hands"] == 8 and data["rules"] == "baishan"
+    assert [s["bot"] for s in data["seats"]] == SEATS
+    assert {"win_rate", "deal_in_rate", "mean", "ci95"} <= set(data["seats"][0])
+    assert "8/8 hands" in out.err  # the progress bar
+
+
+def test_cli_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--rules", "baicheng", "--hands", "4", "--duplicate"]) == 0
+    out = capsys.readouterr().out
+    assert "score/hand" in out and "duplicate" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--rules", "baishan", "--seats", "efficient,random"],
+        ["--rules", "baishan", "--seats", "efficient,random,random,genius"],
+        ["--rules", "nowhere"],
+        ["--rules", "baishan", "--hands", "0"],
+    ],
+)
+def test_cli_rejects_bad_arguments(argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2

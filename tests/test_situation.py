@@ -1,0 +1,179 @@
+"""`load_situation`: every malformed or impossible input names its field and problem."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fangcheng.melds import MeldKind
+from fangcheng.situation import SituationError, WinBy, load_situation
+
+B1 = json.loads((Path(__file__).parent / "cases" / "baicheng-B1.json").read_text("utf-8"))
+B1.pop("expect")
+P1 = json.loads((Path(__file__).parent / "cases" / "baishan_platform-P1.json").read_text("utf-8"))
+P1.pop("expect")
+S1 = json.loads((Path(__file__).parent / "cases" / "sichuan-S1.json").read_text("utf-8"))
+S1.pop("expect")
+
+
+def changed(base: dict[str, Any], path: str, value: object) -> dict[str, Any]:
+    """A deep copy of ``base`` with the dotted ``path`` set (``seats.1.melds.0.from``);
+    the value ``...`` deletes the key."""
+    data = copy.deepcopy(base)
+    *parents, last = path.split(".")
+    node: Any = data
+    for key in parents:
+        node = node[int(key)] if isinstance(node, list) else node[key]
+    if value is ...:
+        del node[last]
+    elif isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+    return data
+
+
+def test_b1_loads_with_ids_and_notation_decoded():
+    s = load_situation(B1)
+    assert s.rules.name == "baicheng" and s.win_by is WinBy.DISCARD and s.source == 2
+    assert s.seats[1].melds[0].kind is MeldKind.PENG and s.seats[1].melds[0].source == 3
+    assert s.closed == (True, False, False, False)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("colour", "red", "colour: unknown key"),
+        ("rules", ..., "rules: missing"),
+        ("rules", "riichi", "rules: unknown rule set 'riichi'"),
+        ("base", 0, r"base: 0 is out of range"),
+        ("base", "1", "base: expected an integer, got str"),
+        ("dealer", 4, r"dealer: 4 is out of range \(0..3\)"),
+        ("winner", True, "winner: expected an integer, got bool"),
+        ("win_tile", "8m9m", "win_tile: expected exactly one tile"),
+        ("win_tile", "8x", "win_tile: digits '8' at position 0 of '8x'"),
+        ("win_tile", "E", "win_tile: E is not a tile of baicheng"),
+        ("win_by", "tsumo", "win_by: 'tsumo'; valid: discard, self_draw"),
+        ("from", ..., "from: a discard win needs the seat it came from"),
+        ("from", 1, "from: the winner cannot win on its own discard"),
+        ("after_kong", "no", "after_kong: expected true or false"),
+        ("seats", [], "seats: expected four seats, got 0"),
+        ("seats.0", [], "seats\\[0\\]: expected an object, got list"),
+        ("seats.0.hand", "1m", r"seats\[0\].hand: unknown key"),
+        ("seats.0.concealed", 5, r"seats\[0\].concealed: expected tile notation"),
+        ("seats.1.melds.0.kind", "pong", r"seats\[1\].melds\[0\].kind: 'pong' is not a meld kind"),
+        ("seats.1.melds.0.tiles", "99p", r"seats\[1\].melds\[0\].tiles: a peng is 3 identical"),
+        ("seats.1.melds.0.from", ..., r"seats\[1\].melds\[0\].from: a peng needs the seat"),
+        ("seats.1.melds.0.from", 1, r"seats\[1\].melds\[0\].from: seat 1 cannot call its own"),
+        ("seats.0.concealed", "3458m16788p149s", r"seats\[0\].concealed: 12 concealed tiles"),
+        ("seats.2.concealed", "28m11238p56sCC", r"seats\[2\].concealed: 11 concealed tiles"),
+        ("treasure", "6m", r"seats: 5 copies of 6m"),
+        ("declared_ready", [False, True, False, False], "declared_ready: baicheng has no 报听"),
+        ("won", [0], "won: baicheng has one winner per hand"),
+        ("first_draw", True, "first_draw: 天胡 / 地胡 are self-draws"),
+        ("fenzhang_drawn", [0], "fenzhang_drawn: only during a 分张 win"),
+        ("options", {"room": "free"}, "options: unknown option 'room' for baicheng"),
+    ],
+)
+def test_baicheng_input_errors_name_the_field(path: str, value: object, message: str):
+    with pytest.raises(SituationError, match=message):
+        load_situation(changed(B1, path, value))
+
+
+def test_a_fifth_copy_across_seats_is_an_error():
+    data = changed(B1, "seats.0.concealed", "3456m16788p149sC")  # 8m → a fifth 6m
+    with pytest.raises(SituationError, match="5 copies of 6m across the seats"):
+        load_situation(data)
+
+
+def test_a_chi_must_come_from_the_shangjia_and_be_a_run():
+    chi = {"kind": "chi", "tiles": "3p4p5p", "from": 1}
+    data = changed(B1, "seats.3.melds.0", chi)  # seat 3's 上家 is seat 2
+    with pytest.raises(SituationError, match=r"seats\[3\].melds\[0\].from: a chi is called from"):
+        load_situation(data)
+    bad = changed(B1, "seats.3.melds.0", {"kind": "chi", "tiles": "3p5p7p", "from": 2})
+    with pytest.raises(SituationError, match="three consecutive tiles"):
+        load_situation(bad)
+    wrap = changed(B1, "seats.3.melds.0", {"kind": "chi", "tiles": "8p9p1s", "from": 2})
+    with pytest.raises(SituationError, match="three consecutive tiles"):
+        load_situation(wrap)
+
+
+def test_self_draw_has_no_from_and_treasure_win_is_on_the_treasure():
+    data = changed(B1, "win_by", "self_draw")
+    with pytest.raises(SituationError, match="from: a self_draw win has no 'from'"):
+        load_situation(data)
+    data = changed(changed(B1, "win_by", "treasure"), "from", ...)
+    with pytest.raises(SituationError, match="win_tile: a treasure win is on the treasure face"):
+        load_situation(data)
+
+
+def test_d69_a_robbed_kong_or_fenzhang_tile_is_never_after_a_kong():
+    data = changed(changed(B1, "win_by", "robbed_kong"), "after_kong", True)
+    with pytest.raises(SituationError, match="D69"):
+        load_situation(data)
+
+
+def test_d9_only_an_added_kong_can_be_robbed():
+    """D9: 抢杠 needs the robbed seat's 碰 of the winning face (a 补杠 in the making)."""
+    with pytest.raises(SituationError, match="from: seat 2 has no peng of 8m"):
+        load_situation(changed(B1, "win_by", "robbed_kong"))
+
+
+def test_melds_of_a_kind_the_rule_set_lacks():
+    xuanfeng = {"kind": "xuanfeng", "tiles": "CFP"}
+    with pytest.raises(SituationError, match="baishan_platform has no 旋风杠"):
+        load_situation(changed(P1, "seats.1.melds.0", xuanfeng))
+    with pytest.raises(SituationError, match="C is not a tile of sichuan"):
+        load_situation(changed(S1, "seats.1.melds.0", xuanfeng))
+    chi = {"kind": "chi", "tiles": "4m5m6m", "from": 0}
+    with pytest.raises(SituationError, match="sichuan has no chi"):
+        load_situation(changed(S1, "seats.1.melds.0", chi))
+    odd = {"kind": "xuanfeng", "tiles": "CFC"}
+    with pytest.raises(SituationError, match="C F P plus any added dragons"):
+        load_situation(changed(B1, "seats.1.melds.0", odd))
+    with pytest.raises(SituationError, match="treasure: 叉宝 is a peng"):
+        load_situation(changed(P1, "seats.1.melds.0.treasure", True))
+
+
+def test_d48_no_pung_of_the_que_suit():
+    """D48: a seat cannot hold a 碰 or kong of its own 缺 suit."""
+    data = changed(S1, "options", {"que": ["s", "m", "m", "p"]})
+    with pytest.raises(SituationError, match=r"seats\[1\].melds\[0\]: no peng or kong"):
+        load_situation(data)
+
+
+def test_honours_are_not_sichuan_tiles_and_sichuan_has_no_treasure():
+    with pytest.raises(SituationError, match="E is not a tile of sichuan"):
+        load_situation(changed(S1, "seats.0.concealed", "2234678m11567pE"))
+    with pytest.raises(SituationError, match="treasure: sichuan has no treasure"):
+        load_situation(changed(S1, "treasure", "5m"))
+
+
+def test_d32_declared_ready_is_checked_and_the_platform_options():
+    """D32: a declared seat must wait on exactly one face; room values are checked."""
+    assert load_situation(P1).declared_ready == (False, True, False, True)
+    with pytest.raises(SituationError, match=r"declared_ready\[0\].*D32"):
+        load_situation(changed(P1, "declared_ready", [True, True, False, True]))
+    with pytest.raises(SituationError, match="options: option 'room' is 'vip'"):
+        load_situation(changed(P1, "options", {"room": "vip"}))
+
+
+def test_sichuan_won_seats():
+    """D75: `won` seats pay nothing for a self-draw; the winner cannot be one; at most two."""
+    with pytest.raises(SituationError, match="won: the winner cannot have won already"):
+        load_situation(changed(S1, "won", [1]))
+    with pytest.raises(SituationError, match="won: the hand ends at three winners"):
+        load_situation(changed(S1, "won", [0, 2, 3]))
+    with pytest.raises(SituationError, match=r"won\[1\]: expected an integer"):
+        load_situation(changed(S1, "won", [0, "2"]))
+    assert load_situation(changed(S1, "won", [0, 3])).won == frozenset({0, 3})
+
+
+def test_not_an_object():
+    with pytest.raises(SituationError, match="situation: expected an object"):
+        load_situation([B1])
