@@ -26,6 +26,7 @@ from fangcheng import (
     TileCountError,
     WaitShape,
     decompositions,
+    draw_shanten,
     format_counts,
     format_tiles,
     is_win,
@@ -631,3 +632,20 @@ def test_negative_counts_are_an_error(func: Analysis) -> None:
 def test_non_integer_counts_are_an_error(func: Analysis) -> None:
     with pytest.raises(TypeError, match="integers"):
         func([0.5] * 28 + [0] * 6)
+
+
+@PROPERTY
+@given(hands_13, shapes_variants)
+def test_draw_shanten_is_the_shanten_after_each_draw(hand: bytes, shapes: Shapes) -> None:
+    after = draw_shanten(hand, shapes=shapes)
+    for t in range(34):
+        expected = 99 if hand[t] == 4 else shanten(add(hand, t, 1), shapes=shapes)
+        assert after[t] == expected, tile_name(t)
+
+
+def test_draw_shanten_names_the_useful_draws():
+    before = shanten("123m456p789s1234z")
+    after = draw_shanten("123m456p789s1234z")
+    assert [tile_name(t) for t in range(34) if after[t] < before] == ["E", "S", "W", "N"]
+    with pytest.raises(TileCountError):
+        draw_shanten("123m456p789s11223z")

@@ -41,6 +41,7 @@ __all__ = [
     "Shapes",
     "WaitShape",
     "decompositions",
+    "draw_shanten",
     "is_win",
     "shanten",
     "shanten_seven_pairs",
@@ -157,6 +158,7 @@ _WIN_MASK: Final = (1 << _COUNT) - 1
 _MAX_WIN_CODE: Final = 65  # four melds (16 each) and a pair (1)
 
 _ORPHANS: Final = itemgetter(*TERMINALS_AND_HONOURS)
+_ORPHAN_SET: Final = frozenset(TERMINALS_AND_HONOURS)
 
 #: For each component offset, wait mask -> the faces it names.
 _MASK_TILES: Final = {
@@ -325,6 +327,91 @@ def shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> int:
         if shapes.thirteen_orphans:
             best = min(best, _thirteen_orphans(h))
     return best
+
+
+_GROW: Final = tuple(bytes((c + 1,)) for c in range(5))
+_NO_DRAW: Final = 99  # the shanten reported for a face whose four copies are all held
+_SUIT_GROWN: dict[bytes, tuple[int, ...]] = {}
+_HONOUR_GROWN: Final[dict[bool, dict[bytes, tuple[int, ...]]]] = {False: {}, True: {}}
+
+
+def _grown_ids(
+    key: bytes, entries: dict[bytes, int], memo: dict[bytes, tuple[int, ...]]
+) -> tuple[int, ...]:
+    """A component's distance-vector id, then the id after one more of each face (-1: none).
+
+    Remembered per component: a bot asks about the same suits turn after turn.
+    """
+    found = memo.get(key)
+    if found is None:
+        grown = [entries[key] >> _ID]
+        for face, count in enumerate(key):
+            entry = entries.get(key[:face] + _GROW[count] + key[face + 1 :]) if count < 4 else None
+            grown.append(-1 if entry is None else entry >> _ID)
+        found = memo[key] = tuple(grown)
+    return found
+
+
+def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
+    """For each face, the shanten of the hand after drawing it (``13 - 3k`` tiles in).
+
+    The tiles that help are those whose entry is below ``shanten(hand)`` (ukeire); a
+    face already held four times gets 99. One table lookup per face: only the drawn
+    tile's component changes, and the other three stay joined as they were.
+
+    >>> s = draw_shanten("123m456p789s1234z")
+    >>> [t for t in range(34) if s[t] < shanten("123m456p789s1234z")]
+    [27, 28, 29, 30]
+    """
+    h, n = _checked(hand, (1,), "draw shanten")
+    honours = _T.dragon_set if shapes.dragon_set else _T.honours
+    hon_size, pairs, final, size = (
+        honours.component.size,
+        honours.pairs,
+        honours.final,
+        honours.size,
+    )
+    a, b, c = (_grown_ids(h[i : i + 9], _SUIT, _SUIT_GROWN) for i in (0, 9, 18))
+    d = _grown_ids(h[27:34], honours.component.entries, _HONOUR_GROWN[shapes.dragon_set])
+    ia, ib, ic, id_ = a[0], b[0], c[0], d[0]
+    melds = (n + 1) // 3
+    two = _TWO_SUITS[ia * _N_SUIT + ib] * size
+    joined = pairs[ic * hon_size + id_]
+    row_a, row_b = ib, ia * _N_SUIT
+    out = [_NO_DRAW] * KINDS
+    for face in range(9):
+        if (new := a[face + 1]) >= 0:
+            out[face] = final[(_TWO_SUITS[new * _N_SUIT + row_a] * size + joined) * 5 + melds] - 1
+        if (new := b[face + 1]) >= 0:
+            out[9 + face] = final[(_TWO_SUITS[row_b + new] * size + joined) * 5 + melds] - 1
+        if (new := c[face + 1]) >= 0:
+            out[18 + face] = final[(two + pairs[new * hon_size + id_]) * 5 + melds] - 1
+    for face in range(7):
+        if (new := d[face + 1]) >= 0:
+            out[27 + face] = final[(two + pairs[ic * hon_size + new]) * 5 + melds] - 1
+    if n == 13 and shapes.seven_pairs:  # counted, not looked up: one face changes
+        if shapes.quad_pairs:
+            base = 6 - sum(c >> 1 for c in h)
+            for t in range(KINDS):
+                if h[t] < 4:
+                    out[t] = min(out[t], base - (h[t] & 1))
+        else:
+            held_pairs, held_kinds = KINDS - h.count(0) - h.count(1), KINDS - h.count(0)
+            for t in range(KINDS):
+                count = h[t]
+                if count < 4:
+                    p, k = held_pairs + (count == 1), held_kinds + (count == 0)
+                    out[t] = min(out[t], 6 - p + (7 - k if k < 7 else 0))
+    if n == 13 and shapes.thirteen_orphans:
+        orphans: tuple[int, ...] = _ORPHANS(h)
+        orphan_kinds, paired = 13 - orphans.count(0), max(orphans) >= 2
+        for t, count in zip(TERMINALS_AND_HONOURS, orphans, strict=True):
+            if count < 4:
+                out[t] = min(out[t], 13 - orphan_kinds - (count == 0) - (paired or count == 1))
+        for t in range(KINDS):
+            if t not in _ORPHAN_SET and h[t] < 4:
+                out[t] = min(out[t], 13 - orphan_kinds - paired)
+    return tuple(out)
 
 
 # --- waits -----------------------------------------------------------------------------

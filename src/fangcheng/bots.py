@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from .actions import Act, Action
-from .analysis import shanten
+from .analysis import draw_shanten, shanten
 from .engine import Observation, Phase
 from .melds import Meld, MeldKind
 from .requirements import wait_set
@@ -262,13 +262,10 @@ class EfficientBot(Bot):
         if len(self._useful) > _CACHE_LIMIT:
             self._useful.clear()
         needs = _needs(rules, h, melds, table.que)
-        grown = bytearray(h)
-        out = []
-        for t in self.draws(rules, h, needs):
-            grown[t] += 1
-            if self.shanten_of(rules, bytes(grown)) + needs.total + needs.gain(h, t) < d:
-                out.append(t)
-            grown[t] -= 1
+        after = draw_shanten(h, shapes=rules.shapes)
+        out = [
+            t for t in self.draws(rules, h, needs) if after[t] + needs.total + needs.gain(h, t) < d
+        ]
         found = self._useful[key] = tuple(out)
         return found
 
