@@ -649,3 +649,12 @@ def test_draw_shanten_names_the_useful_draws():
     assert [tile_name(t) for t in range(34) if after[t] < before] == ["E", "S", "W", "N"]
     with pytest.raises(TileCountError):
         draw_shanten("123m456p789s11223z")
+
+
+@PROPERTY
+@given(hands_14, shapes_variants)
+def test_discard_shanten_is_the_shanten_after_each_discard(hand: bytes, shapes: Shapes) -> None:
+    after = discard_shanten(hand, shapes=shapes)
+    for t in range(34):
+        expected = 99 if not hand[t] else shanten(add(hand, t, -1), shapes=shapes)
+        assert after[t] == expected, tile_name(t)

@@ -41,6 +41,7 @@ __all__ = [
     "Shapes",
     "WaitShape",
     "decompositions",
+    "discard_shanten",
     "draw_shanten",
     "is_win",
     "shanten",
@@ -329,59 +330,56 @@ def shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> int:
     return best
 
 
-_GROW: Final = tuple(bytes((c + 1,)) for c in range(5))
-_NO_DRAW: Final = 99  # the shanten reported for a face whose four copies are all held
-_SUIT_GROWN: dict[bytes, tuple[int, ...]] = {}
-_HONOUR_GROWN: Final[dict[bool, dict[bytes, tuple[int, ...]]]] = {False: {}, True: {}}
+_NO_CHANGE: Final = 99  # reported for a face that cannot be drawn (four held) or discarded
+_NEIGHBOURS: Final[dict[tuple[str, int], dict[bytes, tuple[int, ...]]]] = {
+    (kind, step): {} for kind in ("suit", "honours", "dragons") for step in (1, -1)
+}
 
 
-def _grown_ids(
-    key: bytes, entries: dict[bytes, int], memo: dict[bytes, tuple[int, ...]]
+def _neighbour_ids(
+    key: bytes, entries: dict[bytes, int], memo: dict[bytes, tuple[int, ...]], step: int
 ) -> tuple[int, ...]:
-    """A component's distance-vector id, then the id after one more of each face (-1: none).
-
-    Remembered per component: a bot asks about the same suits turn after turn.
-    """
+    """A component's distance-vector id, then its id with one more (``step`` 1) or one
+    fewer (-1) of each face; -1 where that is no hand. Remembered per component: a bot
+    asks about the same suits turn after turn."""
     found = memo.get(key)
     if found is None:
-        grown = [entries[key] >> _ID]
+        ids = [entries[key] >> _ID]
         for face, count in enumerate(key):
-            entry = entries.get(key[:face] + _GROW[count] + key[face + 1 :]) if count < 4 else None
-            grown.append(-1 if entry is None else entry >> _ID)
-        found = memo[key] = tuple(grown)
+            changed = count + step
+            entry = (
+                entries.get(key[:face] + bytes((changed,)) + key[face + 1 :])
+                if 0 <= changed <= 4
+                else None
+            )
+            ids.append(-1 if entry is None else entry >> _ID)
+        found = memo[key] = tuple(ids)
     return found
 
 
-def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
-    """For each face, the shanten of the hand after drawing it (``13 - 3k`` tiles in).
-
-    The tiles that help are those whose entry is below ``shanten(hand)`` (ukeire); a
-    face already held four times gets 99. One table lookup per face: only the drawn
-    tile's component changes, and the other three stay joined as they were.
-
-    >>> s = draw_shanten("123m456p789s1234z")
-    >>> [t for t in range(34) if s[t] < shanten("123m456p789s1234z")]
-    [27, 28, 29, 30]
-    """
-    h, n = _checked(hand, (1,), "draw shanten")
-    honours = _T.dragon_set if shapes.dragon_set else _T.honours
+def _standard_after_each(h: bytes, n: int, step: int, dragon_set: bool) -> list[int]:
+    """Standard-form shanten after one more (or one fewer) of each face, by lookups:
+    only the changed tile's component moves; the other three stay joined."""
+    kind = "dragons" if dragon_set else "honours"
+    honours = _T.dragon_set if dragon_set else _T.honours
     hon_size, pairs, final, size = (
         honours.component.size,
         honours.pairs,
         honours.final,
         honours.size,
     )
-    a, b, c = (_grown_ids(h[i : i + 9], _SUIT, _SUIT_GROWN) for i in (0, 9, 18))
-    d = _grown_ids(h[27:34], honours.component.entries, _HONOUR_GROWN[shapes.dragon_set])
+    suit_memo = _NEIGHBOURS["suit", step]
+    a, b, c = (_neighbour_ids(h[i : i + 9], _SUIT, suit_memo, step) for i in (0, 9, 18))
+    d = _neighbour_ids(h[27:34], honours.component.entries, _NEIGHBOURS[kind, step], step)
     ia, ib, ic, id_ = a[0], b[0], c[0], d[0]
-    melds = (n + 1) // 3
+    melds = (n + step) // 3
     two = _TWO_SUITS[ia * _N_SUIT + ib] * size
     joined = pairs[ic * hon_size + id_]
-    row_a, row_b = ib, ia * _N_SUIT
-    out = [_NO_DRAW] * KINDS
+    row_b = ia * _N_SUIT
+    out = [_NO_CHANGE] * KINDS
     for face in range(9):
         if (new := a[face + 1]) >= 0:
-            out[face] = final[(_TWO_SUITS[new * _N_SUIT + row_a] * size + joined) * 5 + melds] - 1
+            out[face] = final[(_TWO_SUITS[new * _N_SUIT + ib] * size + joined) * 5 + melds] - 1
         if (new := b[face + 1]) >= 0:
             out[9 + face] = final[(_TWO_SUITS[row_b + new] * size + joined) * 5 + melds] - 1
         if (new := c[face + 1]) >= 0:
@@ -389,9 +387,27 @@ def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
     for face in range(7):
         if (new := d[face + 1]) >= 0:
             out[27 + face] = final[(two + pairs[ic * hon_size + new]) * 5 + melds] - 1
-    if n == 13 and shapes.seven_pairs:  # counted, not looked up: one face changes
+    return out
+
+
+def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
+    """For each face, the shanten of the hand after drawing it (``13 - 3k`` tiles in).
+
+    The tiles that help are those whose entry is below ``shanten(hand)`` (ukeire); a
+    face already held four times gets 99.
+
+    >>> s = draw_shanten("123m456p789s1234z")
+    >>> [t for t in range(34) if s[t] < shanten("123m456p789s1234z")]
+    [27, 28, 29, 30]
+    """
+    h, n = _checked(hand, (1,), "draw shanten")
+    out = _standard_after_each(h, n, 1, shapes.dragon_set)
+    # A draw lowers a form's shanten by one at most and never raises the standard one, so
+    # a form at least two behind the standard form cannot matter.
+    standard = _standard(h, shapes.dragon_set)[0]
+    if n == 13 and shapes.seven_pairs and _seven_pairs(h, shapes.quad_pairs) <= standard:
         if shapes.quad_pairs:
-            base = 6 - sum(c >> 1 for c in h)
+            base = 6 - sum(x >> 1 for x in h)
             for t in range(KINDS):
                 if h[t] < 4:
                     out[t] = min(out[t], base - (h[t] & 1))
@@ -402,7 +418,7 @@ def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
                 if count < 4:
                     p, k = held_pairs + (count == 1), held_kinds + (count == 0)
                     out[t] = min(out[t], 6 - p + (7 - k if k < 7 else 0))
-    if n == 13 and shapes.thirteen_orphans:
+    if n == 13 and shapes.thirteen_orphans and _thirteen_orphans(h) <= standard:
         orphans: tuple[int, ...] = _ORPHANS(h)
         orphan_kinds, paired = 13 - orphans.count(0), max(orphans) >= 2
         for t, count in zip(TERMINALS_AND_HONOURS, orphans, strict=True):
@@ -411,6 +427,46 @@ def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
         for t in range(KINDS):
             if t not in _ORPHAN_SET and h[t] < 4:
                 out[t] = min(out[t], 13 - orphan_kinds - paired)
+    return tuple(out)
+
+
+def discard_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
+    """For each face, the shanten of the hand after discarding one (``14 - 3k`` tiles in);
+    99 for a face not held.
+
+    >>> s = discard_shanten("123m456p789s11234z")
+    >>> [t for t in range(34) if s[t] == 0]
+    [27, 28, 29, 30]
+    """
+    h, n = _checked(hand, (2,), "discard shanten")
+    out = _standard_after_each(h, n, -1, shapes.dragon_set)
+    # A discard raises a form's shanten by one at most and never lowers it below the
+    # hand's, so a form already behind the worst standard discard cannot matter.
+    worst = _standard(h, shapes.dragon_set)[0] + 1
+    if n == 14 and shapes.seven_pairs and _seven_pairs(h, shapes.quad_pairs) < worst:
+        if shapes.quad_pairs:
+            base = 6 - sum(x >> 1 for x in h)
+            for t in range(KINDS):
+                if h[t]:
+                    out[t] = min(out[t], base + (1 - (h[t] & 1)))
+        else:
+            held_pairs, held_kinds = KINDS - h.count(0) - h.count(1), KINDS - h.count(0)
+            for t in range(KINDS):
+                count = h[t]
+                if count:
+                    p, k = held_pairs - (count == 2), held_kinds - (count == 1)
+                    out[t] = min(out[t], 6 - p + (7 - k if k < 7 else 0))
+    if n == 14 and shapes.thirteen_orphans and _thirteen_orphans(h) < worst:
+        orphans: tuple[int, ...] = _ORPHANS(h)
+        orphan_kinds = 13 - orphans.count(0)
+        doubled = sum(1 for x in orphans if x >= 2)
+        for t, count in zip(TERMINALS_AND_HONOURS, orphans, strict=True):
+            if count:
+                paired = doubled - (count == 2) > 0
+                out[t] = min(out[t], 13 - orphan_kinds + (count == 1) - paired)
+        for t in range(KINDS):
+            if t not in _ORPHAN_SET and h[t]:
+                out[t] = min(out[t], 13 - orphan_kinds - (doubled > 0))
     return tuple(out)
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Final
 
 from .actions import Act, Action
-from .analysis import draw_shanten, shanten
+from .analysis import discard_shanten, draw_shanten, shanten
 from .engine import Observation, Phase
 from .melds import Meld, MeldKind
 from .requirements import wait_set
@@ -81,7 +81,10 @@ class _Table:
 def _table(obs: Observation) -> _Table:
     rules = find_rules(obs.rules)
     seen = bytearray(obs.hand)
-    for view in obs.seats:
+    for s, view in enumerate(obs.seats):
+        if view.revealed is not None and s != obs.seat:  # a hand laid face up (血战)
+            for t in range(KINDS):
+                seen[t] += view.revealed[t]
         for t in view.river:
             seen[t] += 1
         for meld in view.melds:
@@ -174,8 +177,18 @@ class EfficientBot(Bot):
         self._shanten: dict[tuple[str, bytes], int] = {}
         self._worth: dict[tuple[object, ...], int] = {}
         self._useful: dict[tuple[object, ...], tuple[int, ...]] = {}
+        self._needs: dict[tuple[object, ...], _Needs] = {}
 
     # --- measuring hands -------------------------------------------------------------
+
+    def needs(self, table: _Table, h: bytes, melds: Sequence[Meld]) -> _Needs:
+        key = (table.rules.name, h, tuple(melds), table.que)
+        found = self._needs.get(key)
+        if found is None:
+            if len(self._needs) > _CACHE_LIMIT:
+                self._needs.clear()
+            found = self._needs[key] = _needs(table.rules, h, melds, table.que)
+        return found
 
     def shanten_of(self, rules: RuleSet, h: bytes) -> int:
         key = (rules.name, h)
@@ -191,7 +204,7 @@ class EfficientBot(Bot):
         s = self.shanten_of(table.rules, h)
         if s == 0:
             return 0 if wait_set(table.rules, h, melds, table.que) else 1
-        return s + _needs(table.rules, h, melds, table.que).total
+        return s + self.needs(table, h, melds).total
 
     def worth(self, table: _Table, h: bytes, melds: Sequence[Meld], tile: int, ready: bool) -> int:
         """What a discard win on ``tile`` would pay, by the scorer (seat 0 is this seat)."""
@@ -261,7 +274,7 @@ class EfficientBot(Bot):
             return found
         if len(self._useful) > _CACHE_LIMIT:
             self._useful.clear()
-        needs = _needs(rules, h, melds, table.que)
+        needs = self.needs(table, h, melds)
         after = draw_shanten(h, shapes=rules.shapes)
         out = [
             t for t in self.draws(rules, h, needs) if after[t] + needs.total + needs.gain(h, t) < d
@@ -346,10 +359,13 @@ class EfficientBot(Bot):
         """(distance, -value, face) for each discard of ``faces``, best first; the value
         is only computed for the discards at the least distance."""
         hand = bytearray(h14)
+        after_discard = discard_shanten(h14, shapes=table.rules.shapes)
         first = []
         for t in faces:
             hand[t] -= 1
-            first.append((self.distance(table, bytes(hand), melds), t))
+            key = bytes(hand)
+            self._shanten[table.rules.name, key] = after_discard[t]  # one lookup for all
+            first.append((self.distance(table, key, melds), t))
             hand[t] += 1
         best = min(d for d, _ in first)
         out = []
