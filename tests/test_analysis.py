@@ -26,6 +26,7 @@ from fangcheng import (
     TileCountError,
     WaitShape,
     decompositions,
+    discard_shanten,
     draw_shanten,
     format_counts,
     format_tiles,

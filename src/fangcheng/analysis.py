@@ -434,9 +434,9 @@ def discard_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
     """For each face, the shanten of the hand after discarding one (``14 - 3k`` tiles in);
     99 for a face not held.
 
-    >>> s = discard_shanten("123m456p789s11234z")
+    >>> s = discard_shanten("123m456p789s11223z")  # keep EE SS, let the W go
     >>> [t for t in range(34) if s[t] == 0]
-    [27, 28, 29, 30]
+    [29]
     """
     h, n = _checked(hand, (2,), "discard shanten")
     out = _standard_after_each(h, n, -1, shapes.dragon_set)
