@@ -517,22 +517,32 @@ class Round:
                     self.flower_pigs.add(seat)
                     self._event("flower_pig", seat=seat)
 
+    def _claimed_wins(self, source: int, tile: int, answers: dict[int, Action], by: WinBy) -> bool:
+        """Book the wins of a claim window (截胡 or 一炮多响); False if nobody won."""
+        winners = [s for s in self._others(source) if answers.get(s, _PASS).kind is Act.HU]
+        if not winners:
+            return False
+        if not self.rules.multiple_winners:
+            winners = winners[:1]
+        if not self.won and len(winners) > 1:
+            self.first_multi_source = source
+        if by is WinBy.DISCARD:
+            self.rivers[source].pop()
+        else:  # the robbed addition is void (D9)
+            self.hands[source][tile] -= 1
+            self._event("robbed", seat=source, tile=_NAME[tile])
+        for i, w in enumerate(winners):
+            self._win(w, tile, by, source, takes_tile=i == 0)
+        if not self.over:
+            self._continue_after(winners[-1])
+        return True
+
     def _resolve_claim(self, answers: dict[int, Action]) -> None:
         assert self.claim is not None
         discarder, tile = self.claim
-        order = self._others(discarder)
-        winners = [s for s in order if answers.get(s, _PASS).kind is Act.HU]
-        if winners:
-            if not self.rules.multiple_winners:
-                winners = winners[:1]
-            if not self.won and len(winners) > 1:
-                self.first_multi_source = discarder
-            self.rivers[discarder].pop()
-            for i, w in enumerate(winners):
-                self._win(w, tile, WinBy.DISCARD, discarder, takes_tile=i == 0)
-            if not self.over:
-                self._continue_after(winners[-1])
+        if self._claimed_wins(discarder, tile, answers, WinBy.DISCARD):
             return
+        order = self._others(discarder)
         for seat in order:
             action = answers.get(seat)
             if action is not None and action.kind in (Act.PENG, Act.GANG):
@@ -617,20 +627,9 @@ class Round:
     def _resolve_rob(self, answers: dict[int, Action]) -> None:
         assert self.claim is not None and self.rob_kind is not None
         konger, tile = self.claim
-        order = self._others(konger)
-        winners = [s for s in order if answers.get(s, _PASS).kind is Act.HU]
-        if winners:
-            if not self.rules.multiple_winners:
-                winners = winners[:1]
-            if not self.won and len(winners) > 1:
-                self.first_multi_source = konger
-            self.hands[konger][tile] -= 1
-            self._event("robbed", seat=konger, tile=_NAME[tile])
-            for i, w in enumerate(winners):
-                self._win(w, tile, WinBy.ROBBED_KONG, konger, takes_tile=i == 0)
-            if not self.over:
-                self._continue_after(winners[-1])
+        if self._claimed_wins(konger, tile, answers, WinBy.ROBBED_KONG):
             return
+        order = self._others(konger)
         for seat in order:
             if answers.get(seat, _PASS).kind is Act.PENG:
                 self.hands[konger][tile] -= 1
