@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from .melds import Meld, MeldKind
 from .tiles import InvalidNotationError, format_tiles, parse_tiles, tile_name
 
-__all__ = ["Act", "Action", "IllegalActionError"]
+__all__ = ["Act", "Action", "IllegalActionError", "called_meld"]
 
 
 class Act(Enum):
@@ -96,3 +97,19 @@ class Action:
         if arg:
             raise IllegalActionError(f"{kind.value} takes nothing after it, got {arg!r}")
         return cls(kind)
+
+
+def called_meld(
+    action: Action, tile: int, source: int, *, treasure: int | None = None
+) -> tuple[Meld, tuple[int, ...]]:
+    """The meld a chi, peng or gang on ``tile`` (discarded by ``source``) lays down, and
+    the tiles it takes from the caller's hand. A peng of the treasure face is 叉宝."""
+    if action.kind is Act.CHI:
+        taken = list(action.run)
+        taken.remove(tile)
+        return Meld(MeldKind.CHI, action.run, source), tuple(taken)
+    if action.kind is Act.PENG:
+        return Meld(MeldKind.PENG, (tile,) * 3, source, treasure=tile == treasure), (tile,) * 2
+    if action.kind is Act.GANG:
+        return Meld(MeldKind.MING_GANG, (tile,) * 4, source), (tile,) * 3
+    raise ValueError(f"{action} does not call a discard")

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from .actions import Act, Action
+from .actions import Act, Action, called_meld
 from .analysis import discard_shanten, draw_shanten, shanten
 from .engine import Observation, Phase
 from .melds import Meld, MeldKind
@@ -447,17 +447,9 @@ class EfficientBot(Bot):
         best: tuple[tuple[int, float], Action] | None = None
         for a in calls:
             hand = bytearray(h)
-            if a.kind is Act.CHI:
-                for x in a.run:
-                    if x != tile:
-                        hand[x] -= 1
-                meld = Meld(MeldKind.CHI, a.run, source)
-            elif a.kind is Act.PENG:
-                hand[tile] -= 2
-                meld = Meld(MeldKind.PENG, (tile,) * 3, source)
-            else:
-                hand[tile] -= 3
-                meld = Meld(MeldKind.MING_GANG, (tile,) * 4, source)
+            meld, taken = called_meld(a, tile, source)
+            for x in taken:
+                hand[x] -= 1
             melds = [*table.melds, meld]
             if a.kind is Act.GANG:
                 after = self.assess(table, bytes(hand), melds)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final
 
-from .actions import Act, Action, IllegalActionError
+from .actions import Act, Action, IllegalActionError, called_meld
 from .analysis import shanten, waits
 from .melds import Meld, MeldKind
 from .payments import (
@@ -559,18 +559,9 @@ class Round:
         self.rivers[discarder].pop()
         self.claim = None
         self.first_go_around = False
-        hand = self.hands[seat]
-        if action.kind is Act.CHI:
-            for x in action.run:
-                if x != tile:
-                    hand[x] -= 1
-            meld = Meld(MeldKind.CHI, action.run, discarder)
-        elif action.kind is Act.PENG:
-            hand[tile] -= 2
-            meld = Meld(MeldKind.PENG, (tile,) * 3, discarder, treasure=tile == self.treasure)
-        else:
-            hand[tile] -= 3
-            meld = Meld(MeldKind.MING_GANG, (tile,) * 4, discarder)
+        meld, taken = called_meld(action, tile, discarder, treasure=self.treasure)
+        for x in taken:
+            self.hands[seat][x] -= 1
         self.melds[seat].append(meld)
         self._event(
             "call",
