@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 from fangcheng.record import replay
-from fangcheng.sim import Job, main, play_hand, simulate
+from fangcheng.sim import Job, RayUnavailableError, main, play_hand, simulate
 
 SEATS = ["efficient", "random", "strong", "random"]
 
@@ -93,4 +94,25 @@ def test_cli_table(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_rejects_bad_arguments(argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(argv)
+    assert exc.value.code == 2
+
+
+def test_ray_without_ray_installed_says_which_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails as if absent
+    with pytest.raises(RayUnavailableError, match=r"pip install 'fangcheng\[ray\]'"):
+        simulate("baicheng", 4, SEATS, records_dir=tmp_path / "out", ray="auto")
+    assert not (tmp_path / "out").exists()  # failed before doing anything
+    assert main(["--rules", "baicheng", "--hands", "4", "--ray", "auto"]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.splitlines() == [
+        "fangcheng simulate: error: the Ray backend needs Ray: pip install 'fangcheng[ray]'"
+    ]
+
+
+def test_cli_ray_and_workers_are_exclusive() -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--rules", "baicheng", "--ray", "auto", "--workers", "2"])
     assert exc.value.code == 2

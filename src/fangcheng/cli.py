@@ -128,12 +128,6 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _simulate(args: argparse.Namespace) -> int:
-    from .sim import main as simulate_main
-
-    return simulate_main(args.rest)
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fangcheng",
@@ -157,17 +151,19 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="re-run a game record and check it replays identically")
     replay.add_argument("file", help="the record JSON file, or - for stdin")
     replay.set_defaults(run=_replay)
-    simulate = sub.add_parser(
-        "simulate",
-        help="play many hands between bots and summarise (see: fangcheng simulate --help)",
-        add_help=False,
+    # Parsed by fangcheng.sim itself (see main); listed here for --help.
+    sub.add_parser(
+        "simulate", help="play many hands between bots and summarise (fangcheng simulate -h)"
     )
-    simulate.add_argument("rest", nargs=argparse.REMAINDER)
-    simulate.set_defaults(run=_simulate)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "simulate":  # its own options: argparse cannot pass them through
+        from .sim import main as simulate_main
+
+        return simulate_main(argv[1:])
     args = build_parser().parse_args(argv)
     result: int = args.run(args)
     return result

@@ -6,6 +6,25 @@ The unit of work is `play_hand(job, index)`, a pure function: the wall comes fro
 such as Ray) map `play_chunk` over the same fixed chunks and the results are merged in
 index order, so a seed gives the same summary for any number of workers.
 
+Scale-out on Ray (the optional extra, ``pip install 'fangcheng[ray]'``): ``--ray auto`` (or
+``simulate(..., ray="auto")``) attaches to the Ray instance this machine already runs (one
+from ``ray start``, or ``RAY_ADDRESS``) or else starts a local one with no dashboard;
+``--ray ADDRESS`` connects to a cluster. The same chunks are played as Ray tasks and merged
+in index order, so the summary and the records are those of ``--workers 1``. On a real
+cluster, with the same Python, Ray and fangcheng (``pip install 'fangcheng[ray]'``) on every
+machine::
+
+    ray start --head --port 6379                # on the head machine
+    ray start --address HEAD:6379               # on each other machine
+    fangcheng simulate --rules baishan --hands 100000 --ray HEAD:6379   # on any of them
+
+Ray's token authentication, when on, needs the head's token on every machine and on the
+one that runs the simulation (``ray get-auth-token`` on the head prints it; copy it to
+``~/.ray/auth_token`` or set ``RAY_AUTH_TOKEN``). fangcheng turns Ray's usage statistics
+off unless ``RAY_USAGE_STATS_ENABLED`` is set. The time and rate reported leave out
+connecting to (or starting) Ray; an address where no cluster answers makes Ray retry for
+minutes before it gives up.
+
 In duplicate mode each wall is played four times with the bots rotated one seat further
 each time (same seed, same wall, same dealer), so every bot meets every deal from every
 seat; confidence intervals are then taken over walls, which cancels most of the luck of
@@ -15,14 +34,18 @@ the deal.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import hashlib
+import importlib
 import json
 import math
 import multiprocessing
+import os
 import random
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -37,6 +60,7 @@ from .rules import ALL_RULES, find_rules
 __all__ = [
     "HandResult",
     "Job",
+    "RayUnavailableError",
     "SeatStats",
     "Summary",
     "main",
@@ -130,6 +154,64 @@ def _run_local(job: Job, hands: int, workers: int) -> Iterator[list[HandResult]]
         yield from pool.imap(partial(play_chunk, job), spans)
 
 
+# --- Ray -------------------------------------------------------------------------------
+
+RAY_EXTRA: Final = "pip install 'fangcheng[ray]'"
+
+
+class RayUnavailableError(ImportError):
+    """``ray=...`` was asked for but Ray is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__(f"the Ray backend needs Ray: {RAY_EXTRA}")
+
+
+def _import_ray() -> Any:
+    # by name, so that mypy does not follow into Ray (which it would check for ~15 s)
+    try:
+        return importlib.import_module("ray")
+    except ImportError as exc:
+        raise RayUnavailableError() from exc
+
+
+@contextlib.contextmanager
+def _ray_session(ray: Any, address: str) -> Iterator[None]:
+    """Connected to Ray inside: to the Ray this process already uses, else to ``address``
+    (``"auto"``: the instance this machine runs, from ``ray start`` or ``RAY_ADDRESS``, or
+    else a new local one), disconnecting at the end from what it connected to itself."""
+    if ray.is_initialized():
+        yield
+        return
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    ray.init(
+        address=None if address == "auto" else address,
+        include_dashboard=False,
+        logging_level="warning",
+    )
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def _ray_cpus(ray: Any) -> int:
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def _run_ray(job: Job, hands: int, ray: Any) -> Iterator[list[HandResult]]:
+    """The chunks of ``_run_local`` as Ray tasks, yielded in index order. At most a few
+    chunks per CPU are in flight, so a long simulation does not fill the object store."""
+    task = ray.remote(play_chunk)
+    window = 4 * _ray_cpus(ray)
+    pending: deque[Any] = deque()
+    waiting = deque(chunks(hands))
+    while waiting or pending:
+        while waiting and len(pending) < window:
+            pending.append(task.remote(job, waiting.popleft()))
+        chunk: list[HandResult] = ray.get(pending.popleft())
+        yield chunk
+
+
 # --- summary ---------------------------------------------------------------------------
 
 
@@ -176,6 +258,7 @@ class Summary:
     workers: int
     seconds: float
     results: tuple[HandResult, ...] = field(repr=False)
+    backend: str = "local"  # or "ray"; with Ray, ``workers`` is the cluster's CPUs
 
     @property
     def hands_per_second(self) -> float:
@@ -231,6 +314,7 @@ class Summary:
             "hands": self.hands,
             "seed": self.job.seed,
             "duplicate": self.job.duplicate,
+            "backend": self.backend,
             "workers": self.workers,
             "seconds": self.seconds,
             "hands_per_second": self.hands_per_second,
@@ -247,8 +331,11 @@ class Summary:
     def table(self) -> str:
         job = self.job
         mode = ", duplicate" if job.duplicate else ""
+        where = (
+            f"{self.workers} Ray CPU(s)" if self.backend == "ray" else f"{self.workers} worker(s)"
+        )
         lines = [
-            f"{job.rules}: {self.hands} hands{mode}, seed {job.seed}, {self.workers} worker(s), "
+            f"{job.rules}: {self.hands} hands{mode}, seed {job.seed}, {where}, "
             f"{self.seconds:.1f} s ({self.hands_per_second:.1f} hands/s)",
             f"{'seat':<6}{'bot':<12}{'win':>8}{'deal-in':>9}{'score/hand':>13}{'95% CI':>11}",
         ]
@@ -275,31 +362,47 @@ def simulate(
     duplicate: bool = False,
     records_dir: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    ray: str | None = None,
 ) -> Summary:
-    """Play ``hands`` hands (rounded up to whole walls in duplicate mode) and summarise."""
+    """Play ``hands`` hands (rounded up to whole walls in duplicate mode) and summarise.
+
+    ``ray``: ``"auto"`` or a cluster's address, to play on Ray instead of in ``workers``
+    local processes, with the same results; `RayUnavailableError` if Ray is not installed.
+    The time reported leaves out connecting to (or starting) Ray."""
     find_rules(rules)
     if len(seats) != 4:
         raise ValueError(f"a table has four seats, got {len(seats)}: {','.join(seats)}")
     for name in seats:
         if name not in BOTS:
             raise ValueError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}")
+    ray_module = _import_ray() if ray is not None else None
     total = -(-hands // 4) * 4 if duplicate else hands
     job = Job(rules, tuple(seats), seed, duplicate, records=records_dir is not None)
     out_dir = Path(records_dir) if records_dir is not None else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     results: list[HandResult] = []
-    start = time.perf_counter()
-    for chunk in _run_local(job, total, workers):
-        for r in chunk:
-            if out_dir is not None and r.record is not None:
-                path = out_dir / f"hand-{r.index:06d}.json"
-                path.write_text(json.dumps(r.record, ensure_ascii=False), encoding="utf-8")
-            results.append(dataclasses.replace(r, record=None))  # written; keep it small
+    with contextlib.ExitStack() as stack:
+        if ray is None:
+            runs = _run_local(job, total, workers)
+        else:
+            stack.enter_context(_ray_session(ray_module, ray))
+            workers = _ray_cpus(ray_module)
+            runs = _run_ray(job, total, ray_module)
+        start = time.perf_counter()
         if progress is not None:
-            progress(len(results), total)
-    seconds = time.perf_counter() - start
-    return Summary(job, total, workers, seconds, tuple(results))
+            progress(0, total)
+        for chunk in runs:
+            for r in chunk:
+                if out_dir is not None and r.record is not None:
+                    path = out_dir / f"hand-{r.index:06d}.json"
+                    path.write_text(json.dumps(r.record, ensure_ascii=False), encoding="utf-8")
+                results.append(dataclasses.replace(r, record=None))  # written; keep it small
+            if progress is not None:
+                progress(len(results), total)
+        seconds = time.perf_counter() - start
+    backend = "local" if ray is None else "ray"
+    return Summary(job, total, workers, seconds, tuple(results), backend)
 
 
 # --- command line ----------------------------------------------------------------------
@@ -309,6 +412,9 @@ def _bar(stream: Any) -> Callable[[int, int], None]:
     start = time.perf_counter()
 
     def show(done: int, total: int) -> None:
+        nonlocal start
+        if done == 0:  # the work starts now (after any connecting): rate from here
+            start = time.perf_counter()
         width = 30
         filled = width * done // total if total else width
         rate = done / max(time.perf_counter() - start, 1e-9)
@@ -335,7 +441,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"four bots, comma-separated; bots: {', '.join(BOTS)}",
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1, help="local processes (default 1)")
+    parser.add_argument("--workers", type=int, help="local processes (default 1)")
+    parser.add_argument(
+        "--ray",
+        metavar="auto|ADDRESS",
+        help="play on Ray: 'auto' (this machine's Ray, started if need be) or a cluster's "
+        f"HOST:PORT; same results as local ({RAY_EXTRA})",
+    )
     parser.add_argument(
         "--duplicate", action="store_true", help="play each wall four times, bots rotated"
     )
@@ -350,18 +462,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     seats = [s.strip() for s in args.seats.split(",")]
     if len(seats) != 4 or any(s not in BOTS for s in seats):
         parser.error(f"--seats needs four of {', '.join(BOTS)}, got {args.seats!r}")
-    if args.hands < 1 or args.workers < 1:
+    if args.hands < 1 or (args.workers is not None and args.workers < 1):
         parser.error("--hands and --workers must be at least 1")
-    summary = simulate(
-        args.rules,
-        args.hands,
-        seats,
-        seed=args.seed,
-        workers=args.workers,
-        duplicate=args.duplicate,
-        records_dir=args.records,
-        progress=_bar(sys.stderr),
-    )
+    if args.ray is not None and args.workers is not None:
+        parser.error("--workers is for local runs; with --ray the cluster's CPUs do the work")
+    try:
+        summary = simulate(
+            args.rules,
+            args.hands,
+            seats,
+            seed=args.seed,
+            workers=args.workers or 1,
+            duplicate=args.duplicate,
+            records_dir=args.records,
+            progress=_bar(sys.stderr),
+            ray=args.ray,
+        )
+    except RayUnavailableError as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(summary.to_json(), ensure_ascii=False))
     else:
