@@ -430,7 +430,8 @@ def test_d65_the_winners_three_treasure_tiles_exclude_the_winning_tile():
 
 
 def test_treasure_peng_pays_like_a_ming_gang():
-    """§2.9: 叉宝 (a 碰 of the treasure face) is scored as a 明杠, 5 from each."""
+    """§2.9: 叉宝 (a 碰 of the treasure face, since retired by 换宝, D29) is scored as a
+    明杠, 5 from each."""
     result = run(
         "baicheng",
         "123m456s79m55p",
@@ -954,7 +955,8 @@ def test_d52_d75_self_draw_paid_by_those_not_yet_won():
 
 
 def test_d75_a_seat_that_has_won_pays_when_it_discards():
-    """D75: a seat in `won` that discards the winning tile pays as the discarder."""
+    """D53, D75: a winner keeps discarding; a seat in `won` whose discard deals in pays as
+    the discarder."""
     result = sc("123m456m789s12s55m", "3s", source=2, won=[2])
     assert amounts(result) == {2: 1}
 
@@ -1168,3 +1170,34 @@ def test_property_adding_a_fan_never_lowers_any_payment(data: dict[str, object])
         for p, q in zip(before.payers, after.payers, strict=True):
             assert q.amount >= p.amount
     assert max(r.gross for r in more) >= max(r.gross for r in plain)
+
+
+def test_d1_waits_are_by_shape_even_when_every_copy_is_visible():
+    """D1: a face stays a wait when all four copies lie in another seat's kong."""
+    rules = find_rules("baicheng")
+    peng = (Meld(MeldKind.PENG, tuple(parse_tiles("999p")), 3),)
+    hand = bytes(parse_counts("123m456s79m55p"))
+    assert [tile_name(t) for t in wait_set(rules, hand, peng)] == ["8m"]
+
+
+def test_d30_a_fenzhang_tile_wins_as_a_self_draw_and_never_after_a_kong():
+    """D30 (§2.10): a 分张 tile can complete a self-drawn win; it is no replacement (D69)."""
+    result = run("baicheng", "123m456s79m55p", "8m", by="fenzhang", melds=[PENG_C])
+    assert fans(result)["自摸"] == 1 and "杠上开花" not in fans(result)
+    with pytest.raises(ValueError, match="D69"):
+        run("baicheng", "123m456s79m55p", "8m", by="fenzhang", after_kong=True, melds=[PENG_C])
+
+
+def test_d33_robbing_a_kong_in_baishan_the_konger_pays_as_discarder():
+    """D33: 抢杠胡 is allowed in both Baishan rule sets; the robbed player pays 点炮."""
+    for rules in ("baishan", "baishan_platform"):
+        result = run(
+            rules,
+            "1p2p6s7s8s5m6m7m9s9s",
+            "3p",
+            by="robbed_kong",
+            source=2,
+            melds=[NINE_M],
+            seats={2: {"concealed": "1234567m2s3s4s", "melds": [meld("peng", "333p", 1)]}},
+        )
+        assert payer(result, 2)["点炮"] == 1

@@ -216,3 +216,11 @@ def test_example_s3_one_discard_two_winners_paid_separately():
         data.pop("expect")
         totals = [a + b for a, b in zip(totals, score(load_situation(data)).total, strict=True)]
     assert totals == [2, 0, 8, -10]
+
+
+def test_d56_passing_a_late_win_makes_a_flower_pig():
+    """D56: a seat flagged for passing a win in the last four tiles pays as a 花猪."""
+    seats = [(hand("123456789m1122s"), []) for _ in range(4)]
+    _, options = configure(SICHUAN, {"que": ["p", "p", "p", "p"]})
+    checks = dict(sichuan_exhaustion(SICHUAN, options, 1, seats, (), {2}, ()))
+    assert deltas_of(checks["查花猪 flower pig"]) == (16, 16, -48, 16)

@@ -107,6 +107,7 @@ def test_self_draw_has_no_from_and_treasure_win_is_on_the_treasure():
     data = changed(B1, "win_by", "self_draw")
     with pytest.raises(SituationError, match="from: a self_draw win has no 'from'"):
         load_situation(data)
+    assert load_situation(changed(data, "from", None)).source is None
     data = changed(changed(B1, "win_by", "treasure"), "from", ...)
     with pytest.raises(SituationError, match="win_tile: a treasure win is on the treasure face"):
         load_situation(data)

@@ -7,7 +7,7 @@ closed" or "is this a kong" has one answer everywhere.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 __all__ = ["Meld", "MeldKind"]
@@ -37,22 +37,18 @@ class Meld:
     source: int | None = None
     #: A 碰 of the treasure face (叉宝, baicheng): scored as a 明杠.
     treasure: bool = False
+    # derived once, as plain attributes, for the scorer's hot path
+    #: The lowest tile: the face of a pung or kong, the start of a run.
+    face: int = field(init=False, repr=False, compare=False)
+    is_kong: bool = field(init=False, repr=False, compare=False)
+    #: A pung or a kong (exposed or concealed): what "all pungs" and "has a 碰" count.
+    is_pung_like: bool = field(init=False, repr=False, compare=False)
+    #: Whether the meld opens the hand: every kind but the 暗杠 does (RULES.md §0.3).
+    opens: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def face(self) -> int:
-        """The lowest tile: the face of a pung or kong, the start of a run."""
-        return self.tiles[0]
-
-    @property
-    def is_kong(self) -> bool:
-        return self.kind in _KONGS
-
-    @property
-    def is_pung_like(self) -> bool:
-        """A pung or a kong (exposed or concealed): what "all pungs" and "has a 碰" count."""
-        return self.kind in _PUNG_LIKE
-
-    @property
-    def opens(self) -> bool:
-        """Whether the meld opens the hand: every kind but the 暗杠 does (RULES.md §0.3)."""
-        return self.kind is not MeldKind.AN_GANG
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "face", self.tiles[0])
+        set_(self, "is_kong", self.kind in _KONGS)
+        set_(self, "is_pung_like", self.kind in _PUNG_LIKE)
+        set_(self, "opens", self.kind is not MeldKind.AN_GANG)

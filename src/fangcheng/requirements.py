@@ -8,12 +8,13 @@ Seven pairs are exempt from the pung rule, thirteen orphans from all of them (§
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Final
 
 from .analysis import Arrangement, Form, GroupKind, decompositions, is_win, waits
 from .melds import Meld, MeldKind
 from .rules import SUIT_LETTERS, RuleSet
-from .tiles import DRAGONS, TERMINALS_AND_HONOURS, format_counts, tile_name
+from .tiles import DRAGONS, TERMINALS_AND_HONOURS, format_counts, format_tiles, tile_name
 
 __all__ = [
     "final_counts",
@@ -25,6 +26,13 @@ __all__ = [
 ]
 
 _SUIT_NAMES: Final = ("万 (m)", "饼 (p)", "条 (s)")
+_TERMINAL_COUNTS: Final = itemgetter(*TERMINALS_AND_HONOURS)
+# enum members looked up once (a lookup on the class is slow on the hot path)
+_STANDARD: Final = Form.STANDARD
+_XUANFENG: Final = MeldKind.XUANFENG
+_PUNG: Final = GroupKind.PUNG
+_PAIR: Final = GroupKind.PAIR
+_DRAGON_SET: Final = GroupKind.DRAGONS
 
 
 def final_counts(concealed: bytes, melds: Sequence[Meld]) -> bytes:
@@ -49,23 +57,23 @@ def hand_failure(rules: RuleSet, final: bytes, que: int | None = None) -> str | 
     if rules.three_suits and not all(present):
         missing = ", ".join(n for n, p in zip(_SUIT_NAMES, present, strict=True) if not p)
         return f"三门全 fails: no {missing} tile in the hand"
-    if rules.terminal and not any(final[t] for t in TERMINALS_AND_HONOURS):
+    if rules.terminal and not any(_TERMINAL_COUNTS(final)):
         return "不能缺么九 fails: no 1, 9 or honour tile in the hand"
     return None
 
 
 def has_pung(rules: RuleSet, arrangement: Arrangement, melds: Sequence[Meld]) -> bool:
     """必须有碰 for one reading: a pung or kong anywhere, or a rule set's substitute."""
-    if arrangement.form is not Form.STANDARD:
+    if arrangement.form is not _STANDARD:
         return True  # seven pairs and thirteen orphans are exempt
     for meld in melds:
-        if meld.is_pung_like or (rules.dragon_set_is_pung and meld.kind is MeldKind.XUANFENG):
+        if meld.is_pung_like or (rules.dragon_set_is_pung and meld.kind is _XUANFENG):
             return True
     for g in arrangement.groups:
         kind = g.kind
-        if kind is GroupKind.PUNG or (rules.dragon_set_is_pung and kind is GroupKind.DRAGONS):
+        if kind is _PUNG or (rules.dragon_set_is_pung and kind is _DRAGON_SET):
             return True
-        if kind is GroupKind.PAIR and rules.dragon_pair_is_pung and g.tile in DRAGONS:
+        if kind is _PAIR and rules.dragon_pair_is_pung and g.tile in DRAGONS:
             return True
     return False
 
@@ -100,6 +108,8 @@ def no_win_reason(
     before = bytearray(hand14)
     before[tile] -= 1
     shown = f"{format_counts(before)} + {tile_name(tile)}"
+    if melds:
+        shown += " with " + " ".join(format_tiles(m.tiles) for m in melds) + " laid"
     if not is_win(hand14, shapes=rules.shapes):
         return f"incomplete: {shown} is not {_shape_words(rules)}"
     failure = hand_failure(rules, final_counts(hand14, melds), que)

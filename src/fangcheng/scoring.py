@@ -46,7 +46,8 @@ __all__ = [
 SEAT_NAMES: Final = "ESWN"
 _ZERO: Final = (0, 0, 0, 0)
 _NO_SHAPES: Final[frozenset[WaitShape]] = frozenset()
-_SELF_DRAWS: Final = frozenset({WinBy.SELF_DRAW, WinBy.TREASURE, WinBy.FENZHANG})
+_ROBBED: Final = WinBy.ROBBED_KONG  # looked up once: an enum class lookup is slow
+_OTHERS: Final = tuple(tuple(p for p in range(4) if p != seat) for seat in range(4))
 
 
 class AppliedFan(NamedTuple):
@@ -141,7 +142,10 @@ class Score:
         lines.append("reading " + " ".join(map(repr, r.arrangement.groups)))
         lines.append("winner's fans:")
         for a in r.fans:
-            lines.append(f"  {a.fan.name:<6}{a.fan.en:<28}{a.value:>3}  {_times(a)}{a.fan.why}")
+            scope = a.fan.scope.value
+            lines.append(
+                f"  {a.fan.name:<6}{a.fan.en:<28}{a.value:>3}  [{scope}] {_times(a)}{a.fan.why}"
+            )
         if not r.fans:
             lines.append("  (none)")
         lines.append("payers:")
@@ -150,7 +154,7 @@ class Score:
             extra = "".join(f" + {a.fan.name} {a.value}" for a in own)
             lines.append(
                 f"  seat {_seat(p.seat)}: N = winner's {sum(a.value for a in r.fans)}{extra}"
-                f" = {p.total} -> pays {p.amount}"
+                f" = {p.total} -> pays {p.amount}{_capped(s, p)}"
             )
         for t in self.piao:
             lines.append(f"  漂: seat {_seat(t.payer)} pays {t.amount}")
@@ -171,6 +175,18 @@ class Score:
 
 def _seat(seat: int) -> str:
     return f"{seat} ({SEAT_NAMES[seat]})"
+
+
+def _capped(s: Situation, p: Payment) -> str:
+    rules, flat = s.rules, any(a.fan.flat is not None for a in p.fans)
+    if flat:
+        return " (a flat payment)"
+    if rules.cap_fans is not None and p.total > rules.cap_fans:
+        return f" (capped at {rules.cap_fans} fans)"
+    base = effective_base(s.options, s.base)
+    if rules.cap_base is not None and p.amount == rules.cap_base * base < base << p.total:
+        return f" (capped at {rules.cap_base} × 底注)"
+    return ""
 
 
 def _times(a: AppliedFan) -> str:
@@ -257,8 +273,8 @@ def _payers(s: Situation) -> tuple[int, ...]:
     rules = s.rules
     if s.source is not None and (rules.discarder_only or s.options.anti_cheat):
         return (s.source,)
-    others = tuple(p for p in range(4) if p != s.winner)
-    if s.source is None and rules.unfinished_pay_self_draw:
+    others = _OTHERS[s.winner]
+    if s.source is None and s.won and rules.unfinished_pay_self_draw:
         return tuple(p for p in others if p not in s.won)
     return others
 
@@ -282,14 +298,13 @@ def _readings(
     legal = [a for a in found if not rules.pung or has_pung(rules, a, winner.melds)]
     if not legal:
         return []
-    win_by = s.win_by
     context = WinContext(  # positional: this is the hot path (fields in WinContext order)
         s.winner,
         s.dealer,
         tile,
-        win_by in _SELF_DRAWS,
+        s.source is None,  # self-drawn: every win but a discard or a robbed kong
         s.source,
-        win_by is WinBy.ROBBED_KONG,
+        s.win_by is _ROBBED,
         s.after_kong,
         s.treasure,
         treasure_win,
@@ -323,7 +338,7 @@ def _shapes(found: Sequence[Arrangement], tile: int) -> frozenset[WaitShape]:
 
 def _is_treasure_draw(s: Situation) -> bool:
     """摸宝 (D68): a drawn treasure face, by normal draw, replacement or 分张."""
-    return s.treasure is not None and s.win_tile == s.treasure and s.win_by in _SELF_DRAWS
+    return s.treasure is not None and s.win_tile == s.treasure and s.source is None
 
 
 def readings(s: Situation) -> list[Reading]:

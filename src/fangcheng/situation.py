@@ -86,7 +86,9 @@ class Situation:
 _KEYS: Final = {
     "rules", "options", "base", "dealer", "winner", "win_tile", "win_by", "from",
     "after_kong", "treasure", "retired_treasure", "declared_ready", "seats", "won",
-    "last_tile", "first_draw", "fenzhang_drawn", "id", "note",
+    "last_tile", "first_draw", "fenzhang_drawn",
+    # labels of a case file, ignored: its id, a note, and the expected figures
+    "id", "note", "expect",
 }  # fmt: skip
 _REQUIRED: Final = ("rules", "base", "dealer", "winner", "win_tile", "win_by", "seats")
 _SEAT_KEYS: Final = {"concealed", "melds"}
@@ -317,7 +319,7 @@ def load_situation(data: object) -> Situation:
         source = _seat(obj["from"], "from")
         if source == winner:
             raise _fail("from", "the winner cannot win on its own discard")
-    elif "from" in obj:
+    elif obj.get("from") is not None:
         raise _fail("from", f"a {win_by.value} win has no 'from'")
 
     situation = Situation(
