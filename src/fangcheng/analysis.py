@@ -112,8 +112,7 @@ class Group(NamedTuple):
         return f"{self.kind.name.lower()}({format_tiles(self.tiles())})"
 
 
-@dataclass(frozen=True, slots=True)
-class Arrangement:
+class Arrangement(NamedTuple):
     """One way to read a complete concealed hand: its groups, pair included."""
 
     form: Form
