@@ -1,20 +1,32 @@
-# Two entry points: `make demo` (the main job) and `make test` (the whole suite).
-# Each creates .venv and installs what it needs on first use.
+# Two entry points: `make play` (the main job: a match against three bots in the
+# terminal) and `make test` (the whole suite). Each creates .venv and installs what it
+# needs on first use. `make play ARGS="--rules sichuan --quan 4"` passes options on.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+ARGS ?= --quan 1
 
-$(BIN)/.installed: pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# What playing needs (textual), and what the tests and benchmarks need (pinned).
+$(VENV)/.play: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[play]'
+	touch $@
+
+$(VENV)/.dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: demo test lint bench tables
-demo: $(BIN)/.installed
+.PHONY: play demo test lint bench tables
+play: $(VENV)/.play
+	$(BIN)/fangcheng play $(ARGS)
+
+demo: $(VENV)/.play
 	$(BIN)/fangcheng demo
 
-lint: $(BIN)/.installed
+lint: $(VENV)/.dev
 	$(BIN)/ruff check src tests benchmarks tools
 	$(BIN)/ruff format --check src tests benchmarks tools
 	$(BIN)/mypy
@@ -22,10 +34,11 @@ lint: $(BIN)/.installed
 test: lint
 	$(BIN)/pytest -q src tests
 
-bench: $(BIN)/.installed
+bench: $(VENV)/.dev
 	-$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_analysis.py
 	$(BIN)/python benchmarks/bench_engine.py
+	$(BIN)/python benchmarks/bench_scoring.py
 
-tables: $(BIN)/.installed
+tables: $(VENV)/.dev
 	$(BIN)/python tools/gen_tables.py

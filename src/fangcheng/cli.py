@@ -151,7 +151,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="re-run a game record and check it replays identically")
     replay.add_argument("file", help="the record JSON file, or - for stdin")
     replay.set_defaults(run=_replay)
-    # Parsed by fangcheng.sim itself (see main); listed here for --help.
+    # Parsed by fangcheng.terminal and fangcheng.sim themselves (see main); listed for --help.
+    sub.add_parser("play", help="play a match against three bots (fangcheng play -h)")
     sub.add_parser(
         "simulate", help="play many hands between bots and summarise (fangcheng simulate -h)"
     )
@@ -164,6 +165,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .sim import main as simulate_main
 
         return simulate_main(argv[1:])
+    if argv and argv[0] == "play":
+        from .terminal import main as play_main
+
+        return play_main(argv[1:])
     args = build_parser().parse_args(argv)
     result: int = args.run(args)
     return result

@@ -36,7 +36,7 @@ from .payments import (
 )
 from .requirements import legal_arrangements, wait_set
 from .rules import RuleSet, configure, find_rules
-from .scoring import score
+from .scoring import Score, score
 from .settlement import sichuan_exhaustion
 from .situation import Seat, Situation, WinBy
 from .tiles import DRAGONS, KINDS, format_counts, format_tiles, tile_name
@@ -108,6 +108,7 @@ class Round:
         self.piao = list(self.options.piao)
         self.won: list[int] = []  # seats in the order they won (several only in sichuan)
         self.win_tiles: dict[int, int] = {}  # each winner's winning tile
+        self.win_scores: list[Score] = []  # the scorer's account of each win, in order
         self.first_multi_source: int | None = None  # the discarder, if the first win was 一炮多响
         self.flower_pigs: set[int] = set()  # passed a win in sichuan's last four tiles
         self.kong_transfers: list[Transfer] = []  # 刮风下雨 paid so far (for 退税)
@@ -694,6 +695,7 @@ class Round:
         result = score(situation)
         if not result.win:
             raise AssertionError(f"engine offered a win the scorer refuses: {result.reason}")
+        self.win_scores.append(result)
         if takes_tile:
             self.win_tiles[seat] = tile  # laid beside the hand, which stays 13 - 3k tiles
         self.won.append(seat)

@@ -1,0 +1,372 @@
+"""``fangcheng play``: a match against three bots in the terminal.
+
+This module is the game without the screen: it deals the hands of a `Match`, lets the
+bots answer for their seats, turns what the player types into one of the seat's legal
+actions (or a one-line reason why not), and saves each hand's record. `terminal_view`
+draws it and `terminal_app` runs it with Textual, which is imported only to play, so
+the library keeps no dependency.
+
+What the player types, besides the keys listed on screen: a position in the hand
+(``3``), a tile in any notation (``5m``, ``五万``, ``C``), ``t`` and a position or tile
+for 报听, an action's text form (``discard 5m``, ``chi 345m``), and Enter alone when
+there is one thing to do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from .actions import Act, Action, IllegalActionError
+from .analysis import shanten
+from .bots import BOTS, EfficientBot, _table, make_bot
+from .engine import Observation
+from .match import Match
+from .record import record_of
+from .requirements import wait_set
+from .rules import ALL_RULES
+from .tiles import InvalidNotationError, format_counts, format_tiles, parse_tiles, tile_name
+
+__all__ = ["Game", "InputError", "Key", "main", "suggest"]
+
+SEAT_NAMES: Final = ("East", "South", "West", "North")
+SUIT_KEYS: Final = "mps"
+
+
+class InputError(ValueError):
+    """What the player typed is not an action now; the message says why, in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One legal action and what to type for it."""
+
+    key: str
+    action: Action
+
+
+class Game:
+    """A match between the player at ``seat`` and three bots, one decision at a time."""
+
+    def __init__(
+        self,
+        rules: str,
+        *,
+        seat: int = 0,
+        bots: str = "strong",
+        seed: int = 0,
+        base: int = 1,
+        quan: int = 4,
+        records: Path,
+    ) -> None:
+        self.match = Match(rules, seed=seed, base=base, quan=quan)
+        self.seat, self.seed, self.records = seat, seed, records
+        rng = random.Random(seed)
+        self.bot_name = bots
+        # one generator per seat, whichever seat the player takes
+        self.bots = {s: make_bot(bots, random.Random(rng.randrange(2**63))) for s in range(4)}
+        del self.bots[seat]
+        self.stamp = time.strftime("%Y%m%d-%H%M%S")
+        self.saved: list[Path] = []
+        self.hands = 0
+        self._deal()
+
+    @property
+    def rules(self) -> str:
+        return self.match.rules.name
+
+    def _deal(self) -> None:
+        self.hands += 1
+        self.before = tuple(self.match.scores)  # the running totals before this hand
+        self.record: Path | None = None  # where this hand's record was saved
+        self.save_error = ""
+        self.round = self.match.new_round()
+        self.advance()
+
+    def next_hand(self) -> None:
+        """Deal the next hand of the match (the current one must be over)."""
+        if not self.round.over or self.match.over:
+            raise ValueError("the hand is still on, or the match is over")
+        self._deal()
+
+    def advance(self) -> None:
+        """Let the bots decide until the player is asked (or the hand ends). A 血战
+        winner's forced discards (its hand is laid down) are made for it."""
+        r = self.round
+        while not r.over:
+            pending = r.pending()
+            if pending == [self.seat]:
+                legal = r.legal_actions(self.seat)
+                if self.seat not in r.won or len(legal) > 1:
+                    return
+                r.act(self.seat, legal[0])
+                continue
+            for s in pending:
+                if s != self.seat:
+                    r.act(s, self.bots[s].act(r.observe(s)))
+        self.match.finish(r)
+        self.save()
+
+    def save(self) -> Path | None:
+        """Write the hand's record (finished or not); None, with ``save_error``, if the
+        file system refuses."""
+        path = self.records / f"{self.stamp}-{self.rules}-seed{self.seed}-{self.hands:02d}.json"
+        try:
+            self.records.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(record_of(self.round), ensure_ascii=False, indent=1))
+        except OSError as exc:
+            self.save_error = f"could not save the record {path}: {exc.strerror}"
+            return None
+        if path not in self.saved:
+            self.saved.append(path)
+        self.record, self.save_error = path, ""
+        return path
+
+    def observe(self) -> Observation:
+        return self.round.observe(self.seat)
+
+    def order(self, obs: Observation) -> list[int]:
+        """The player's concealed tiles as shown: sorted, the tile just drawn last."""
+        hand = bytearray(obs.hand)
+        if obs.drawn is not None:
+            hand[obs.drawn] -= 1
+        tiles = parse_tiles(format_counts(hand))  # the canonical order: suits, ESWN, CFP
+        return tiles + ([obs.drawn] if obs.drawn is not None else [])
+
+    def keys(self, obs: Observation) -> list[Key]:
+        """Every legal action with its key; discards are keyed by their tile."""
+        legal = obs.legal
+        kongs = [a for a in legal if a.kind in (Act.AN_GANG, Act.BU_GANG)]
+        adds = [a for a in legal if a.kind is Act.ADD]
+        chis = [a for a in legal if a.kind is Act.CHI]
+        out = []
+        for a in legal:
+            kind = a.kind
+            name = tile_name(a.tile) if a.tile is not None else ""
+            if kind is Act.DISCARD:
+                key = name
+            elif kind is Act.READY:
+                key = "t" + name
+            elif kind is Act.HU:
+                key = "h"
+            elif kind is Act.PASS:
+                key = "n"
+            elif kind in (Act.PENG, Act.GANG):
+                key = kind.value[0]
+            elif kind in (Act.AN_GANG, Act.BU_GANG):
+                key = "g" if len(kongs) == 1 else "g" + name
+            elif kind is Act.ADD:
+                key = "a" if len(adds) == 1 else "a" + name
+            elif kind is Act.XUANFENG:
+                key = "x"
+            elif kind is Act.CHI:
+                key = "c" if len(chis) == 1 else f"c{chis.index(a) + 1}"
+            elif kind is Act.QUE:
+                key = SUIT_KEYS[a.value]
+            else:  # Act.PIAO
+                key = str(a.value)
+            out.append(Key(key, a))
+        return out
+
+    def choose(self, text: str) -> Action:
+        """The legal action that ``text`` names; `InputError` says why there is none."""
+        obs = self.observe()
+        legal = obs.legal
+        if not legal:
+            raise InputError("nothing to decide now")
+        typed = text.strip()
+        compact = "".join(typed.split())
+        if not compact:
+            if len(legal) == 1:
+                return legal[0]
+            raise InputError(f"type one of: {self.summary(obs)}")
+        by_key = {k.key: k.action for k in self.keys(obs)}
+        if compact in by_key:
+            return by_key[compact]
+        if typed.split()[0].lower() in {a.value for a in Act}:
+            try:
+                action = Action.parse(typed)
+            except IllegalActionError as exc:
+                raise InputError(str(exc)) from None
+            if action in legal:
+                return action
+            raise InputError(f"{action} is not possible now; type one of: {self.summary(obs)}")
+        if compact.isdigit():
+            if not any(a.kind is Act.DISCARD for a in legal):
+                raise InputError(f"you cannot discard now; type one of: {self.summary(obs)}")
+            return self._discard(obs, self._at(obs, int(compact)), Act.DISCARD)
+        if compact[0] == "t" and len(compact) > 1:
+            rest = compact[1:]
+            tile = self._at(obs, int(rest)) if rest.isdigit() else self._tile(rest)
+            return self._discard(obs, tile, Act.READY)
+        try:
+            tile = self._tile(compact)
+        except InputError:
+            if compact[0].isdigit():  # meant as a tile: say what is wrong with it
+                raise
+            raise InputError(
+                f"{typed!r} is not an action here; type one of: {self.summary(obs)} (or help)"
+            ) from None
+        return self._discard(obs, tile, Act.DISCARD)
+
+    def _at(self, obs: Observation, position: int) -> int:
+        order = self.order(obs)
+        if not 1 <= position <= len(order):
+            raise InputError(f"there is no tile at {position}: your hand is 1-{len(order)}")
+        return order[position - 1]
+
+    @staticmethod
+    def _tile(text: str) -> int:
+        try:
+            tiles = parse_tiles(text)
+        except InvalidNotationError as exc:
+            raise InputError(str(exc)) from None
+        if len(tiles) != 1:
+            raise InputError(f"{text!r} is {len(tiles)} tiles; name one")
+        return tiles[0]
+
+    def _discard(self, obs: Observation, tile: int, kind: Act) -> Action:
+        legal = obs.legal
+        action = Action(kind, tile)
+        if action in legal:
+            return action
+        name = tile_name(tile)
+        allowed = [tile_name(a.tile) for a in legal if a.kind is kind and a.tile is not None]
+        if not obs.hand[tile]:
+            raise InputError(f"{name} is not in your hand")
+        if kind is Act.READY:
+            if allowed:
+                raise InputError(
+                    f"报听 is not possible discarding {name}; it is on: {' '.join(allowed)}"
+                )
+            raise InputError("报听 is not possible now: the hand is not ready on one discard")
+        if not allowed:
+            raise InputError(f"you cannot discard now; type one of: {self.summary(obs)}")
+        if len(allowed) == 1 and obs.drawn is not None:
+            raise InputError(
+                f"your hand is locked (报听 or won): discard the tile drawn, {allowed[0]}"
+            )
+        raise InputError(f"{name} cannot be discarded now; you may discard: {' '.join(allowed)}")
+
+    def hint(self) -> str:
+        """The suggestion of `suggest`, with what to type for it (a discard's position)."""
+        obs = self.observe()
+        action, measure = suggest(obs)
+        if action.kind is Act.DISCARD and action.tile is not None:
+            key = str(self.order(obs).index(action.tile) + 1)
+        else:
+            key = next(k.key for k in self.keys(obs) if k.action == action)
+        return f"hint: {key} ({action})" + (f" · {measure}" if measure else "")
+
+    def summary(self, obs: Observation) -> str:
+        """The keys of the moment in one short list, discards as a position range."""
+        keys = self.keys(obs)
+        out = []
+        if any(k.action.kind is Act.DISCARD for k in keys):
+            out.append(f"1-{len(self.order(obs))} or a tile")
+        out += [k.key for k in keys if k.action.kind is not Act.DISCARD]
+        return ", ".join(out)
+
+    def play(self, action: Action) -> None:
+        """Make the player's decision, then let the bots play on."""
+        self.round.act(self.seat, action)
+        self.advance()
+
+    def quit(self) -> Path | None:
+        """Save the unfinished hand (its record replays as far as it went)."""
+        return None if self.round.over else self.save()
+
+
+def suggest(obs: Observation) -> tuple[Action, str]:
+    """The efficient bot's choice, and the shanten and useful unseen draws it leaves."""
+    bot = EfficientBot(random.Random(0))
+    action = bot.act(obs)
+    table = _table(obs)
+    h = bytearray(obs.hand)
+    if action.kind in (Act.DISCARD, Act.READY) and action.tile is not None:
+        h[action.tile] -= 1
+    hand = bytes(h)
+    if sum(hand) % 3 != 1:  # 14 - 3k tiles: a win or a kong is the suggestion
+        return action, ""
+    rules, melds, unseen = table.rules, table.melds, table.unseen
+    n = shanten(hand, shapes=rules.shapes)
+    if n == 0:
+        waits = wait_set(rules, hand, melds, table.que)
+        if waits:
+            live = sum(unseen[w] for w in waits)
+            shown = " ".join(f"{tile_name(w)}×{unseen[w]}" for w in waits)
+            return action, f"ready, waiting on {shown} ({live} unseen)"
+    d = bot.distance(table, hand, melds)
+    useful = bot.useful_faces(table, hand, melds, d)
+    count = sum(unseen[t] for t in useful)
+    shown = format_tiles(t for t in useful if unseen[t])
+    extra = f" ({d} with the win requirements)" if d != n else ""
+    return action, f"shanten {n}{extra} · {count} useful tiles unseen: {shown or 'none'}"
+
+
+def default_records() -> Path:
+    """``$XDG_DATA_HOME/fangcheng/records`` (``~/.local/share/...`` by default)."""
+    data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(data) / "fangcheng" / "records"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fangcheng play",
+        description="Play a match against three bots in the terminal (keyboard only).",
+    )
+    parser.add_argument(
+        "--rules", default="baicheng", choices=[r.name for r in ALL_RULES], help="the rule set"
+    )
+    parser.add_argument(
+        "--seat", type=int, default=0, choices=range(4), help="your seat: 0 E, 1 S, 2 W, 3 N"
+    )
+    parser.add_argument("--bots", default="strong", choices=list(BOTS), help="the three bots")
+    parser.add_argument("--seed", type=int, help="the match seed (default: random, shown)")
+    parser.add_argument("--base", type=int, default=1, help="底注, the base stake")
+    parser.add_argument("--quan", type=int, default=4, help="圈 to play (4 make a 局)")
+    parser.add_argument("--ascii", action="store_true", help="tiles as notation, not glyphs")
+    parser.add_argument("--no-color", action="store_true", help="no colours")
+    parser.add_argument("--records", type=Path, help="where hand records go")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.quan < 1 or args.base < 1:
+        print("fangcheng play: --quan and --base must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        from .terminal_app import PlayApp
+    except ModuleNotFoundError as exc:
+        print(f"fangcheng play needs {exc.name}: pip install 'fangcheng[play]'", file=sys.stderr)
+        return 2
+    if not sys.stdout.isatty():
+        print("fangcheng play needs a terminal", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
+    game = Game(
+        args.rules,
+        seat=args.seat,
+        bots=args.bots,
+        seed=seed,
+        base=args.base,
+        quan=args.quan,
+        records=args.records or default_records(),
+    )
+    PlayApp(game, ascii=args.ascii, color=not args.no_color).run()
+    game.quit()
+    for path in game.saved:
+        print(f"record: {path}")
+    scores = ", ".join(f"{SEAT_NAMES[s]} {v:+d}" for s, v in enumerate(game.match.scores))
+    hands = f"{game.hands} hand" + ("s" if game.hands > 1 else "")
+    print(f"{game.rules} seed {seed}, {hands}: {scores}")
+    return 0

@@ -1,0 +1,431 @@
+"""What ``fangcheng play`` shows: the table, the end-of-hand settlement, the standings.
+
+Each view is a pure function of the `Game` returning Rich `Text`, so the screen is the
+same under Textual and in a test. The table is laid out for 80 columns and 24 rows;
+wider terminals only get longer lines. Tiles are glyphs, or notation with ``ascii``;
+only public information is shown of the other seats (their draws and 暗杠 stay hidden).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, Final
+
+from rich.cells import cell_len
+from rich.text import Text
+
+from .actions import Act, Action
+from .engine import Observation, Phase
+from .melds import Meld, MeldKind
+from .scoring import Score
+from .terminal import SEAT_NAMES, Game, default_records
+from .tiles import format_counts, format_tiles, glyph, parse_tiles, tile_name
+
+__all__ = ["board", "event_line", "help_text", "settlement", "standings", "tiles_text"]
+
+KEY: Final = "bold reverse"
+MINE: Final = "bold cyan"
+ERROR: Final = "bold red"
+BACK: Final = chr(0x1F02B)  # 🀫, a tile face down
+SUITS_CN: Final = ("万", "饼", "条")
+
+HELP: Final = """\
+Type a key, then Enter. The keys of the moment are listed under your hand.
+  3          discard the tile at position 3 (positions are above your hand)
+  5m  C      discard by notation: 1m-9m 1p-9p 1s-9s, E S W N, C F P (中发白);
+             Chinese (五万, 红中) and tile glyphs work too
+  t3  t5m    discard and declare 报听 (baishan), where the rules allow it
+  h 胡 win    p 碰 peng    g 杠 kong (g5m when there are several)
+  c 吃 chi (c1 c2 c3 when several runs)    n pass (let the discard go)
+  x lay the 旋风杠 中发白    a add a dragon to it (aC when several)
+  m p s      定缺: the suit to void (sichuan)
+  0 5 10     漂: the bet (baishan_platform)
+  Enter      alone: the only thing there is to do
+  hint       the efficient bot's choice, shanten, useful tiles still unseen
+  help       this page (F1)        quit   save the hand's record and leave
+Text forms work too: discard 5m, chi 345m, peng 5m, bugang 5m, que m.
+PageUp/PageDown scroll a long page. Enter: back to the table."""
+
+
+def _face(t: int, ascii: bool) -> str:
+    return tile_name(t) if ascii else glyph(t)
+
+
+def tiles_text(tiles: Iterable[int], ascii: bool) -> str:
+    """Tiles in a row: glyphs side by side, or notation one by one."""
+    return (" " if ascii else "").join(_face(t, ascii) for t in tiles)
+
+
+def _seat_name(game: Game, seat: int) -> str:
+    return "you" if seat == game.seat else SEAT_NAMES[seat]
+
+
+def _pad(text: str, width: int) -> str:
+    """Pad to ``width`` terminal cells (CJK and some glyphs take two)."""
+    return text + " " * max(0, width - cell_len(text))
+
+
+def _meld(meld: Meld, ascii: bool) -> str:
+    """A laid meld; the 旋风杠 keeps its laying order (中发白, then additions)."""
+    if ascii:
+        return format_tiles(meld.tiles, sort=meld.kind is not MeldKind.XUANFENG)
+    return "".join(glyph(t) for t in meld.tiles)
+
+
+def _flags(obs: Observation, seat: int) -> str:
+    view = obs.seats[seat]
+    flags = []
+    if seat == obs.dealer:
+        flags.append("庄")
+    if view.ready:
+        flags.append("听")
+    if view.que is not None:
+        flags.append("缺" + "mps"[view.que])
+    if view.piao:
+        flags.append(f"漂{view.piao}")
+    if view.won:
+        flags.append("胡")
+    return " ".join(flags)
+
+
+def _header(game: Game, obs: Observation, ascii: bool) -> Text:
+    match = game.match
+    rules = match.rules
+    parts = [
+        f"{rules.name} {rules.chinese.split()[0]}",
+        f"圈 {match.current_quan}/{match.quan}",
+        f"hand {game.hands}",
+        f"wall {obs.wall}",
+    ]
+    if obs.treasure is not None:
+        parts.append(
+            f"宝 {_face(obs.treasure, ascii)}" + ("" if ascii else f" {tile_name(obs.treasure)}")
+        )
+    parts.append(f"seed {game.seed}")
+    return Text(" · ".join(parts), style="bold")
+
+
+def _seat_lines(game: Game, obs: Observation, seat: int, ascii: bool) -> list[Text]:
+    view = obs.seats[seat]
+    mover = obs.phase in (Phase.TURN, Phase.FENZHANG) and obs.turn == seat
+    open_claim = obs.last_discard is not None and obs.last_discard[0] == seat
+    who = "you" if seat == game.seat else game.bot_name
+    total = game.before[seat]
+    moved = obs.scores[seat]
+    score = f"{total:>5}" + (f" {moved:+d}" if moved else "")
+    line = Text(">" if mover else " ", style="bold")
+    style = MINE if seat == game.seat else ""
+    line.append(f" {SEAT_NAMES[seat]:<6}{who:<9}", style=style)
+    line.append(_pad(score, 11))
+    line.append(_pad(_flags(obs, seat), 15), style="bold")
+    melds = [_meld(m, ascii) for m in view.melds]
+    melds += ["####" if ascii else BACK * 4] * view.hidden_kongs
+    line.append(" ".join(melds))
+    river = Text("      ")
+    for i, t in enumerate(view.river):
+        last = open_claim and i == len(view.river) - 1
+        river.append(_face(t, ascii), style="reverse" if last else "")
+        river.append(" ")
+    if view.revealed is not None and seat != game.seat:
+        river.append(" hand " + tiles_text(parse_tiles(format_counts(view.revealed)), ascii))
+    return [line, river]
+
+
+def _hand_lines(game: Game, obs: Observation, ascii: bool) -> list[Text]:
+    order = game.order(obs)
+    if not order:  # 漂 is bet before the deal
+        return []
+    drawn = obs.drawn is not None
+    positions, faces, names = Text("hand  "), Text("      "), Text("      ")
+    for i, t in enumerate(order, 1):
+        gap = "  " if drawn and i == len(order) else ""
+        positions.append(gap + f"{i:<3}", style="dim")
+        style = MINE + (" reverse" if drawn and i == len(order) else "")
+        if ascii:
+            names.append(gap + _pad(tile_name(t), 3), style=style)
+        else:
+            faces.append(gap + _pad(glyph(t), 3), style=style)
+            names.append(gap + _pad(tile_name(t), 3), style="dim")
+    return [positions, names] if ascii else [positions, faces, names]
+
+
+def _label(a: Action, ascii: bool) -> str:
+    name = tile_name(a.tile) if a.tile is not None else ""
+    kind = a.kind
+    if kind is Act.CHI:
+        return "吃 " + (format_tiles(a.run) if ascii else "".join(glyph(t) for t in a.run))
+    if kind is Act.QUE:
+        return f"缺{SUITS_CN[a.value]} void {'mps'[a.value]}"
+    if kind is Act.PIAO:
+        return f"漂 {a.value}"
+    labels = {
+        Act.HU: "胡 win",
+        Act.PASS: "pass",
+        Act.PENG: "碰",
+        Act.GANG: "杠",
+        Act.AN_GANG: "暗杠",
+        Act.BU_GANG: "补杠",
+        Act.XUANFENG: "旋风杠 中发白",
+        Act.ADD: "补 to the 旋风杠",
+    }
+    return f"{labels[kind]} {name}".rstrip()
+
+
+def _title(game: Game, obs: Observation) -> str:
+    phase = obs.phase
+    if phase is Phase.PIAO:
+        return "漂: your bet for this hand (× 底注)"
+    if phase is Phase.QUE:
+        return "定缺: the suit you will void"
+    if obs.last_discard is not None:
+        seat, t = obs.last_discard
+        verb = "discarded" if phase is Phase.CLAIM else "adds"
+        return f"{_seat_name(game, seat)} {verb} {tile_name(t)}: your call"
+    if phase is Phase.FENZHANG:
+        return "分张: win on the tile you drew?"
+    if obs.seats[game.seat].ready or obs.seats[game.seat].won:
+        return "your turn (hand locked)"
+    return "your turn"
+
+
+def _action_lines(game: Game, obs: Observation, width: int, ascii: bool) -> list[Text]:
+    keys = game.keys(obs)
+    items: list[tuple[str, str]] = []
+    discards = [k for k in keys if k.action.kind is Act.DISCARD]
+    if len(discards) == 1:  # a locked hand: the tile drawn
+        only = discards[0]
+        position = game.order(obs).index(parse_tiles(only.key)[0]) + 1
+        alone = " (or Enter)" if len(keys) == 1 else ""
+        items.append((str(position), f"discard {only.key}{alone}"))
+    elif discards:
+        items.append((f"1-{len(game.order(obs))}", "or a tile (5m): discard"))
+    items += [(k.key, f"报听 discarding {k.key[1:]}") for k in keys if k.action.kind is Act.READY]
+    items += [
+        (k.key, _label(k.action, ascii))
+        for k in keys
+        if k.action.kind not in (Act.DISCARD, Act.READY)
+    ]
+    items += [("hint", "suggest"), ("help", "keys")]
+    lines = [Text(_title(game, obs) + ":", style="bold")]
+    line = Text("  ")
+    for key, label in items:
+        item = Text()
+        item.append(f" {key} ", style=KEY)
+        item.append(f" {label}  ")
+        if line.cell_len + item.cell_len > width and line.cell_len > 2:
+            lines.append(line)
+            line = Text("  ")
+        line.append_text(item)
+    lines.append(line)
+    return lines
+
+
+def board(
+    game: Game, log: Sequence[str], width: int = 80, height: int = 22, ascii: bool = False
+) -> Text:
+    """The table as the player sees it, with the player's hand and legal actions; the
+    rows that ``height`` leaves over show the latest events (at least two)."""
+    obs = game.observe()
+    table = [_header(game, obs, ascii)]
+    for seat in range(4):
+        table += _seat_lines(game, obs, seat, ascii)
+    below = _hand_lines(game, obs, ascii)
+    if obs.legal:
+        below += _action_lines(game, obs, width, ascii)
+    rows = max(2, height - len(table) - len(below))
+    shown = list(log[-rows:])
+    events = [Text(line, style="dim") for line in [""] * (rows - len(shown)) + shown]
+    return Text("\n").join(table + events + below)
+
+
+# --- the log of public events ---------------------------------------------------------
+
+
+def event_line(game: Game, event: dict[str, Any]) -> str | None:
+    """One public event as the player may see it; None for what is hidden or noise."""
+    kind = event["type"]
+    seat = event.get("seat")
+    mine = seat == game.seat
+
+    def does(verb: str) -> str:
+        return _does(game, event["seat"], verb)
+
+    if kind == "deal":
+        return f"hand {game.hands} dealt; " + _does(game, event["dealer"], "deal")
+    if kind == "treasure":
+        return f"宝 indicator: {event['tile']}" if event["tile"] else "no 宝 left"
+    if kind == "piao":
+        bets = event["bets"]
+        return "漂: " + ", ".join(f"{_seat_name(game, s)} {b}" for s, b in enumerate(bets))
+    if kind == "que":
+        suits = event["suits"]
+        return "定缺: " + ", ".join(f"{_seat_name(game, s)} {q}" for s, q in enumerate(suits))
+    if kind in ("draw", "replacement"):
+        if not mine:
+            return None
+        how = {"replacement": " (replacement)"}.get(
+            kind, " (分张)" if event.get("fenzhang") else ""
+        )
+        return f"you draw {event['tile']}{how}"
+    if kind == "discard":
+        ready = " and declare" + ("" if mine else "s") + " 报听" if event.get("ready") else ""
+        return f"{does('discard')} {event['tile']}{ready}"
+    if kind == "call":
+        verb = {"chi": "chi", "peng": "peng", "ming_gang": "kong"}[event["kind"]]
+        return f"{does(verb)} {event['tiles']} from {_seat_name(game, event['source'])}"
+    if kind == "kong":
+        if event["kind"] == "an_gang":
+            return does("make") + " a concealed kong" + (f" of {event['tile']}" if mine else "")
+        if event["kind"] == "xuanfeng":
+            return does("lay") + " the 旋风杠 中发白"
+        return None  # a 补杠 or dragon addition was announced by its "add" event
+    if kind == "add":
+        what = "补杠" if event["kind"] == "bugang" else "旋风杠"
+        return f"{does('add')} {event['tile']} ({what})"
+    if kind == "robbed":
+        return (
+            "your" if mine else f"{SEAT_NAMES[event['seat']]}'s"
+        ) + f" {event['tile']} is robbed"
+    if kind == "win":
+        how = event["by"].replace("_", " ")
+        if "source" in event:
+            how += f" from {_seat_name(game, event['source'])}"
+        fans = ", ".join(event["fans"])
+        return f"{does('win')} on {event['tile']} by {how}" + (f": {fans}" if fans else "")
+    if kind == "payment":
+        return f"paid: {event['reason']}"
+    if kind == "fenzhang":
+        return "分张: the last tiles, one to each seat"
+    if kind == "exhausted":
+        return "the wall is exhausted (流局)"
+    if kind == "flower_pig":
+        return f"{_seat_name(game, event['seat'])} passed a win in the last four tiles: 花猪"
+    return None
+
+
+def _does(game: Game, seat: int, verb: str) -> str:
+    """``you discard``, ``South discards``."""
+    return f"you {verb}" if seat == game.seat else f"{SEAT_NAMES[seat]} {verb}s"
+
+
+# --- end of a hand, end of the match --------------------------------------------------
+
+
+def _win_lines(game: Game, result: Score, width: int, ascii: bool) -> list[Text]:
+    s = result.situation
+    reading = result.reading
+    assert reading is not None
+    how = s.win_by.value.replace("_", " ")
+    if s.source is not None:
+        how += f" from {_seat_name(game, s.source)}"
+    winner = _seat_name(game, s.winner)
+    lines = [
+        Text(f"{_does(game, s.winner, 'win')} on {tile_name(s.win_tile)} by {how}", style="bold"),
+        Text("  " + _hand(s.seats[s.winner].concealed, (), ascii))
+        + Text(f" + {_face(s.win_tile, ascii)}", style="bold")
+        + Text(_hand(bytes(34), s.seats[s.winner].melds, ascii)),
+    ]
+    if reading.tile != s.win_tile:
+        stands = f"  the 宝 {tile_name(s.win_tile)} stands in for {tile_name(reading.tile)}"
+        lines.append(Text(stands))
+    for a in reading.fans:
+        times = f"×{a.times} " if a.times > 1 else ""
+        fan = f"  {_pad(a.fan.name, 10)}{_pad(a.fan.en, 27)}{a.value:>3}  {times}"
+        why = a.fan.why
+        if cell_len(fan + why) <= width:
+            lines.append(Text(fan + why))
+        else:
+            lines += [Text(fan), Text(f"      {why}", style="dim")]
+    if not reading.fans:
+        lines.append(Text("  (no fans)"))
+    for p in reading.payers:
+        own = "".join(f" + {a.fan.name} {a.value}" for a in p.fans[len(reading.fans) :])
+        whose = "" if s.winner == game.seat else f"{winner}'s "
+        lines.append(
+            Text(
+                f"  {_pad(_seat_name(game, p.seat), 6)} pays {p.amount:>4}:"
+                f" N = {whose}{sum(a.value for a in reading.fans)}{own} = {p.total}"
+            )
+        )
+    for t in result.piao:
+        lines.append(Text(f"  漂: {_seat_name(game, t.payer)} pays {t.amount}"))
+    return lines
+
+
+def _hand(concealed: bytes, melds: Sequence[Meld], ascii: bool) -> str:
+    hand = tiles_text(parse_tiles(format_counts(concealed)), ascii)
+    return hand + "".join(f"  {_meld(m, ascii)}" for m in melds)
+
+
+def _row(label: str, values: Sequence[int], signed: bool = True) -> Text:
+    cells = "".join(f"{v:>+8d}" if signed and v else f"{v:>8d}" for v in values)
+    return Text(_pad(f"  {label}", 30) + cells)
+
+
+def _reason(game: Game, reason: str) -> str:
+    """The engine's ``胡 seat 2`` as ``胡 West``."""
+    head, _, seat = reason.rpartition(" seat ")
+    return f"{head} {_seat_name(game, int(seat))}" if head and seat.isdigit() else reason
+
+
+def settlement(game: Game, width: int = 80, ascii: bool = False) -> Text:
+    """The hand's settlement: each win's fans and payers, every item, fees, totals, and
+    every seat's hand laid open."""
+    r = game.round
+    s = r.settlement
+    assert s is not None
+    ends = {"win": "won", "draw": "drawn (流局)", "escape": "abandoned"}
+    lines = [Text(f"hand {game.hands} {ends.get(s['end'], s['end'])}", style="bold reverse")]
+    for result in r.win_scores:
+        lines += _win_lines(game, result, width, ascii)
+    names = "".join(f"{_seat_name(game, i):>8}" for i in range(4))
+    lines.append(Text(_pad("", 30) + names, style="bold"))
+    for item in s["items"]:
+        lines.append(_row(_reason(game, item["reason"]), item["deltas"]))
+    if any(s["fees"]):
+        lines.append(_row("service fee", [-f for f in s["fees"]]))
+    lines.append(_row("this hand", s["total"]))
+    lines.append(_row("running total", game.match.scores, signed=False))
+    for seat in range(4):
+        if seat not in r.won:
+            hand = _hand(r.revealed(seat), r.melds[seat], ascii)
+            lines.append(Text(f"  {_pad(_seat_name(game, seat), 6)} {hand}", style="dim"))
+    if game.record is not None:
+        lines.append(Text(f"record: {game.record}"))
+    if game.save_error:
+        lines.append(Text(game.save_error, style=ERROR))
+    after = (
+        "the final standings"
+        if game.match.over
+        else (f"the next hand ({_does(game, game.match.dealer, 'deal')})")
+    )
+    lines.append(Text(f"Enter: {after}", style=KEY))
+    return Text("\n").join(lines)
+
+
+def standings(game: Game) -> Text:
+    """The final standings of the match."""
+    match = game.match
+    lines = [
+        Text(
+            f"match over: {match.rules.name}, {match.quan} 圈, {game.hands} hands,"
+            f" seed {game.seed}",
+            style="bold",
+        )
+    ]
+    ranked = sorted(range(4), key=lambda s: -match.scores[s])
+    for place, seat in enumerate(ranked, 1):
+        who = "you" if seat == game.seat else game.bot_name
+        style = MINE if seat == game.seat else ""
+        lines.append(
+            Text(f"  {place}. {SEAT_NAMES[seat]:<6} {who:<9}{match.scores[seat]:>+8d}", style=style)
+        )
+    where = game.saved[-1].parent if game.saved else default_records()
+    lines.append(Text(f"records: {len(game.saved)} hands in {where}"))
+    lines.append(Text("replay one with: fangcheng replay FILE"))
+    lines.append(Text("Enter: exit", style=KEY))
+    return Text("\n").join(lines)
+
+
+def help_text() -> Text:
+    return Text(HELP)
