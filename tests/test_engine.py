@@ -593,3 +593,29 @@ def test_tiles_are_conserved_through_a_multiple_win():
     r.act(0, A("hu"))
     r.act(2, A("hu"))
     assert tiles_in_play(r) == Counter(tile_set("sichuan"))
+
+
+def test_d7_the_face_just_chowed_may_be_discarded_at_once():
+    """D7 / §1.6 item 6: 允许同时打出吃进的牌 — a chow may be followed by the same face."""
+    hands = [
+        "3m1p2p3p4p5p6p7p8p9pESWN",
+        "3m4m5m1s2s3s7s8s9sCCFF",
+        "2m6m7m8m1s2s3s4s5s6s7sPP",
+        "2m5m6m7m8m9m4p5p6p7p8p9pF",
+    ]
+    r = scripted("baishan", hands)
+    r.act(0, A("discard 3m"))
+    assert A("chi 345m") in r.legal_actions(1)
+    r.act(1, A("chi 345m"))
+    assert A("discard 3m") in r.legal_actions(1)
+    assert not any(a.kind in (Act.AN_GANG, Act.BU_GANG) for a in r.legal_actions(1))
+
+
+def test_d49_void_suit_tiles_need_not_be_discarded_first():
+    """D49: no forced discard order — a seat holding its 缺 suit may discard others."""
+    r = Round("sichuan", seed=3, options={"que": ["m", "m", "m", "m"]})
+    hand = r.hands[r.turn]
+    assert any(hand[t] for t in range(9))  # the dealer holds 万, its 缺 suit
+    discards = {a.tile for a in r.legal_actions(r.turn) if a.kind is Act.DISCARD}
+    assert any(t is not None and t >= 9 for t in discards)
+    assert discards == {t for t in range(27) if hand[t]}

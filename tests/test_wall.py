@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fangcheng.tiles import tile_set
-from fangcheng.wall import Wall, deal_order, throw_break
+from fangcheng.wall import Wall, deal_order, throw_break, wall_sides
 
 RULES = ["baicheng", "baishan", "baishan_platform", "sichuan"]
 
@@ -102,3 +102,11 @@ def test_break_dice_per_rule_set():
 def test_a_short_wall_is_refused():
     with pytest.raises(ValueError, match="too short"):
         Wall(range(30))
+
+
+def test_d4_wall_sides_per_rule_set():
+    """§1.3 and D4: 15 stacks a side (baicheng), 17 (136 tiles), 14/13/14/13 (sichuan)."""
+    assert wall_sides("baicheng", 0) == (15, 15, 15, 15)
+    assert wall_sides("baishan", 2) == (17, 17, 17, 17)
+    assert wall_sides("sichuan", 1) == (13, 14, 13, 14)
+    assert sum(wall_sides("sichuan", 0)) * 2 == 108

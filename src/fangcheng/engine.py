@@ -40,7 +40,7 @@ from .scoring import Score, score
 from .settlement import sichuan_exhaustion
 from .situation import Seat, Situation, WinBy
 from .tiles import DRAGONS, KINDS, format_counts, format_tiles, tile_name
-from .wall import Break, Wall, throw_break
+from .wall import Break, Wall, throw_break, wall_sides
 
 __all__ = ["Observation", "Phase", "Round", "SeatView", "observe"]
 
@@ -216,6 +216,8 @@ class Round:
             "deal",
             dealer=self.dealer,
             dice=[list(d) for d in self.dice.dice],
+            stacks=list(wall_sides(self.rules.name, self.dealer)),
+            wall_break=[self.dice.seat, self.dice.stacks],
             hands=[format_counts(h) for h in self.hands],
         )
         if self.rules.treasure:

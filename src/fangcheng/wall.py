@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from .tiles import format_tiles, tile_set
 
-__all__ = ["Break", "Wall", "deal_order", "throw_break"]
+__all__ = ["Break", "Wall", "deal_order", "throw_break", "wall_sides"]
 
 DEALT = 53  # 13 tiles to each seat and one more to the dealer
 
@@ -47,6 +47,16 @@ def throw_break(rules: str, dealer: int, rng: random.Random) -> Break:
         return Break((first, second), seat, sum(first) + sum(second))
     # Baishan: one throw, seats counted clockwise from the dealer (D6).
     return Break((first,), (dealer - (sum(first) - 1)) % 4, sum(first))
+
+
+def wall_sides(rules: str, dealer: int) -> tuple[int, ...]:
+    """Stacks (墩) of two tiles in front of each seat (§1.3), for display: 15 a side in
+    baicheng, 17 with 136 tiles; sichuan's 108 make 14/13/14/13 with the dealer's 14 (D4)."""
+    stacks = len(tile_set(rules)) // 2
+    if stacks % 4 == 0:
+        return (stacks // 4,) * 4
+    long_side = stacks // 4 + 1
+    return tuple(long_side if (seat - dealer) % 2 == 0 else stacks // 4 for seat in range(4))
 
 
 def deal_order(dealer: int) -> list[int]:
