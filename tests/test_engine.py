@@ -619,3 +619,19 @@ def test_d49_void_suit_tiles_need_not_be_discarded_first():
     discards = {a.tile for a in r.legal_actions(r.turn) if a.kind is Act.DISCARD}
     assert any(t is not None and t >= 9 for t in discards)
     assert discards == {t for t in range(27) if hand[t]}
+
+
+def test_ask_all_mode_asks_every_live_seat_and_replays():
+    """Hidden information: with ``ask_all`` who is asked in a claim window says nothing."""
+    r = scripted("baishan", BAISHAN_DOUBLE_WAIT)
+    r.ask_all = True
+    r.act(0, A("discard 6m"))
+    assert r.pending() == [1, 2, 3] and r.legal_actions(2) == [A("pass")]
+    for seed in range(5):
+        played = Round("baicheng", seed=seed, ask_all=True)
+        rng = random.Random(seed)
+        while not played.over:
+            for seat in played.pending():
+                played.act(seat, rng.choice(played.legal_actions(seat)))
+        record = json.loads(json.dumps(record_of(played)))
+        assert record["ask_all"] is True and replay(record).divergence is None

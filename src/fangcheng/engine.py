@@ -89,11 +89,14 @@ class Round:
         base: int = 1,
         options: Mapping[str, object] | None = None,
         wall: Sequence[int] | None = None,
+        ask_all: bool = False,
     ) -> None:
+        """``ask_all``: a claim window asks every seat still playing, those with nothing
+        but ``pass`` too, so that who is asked reveals nothing (a table server's mode)."""
         preset = find_rules(rules) if isinstance(rules, str) else rules
         self.option_input: dict[str, object] = dict(options or {})
         self.rules, self.options = configure(preset, self.option_input)
-        self.seed, self.dealer, self.base = seed, dealer, base
+        self.seed, self.dealer, self.base, self.ask_all = seed, dealer, base, ask_all
         rng = random.Random(seed)
         self.dice: Break = throw_break(self.rules.name, dealer, rng)  # before the shuffle,
         if wall is None:  # so a recorded wall replays with the same dice
@@ -472,6 +475,8 @@ class Round:
             self._check_treasure()
         self.claim = (seat, tile)
         asked = {o: self._claim_actions(o, seat, tile) for o in self._others(seat)}
+        if self.ask_all:
+            asked = {o: acts or [_PASS] for o, acts in asked.items() if o not in self.won}
         self.phase = Phase.CLAIM
         self._ask(asked)
         if not self._asked:
@@ -596,7 +601,7 @@ class Round:
                 acts.append(_HU)
             if kind is Act.ADD and not self.ready[o] and self.hands[o][tile] >= 2:
                 acts.append(_TILE_ACTIONS[Act.PENG][tile])  # 抢碰 (D13)
-            if acts:
+            if acts or self.ask_all:
                 acts.append(_PASS)
             asked[o] = acts
         self.phase = Phase.ROB

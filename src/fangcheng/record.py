@@ -53,6 +53,7 @@ def record_of(round_: Round) -> dict[str, Any]:
         "seed": round_.seed,
         "dealer": round_.dealer,
         "base": round_.base,
+        **({"ask_all": True} if round_.ask_all else {}),
         "wall": format_tiles(round_.wall.tiles, sort=False),
         "decisions": list(round_.decisions),
         "events": list(round_.events),
@@ -137,6 +138,7 @@ def replay(record: Mapping[str, Any]) -> Replay:
             base=int(record.get("base", 1)),
             options=record.get("options") or {},
             wall=wall_of(record["wall"], rules, seed, dealer),
+            ask_all=bool(record.get("ask_all", False)),
         )
     except KeyError as exc:
         raise RecordError(f"missing field {exc.args[0]!r}") from None
