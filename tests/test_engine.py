@@ -635,3 +635,21 @@ def test_ask_all_mode_asks_every_live_seat_and_replays():
                 played.act(seat, rng.choice(played.legal_actions(seat)))
         record = json.loads(json.dumps(record_of(played)))
         assert record["ask_all"] is True and replay(record).divergence is None
+
+
+def test_d56_a_flagged_seat_may_not_win_later_in_the_hand():
+    """§4.10 item 4: 较后四张牌有胡必须胡 — after passing, no later win is offered."""
+    hands = [
+        "1m2m3m4m5m6m7m8m9m2s3s4s6s7s",
+        "1m2m3m4m5m6m7m8m9m2p2p3p3p",
+        "4p4p5p6p7p8p8s9s9s2s3s4s6s",
+        "1p2p3p4p5p6p7p8p9p1s1s1s5s",  # N (缺 m): waits 5s
+    ]
+    # N draws the 4th-last tile (a 5s) and the last one (another 5s).
+    r = scripted("sichuan", hands, tail="5s1p1p2p5s", options={"que": ["p", "s", "m", "m"]})
+    drive(r, lambda r: r.turn == 3 and len(r.wall) == 4 and r.phase is Phase.TURN)
+    assert A("hu") in r.legal_actions(3)
+    r.act(3, Action(Act.DISCARD, r.drawn))
+    assert 3 in r.flower_pigs
+    drive(r, lambda r: r.turn == 3 and len(r.wall) == 0 and r.phase is Phase.TURN)
+    assert r.drawn == parse_tiles("5s")[0] and A("hu") not in r.legal_actions(3)

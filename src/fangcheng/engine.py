@@ -294,7 +294,7 @@ class Round:
         return self.ready[seat] or seat in self.won
 
     def _can_win(self, seat: int, hand: bytes) -> bool:
-        if seat in self.won:
+        if seat in self.won or seat in self.flower_pigs:  # one win each; D56 bars a pig
             return False
         return bool(legal_arrangements(self.rules, hand, self.melds[seat], self.que[seat]))
 
@@ -311,7 +311,7 @@ class Round:
         The shape waits of each waiting hand are memoised: the same hand is asked about
         every discard until its owner moves.
         """
-        if seat in self.won:
+        if seat in self.won or seat in self.flower_pigs:
             return False
         key = bytes(self.hands[seat])
         if tile not in self._shape(key):
