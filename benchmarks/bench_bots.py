@@ -6,7 +6,9 @@
 1. ``efficient`` against three ``random``: its mean score per hand with the 95% interval
    (target: positive, the interval excluding zero, over 10,000 hands per rule set).
 2. ``strong`` against three ``efficient`` in duplicate mode: strong's mean minus
-   efficient's, paired by wall, with the 95% interval (target: above zero).
+   efficient's, paired by wall, with the 95% interval (target: above zero). The edge is
+   about one coin per hand against a spread of tens, so the interval needs thousands of
+   hands to exclude zero (baishan, whose uncapped fans spread widest, ten thousand).
 3. Throughput on one core: four ``efficient`` seats (target ≥ 100 hands/s) and one
    ``strong`` seat with three ``efficient`` (target ≥ 5 hands/s).
 """
@@ -22,7 +24,7 @@ from fangcheng.sim import simulate
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000, help="efficient vs random hands")
-    parser.add_argument("--duplicate-hands", type=int, default=400, help="strong vs efficient")
+    parser.add_argument("--duplicate-hands", type=int, default=2400, help="strong vs efficient")
     parser.add_argument("--speed-hands", type=int, default=100)
     parser.add_argument("--rules", nargs="*", default=[r.name for r in ALL_RULES])
     parser.add_argument("--workers", type=int, default=2)

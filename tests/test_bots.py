@@ -7,8 +7,9 @@ import random
 import pytest
 
 from fangcheng.actions import Act, Action
-from fangcheng.bots import BOTS, EfficientBot, StrongBot, make_bot
+from fangcheng.bots import BOTS, EfficientBot, StrongBot, _table, make_bot
 from fangcheng.engine import Observation, Phase, Round, SeatView
+from fangcheng.melds import Meld, MeldKind
 from fangcheng.rules import ALL_RULES
 from fangcheng.sim import simulate
 from fangcheng.tiles import parse_counts, parse_tiles
@@ -82,6 +83,86 @@ def test_strong_folds_against_a_declared_ready_seat() -> None:
     nine_s = parse_tiles("9s")[0]
     assert StrongBot(random.Random(0)).act(obs) == Action(Act.DISCARD, nine_s)
     assert EfficientBot(random.Random(0)).act(obs) != Action(Act.DISCARD, nine_s)
+
+
+def test_strong_counts_faces_a_declared_seat_let_pass_as_safe() -> None:
+    # Seat 1 declares; afterwards seat 2 discards 5m and seat 1 does not win on it (bots
+    # always take a win), so 5m cannot be its wait. 6m, never passed, still may be.
+    hand = "123m2m146p8p99s24sEN"
+    discards = tuple(Action(Act.DISCARD, t) for t in sorted(set(parse_tiles(hand))))
+    bot = StrongBot(random.Random(0))
+    before = (_seat(), _seat("1m", ready=True), _seat("9p"), _seat("3p"))
+    bot.track(_obs("baishan", hand, Phase.TURN, discards, seats=before))
+    after = (_seat(), _seat("1m2m", ready=True), _seat("9p5m"), _seat("3p1p"))
+    obs = _obs("baishan", hand, Phase.TURN, discards, seats=after)
+    bot.track(obs)
+    table = _table(obs)
+    threat = bot.threats(obs)
+    assert threat[1] == 1.0
+    five, six = parse_tiles("5m6m")
+    assert five in bot._passed[1]
+    assert bot.danger(table, five, [0.0, 1.0, 0.0, 0.0], 1.0) == 0.0
+    assert bot.danger(table, six, [0.0, 1.0, 0.0, 0.0], 1.0) > 0.0
+
+
+def test_strong_values_a_closed_hand_against_the_table_as_it_is() -> None:
+    # baishan: a closed winner against three closed seats scores 四家清 (3); once another
+    # seat has called, only 立门 (1) is left, so the same wait is worth less.
+    hand = "123m456m789p11s22s"
+    opened = SeatView((Meld(MeldKind.PENG, (27, 27, 27), 0),), 0, (), 10, False, None, False, 0)
+    efficient, strong = EfficientBot(random.Random(0)), StrongBot(random.Random(0))
+    legal = (Action(Act.PASS),)
+    obs = _obs("baishan", hand, Phase.CLAIM, legal, seats=(_seat(), opened, _seat(), _seat()))
+    strong.track(obs)
+    table = _table(obs)
+    h = bytes(parse_counts(hand))
+    win = parse_tiles("1s")[0]
+    assert strong.worth(table, h, (), win, False) < efficient.worth(table, h, (), win, False)
+    closed = _obs("baishan", hand, Phase.CLAIM, legal)
+    strong.track(closed)
+    table = _table(closed)
+    assert strong.worth(table, h, (), win, False) == efficient.worth(table, h, (), win, False)
+
+
+def test_strong_looks_two_draws_ahead_at_distance_two() -> None:
+    # The same discards as efficiency ranks them, the best few re-ordered by what the
+    # draws to distance 1 lead to; the first is the best of those by that measure.
+    hand = "1m3m5m7p8p2s3s6s9sECFP4m"
+    obs = _obs("baicheng", hand, Phase.TURN, (), treasure=parse_tiles("9m")[0])
+    table = _table(obs)
+    strong, efficient = StrongBot(random.Random(0)), EfficientBot(random.Random(0))
+    faces = [t for t in range(34) if obs.hand[t]]
+    mine = strong.ranked(table, obs.hand, (), faces)
+    base = efficient.ranked(table, obs.hand, (), faces)
+    assert mine[0][0] == 2
+    assert sorted(t for _, _, t in mine) == sorted(t for _, _, t in base)
+    top = [t for d, _, t in mine[:4] if d == 2]
+
+    def second(t: int) -> float:
+        hand14 = bytearray(obs.hand)
+        hand14[t] -= 1
+        return strong.second_step(table, hand14, ())
+
+    assert second(mine[0][2]) == max(second(t) for t in top)
+
+
+def test_strong_waits_for_a_self_draw_in_xuezhan() -> None:
+    # sichuan: a plain discard win is paid by the discarder alone; with seven live tiles
+    # and a long wall a self-draw (one more fan, paid by all three) is worth the wait. In
+    # the last four tiles a passed win makes a 花猪, so there the win is taken.
+    hand = "123m456m789m23p55p"
+    one_p = parse_tiles("1p")[0]
+    legal = (Action(Act.HU), Action(Act.PASS))
+    seats = (_seat(), _seat("9s1p"), _seat("9s"), _seat("9s"))
+    kw: dict[str, object] = {"last_discard": (1, one_p), "seats": seats}
+    early = _obs("sichuan", hand, Phase.CLAIM, legal, wall=50, **kw)
+    assert StrongBot(random.Random(0)).act(early) == Action(Act.PASS)
+    assert EfficientBot(random.Random(0)).act(early) == Action(Act.HU)
+    last = _obs("sichuan", hand, Phase.CLAIM, legal, wall=4, **kw)
+    assert StrongBot(random.Random(0)).act(last) == Action(Act.HU)
+    # where every seat pays a discard win anyway (baishan) the win is always taken
+    baishan = _obs("baishan", "123m456m789m23p99p", Phase.CLAIM, legal, wall=50, **kw)
+    assert StrongBot(random.Random(0)).act(baishan) == Action(Act.HU)
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,10 @@ and `fangcheng.scoring.score`. Each bot draws its randomness from the seeded
 - `EfficientBot` minimises shanten (plus the tiles the rule set's win requirements still
   lack), then maximises the unseen tiles that advance the hand; a ready hand is valued by
   its live waits times what each wait would pay.
-- `StrongBot` looks one draw further ahead near ready, values waits by fans, keeps a
-  closed hand closed unless a call makes it ready, and folds against a seat that looks
-  ready when its own hand is far from winning.
+- `StrongBot` looks further ahead (one draw at distance 1, two at distance 2), values
+  waits by their fans against the table as it is (who is closed), passes a cheap discard
+  win in 血战 when a self-draw is likely to pay more, and folds against a declared 报听
+  when its own hand is far, with the faces that seat has let pass known to be safe.
 """
 
 from __future__ import annotations
@@ -42,8 +43,10 @@ _NEAR: Final = tuple(
 _BLANK: Final = Seat(bytes(KINDS))
 _CALLS: Final = (Act.PENG, Act.GANG, Act.CHI)
 _CACHE_LIMIT: Final = 200_000
-#: A seat this likely to be ready (报听 declared: 1) makes a far-from-ready hand fold.
-_FOLD: Final = 0.9
+#: 血战: a discard win is passed when the self-draw is expected to pay this many times more.
+_WAIT_FOR_SELF_DRAW: Final = 1.4
+#: How many of the best discards at distance 2 `StrongBot` looks two draws ahead for.
+_SECOND_STEP: Final = 4
 
 
 class Bot:
@@ -485,16 +488,166 @@ def _key(assessed: tuple[int, float]) -> tuple[int, float]:
 
 
 class StrongBot(EfficientBot):
-    """Efficiency with a look-ahead near ready, and defence.
+    """Efficiency with look-ahead, hands valued at the real table, and defence.
 
-    Near ready (distance 1) a discard is valued by every draw that makes the hand ready
-    and by the best ready hand that draw allows (waits × fans × live tiles), not by the
-    count of useful draws alone. Against a seat that has declared 报听 (or looks as ready:
-    many melds late in the hand) a far-from-ready hand discards the safest tile it holds;
-    against any threat a near-ready one takes the safest of its nearly-best discards.
+    - Near ready (distance 1) a discard is valued by every draw that makes the hand ready
+      and by the best ready hand that draw allows (waits × fans × live tiles); at distance
+      2 the best few discards are re-ranked by the draws that reach distance 1 times the
+      useful draws of the best hand they allow (two draws ahead).
+    - A ready hand's fans are scored against the other seats as open or closed as they
+      are (立门, 门清, 三家清 and 四家清 depend on them), not against a closed table.
+    - 血战 (sichuan): a discard win is passed while a self-draw, paid by every seat still
+      playing with one more fan, is expected to pay more (`wait_for_self_draw`).
+    - Defence: each other seat's chance of being ready (declared 报听: 1; else from its
+      discards and calls, fitted on efficient play) and each face's chance of completing
+      its wait (the unseen wait patterns; 0 for its 缺 suit and for the faces it let pass
+      since its hand last changed, as bots always take a win). A hand two or more from
+      ready discards the safest tile against a declared seat. (Trading efficiency for
+      safety against undeclared seats measured worse against efficient play.)
     """
 
     name = "strong"
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self._rivers = [0, 0, 0, 0]  # river lengths at the last observation
+        self._declared = [False, False, False, False]
+        self._passed: list[set[int]] = [set(), set(), set(), set()]
+        self._opens: tuple[bool, ...] = (False, False, False, False)
+
+    def act(self, observation: Observation) -> Action:
+        self.track(observation)
+        if (
+            observation.phase is not Phase.TURN
+            and observation.wall > 4  # the last four tiles: a passed win makes a 花猪
+            and any(a.kind is Act.HU for a in observation.legal)
+        ):
+            table = _table(observation)
+            if self.wait_for_self_draw(table):
+                return next(a for a in observation.legal if a.kind is Act.PASS)
+        return super().act(observation)
+
+    def wait_for_self_draw(self, table: _Table) -> bool:
+        """血战 (a discard win paid by the discarder alone, a self-draw by every seat still
+        playing, one more fan): pass a discard win when the chance of drawing a winning
+        tile oneself, times what a self-draw pays more, beats it. Passing costs nothing
+        but time: the next discard of a winning tile can still be taken."""
+        rules, obs = table.rules, table.obs
+        if not (rules.discarder_only and rules.unfinished_pay_self_draw):
+            return False
+        assert obs.last_discard is not None
+        h = obs.hand
+        live = sum(table.unseen[w] for w in wait_set(rules, h, table.melds, table.que))
+        pool = max(1, sum(table.unseen))
+        playing = sum(1 for v in obs.seats if not v.won)
+        draws = obs.wall / max(1, playing)
+        chance: float = 1.0 - (1.0 - min(1.0, live / pool)) ** draws
+        ron = self.worth(table, h, table.melds, obs.last_discard[1], False)
+        capped = rules.cap_fans is not None and ron >= 1 << rules.cap_fans
+        return chance * (1 if capped else 2) * (playing - 1) >= _WAIT_FOR_SELF_DRAW
+
+    # --- what the table shows ----------------------------------------------------------
+
+    def track(self, obs: Observation) -> None:
+        """Update, per other seat, the faces it has let pass since its hand last changed."""
+        me = obs.seat
+        views = obs.seats
+        new: list[tuple[int, ...]] = []
+        for s, view in enumerate(views):
+            before = self._rivers[s]
+            new.append(view.river[before:] if len(view.river) >= before else ())
+        end = obs.last_discard[0] if obs.last_discard is not None else (me - 1) % 4
+        for s, view in enumerate(views):
+            if s == me:
+                continue
+            passed = self._passed[s]
+            if self._declared[s] and view.ready:  # locked: every face seen since is safe
+                for tiles in new:
+                    passed.update(tiles)
+            elif new[s]:  # it discarded: only what came after counts
+                passed.clear()
+                for k in range(1, (end - s) % 4 + 1):
+                    passed.update(new[(s + k) % 4])
+            else:
+                for x in range(4):
+                    if x != s:
+                        passed.update(new[x])
+        self._rivers = [len(v.river) for v in views]
+        self._declared = [v.ready for v in views]
+        self._opens = tuple(s != me and any(m.opens for m in v.melds) for s, v in enumerate(views))
+
+    def threats(self, obs: Observation) -> list[float]:
+        """How likely each other seat is to be ready (0 for this seat and for winners):
+        declared, or estimated from its discards and calls (fitted on efficient play)."""
+        per_discard = 0.045 if obs.rules == "sichuan" else 0.035
+        out = []
+        for s, view in enumerate(obs.seats):
+            if s == obs.seat or view.won:
+                out.append(0.0)
+            elif view.ready:
+                out.append(1.0)
+            else:
+                calls = sum(1 for m in view.melds if m.opens)
+                p = per_discard * len(view.river) + 0.12 * calls - 0.05
+                out.append(min(0.9, max(0.0, p)))
+        return out
+
+    def danger(self, table: _Table, tile: int, threat: Sequence[float], norm: float) -> float:
+        """The chance that discarding ``tile`` deals in: per seat, its threat times the
+        share of the unseen wait patterns (two-sided, closed, edge, pair) ending on it."""
+        obs, unseen = table.obs, table.unseen
+        ways = _wait_ways(unseen, tile) / norm
+        total = 0.0
+        for s, p in enumerate(threat):
+            if not p:
+                continue
+            view = obs.seats[s]
+            if view.que is not None and tile < 27 and tile // 9 == view.que:
+                continue  # a tile of its 缺 suit can never win for it
+            if tile in self._passed[s]:
+                continue
+            share = ways
+            if tile in view.river:
+                share *= 0.5
+            total += p * min(1.0, share)
+        return min(1.0, total)
+
+    # --- valuing hands -----------------------------------------------------------------
+
+    def worth(self, table: _Table, h: bytes, melds: Sequence[Meld], tile: int, ready: bool) -> int:
+        """A discard win on ``tile`` scored against the other seats as open or closed as
+        they are (立门 / 门清 / 三家清 / 四家清 depend on them)."""
+        if not any(self._opens):
+            return super().worth(table, h, melds, tile, ready)
+        obs = table.obs
+        dealer = (obs.dealer - obs.seat) % 4
+        opens = tuple(self._opens[(obs.seat + k) % 4] for k in range(4))
+        key: tuple[object, ...] = (
+            table.rules.name, h, tuple(melds), tile, ready, dealer, obs.treasure, table.que, opens
+        )  # fmt: skip
+        value = self._worth.get(key)
+        if value is None:
+            if len(self._worth) > _CACHE_LIMIT:
+                self._worth.clear()
+            seats = (Seat(h, tuple(melds)), *(_OPEN if o else _BLANK for o in opens[1:]))
+            result = score(
+                Situation(
+                    rules=table.rules,
+                    options=Options(que=(table.que, 0, 0, 0))
+                    if table.que is not None
+                    else Options(),
+                    dealer=dealer,
+                    winner=0,
+                    win_tile=tile,
+                    win_by=WinBy.DISCARD,
+                    source=1,
+                    treasure=obs.treasure,
+                    declared_ready=(ready, False, False, False),
+                    seats=seats,
+                )
+            )
+            value = self._worth[key] = max(result.deltas[0], 1) if result.win else 1
+        return value
 
     def value_after(self, table: _Table, h: bytes, melds: Sequence[Meld], d: int) -> float:
         if d != 1:
@@ -509,6 +662,49 @@ class StrongBot(EfficientBot):
                 grown[t] -= 1
         return total / max(1, sum(unseen))
 
+    def ranked(
+        self, table: _Table, h14: bytes, melds: Sequence[Meld], faces: Sequence[int]
+    ) -> list[tuple[int, float, int]]:
+        """As `EfficientBot.ranked`; at distance 2 the best few discards are re-ranked by
+        the draws that lead to distance 1 times the useful draws of the best such hand."""
+        out = super().ranked(table, h14, melds, faces)
+        if out[0][0] != 2 or len(out) < 2:
+            return out
+        top = [r for r in out[:_SECOND_STEP] if r[0] == 2]
+        if len(top) < 2:
+            return out
+        hand = bytearray(h14)
+        again = []
+        for _, v, t in top:
+            hand[t] -= 1
+            again.append((2, -self.second_step(table, hand, melds), v, t))
+            hand[t] += 1
+        again.sort()
+        return [(d, v, t) for d, _, v, t in again] + out[len(top) :]
+
+    def second_step(self, table: _Table, hand: bytearray, melds: Sequence[Meld]) -> float:
+        """Σ over useful draws of their unseen copies × the useful draws of the best hand
+        at distance 1 that the draw allows."""
+        unseen = table.unseen
+        total = 0.0
+        for t in self.useful_faces(table, bytes(hand), melds, 2):
+            if not unseen[t]:
+                continue
+            hand[t] += 1
+            after = discard_shanten(bytes(hand), shapes=table.rules.shapes)
+            best = 0
+            for u in _held(hand):
+                if after[u] > 1:
+                    continue
+                hand[u] -= 1
+                h = bytes(hand)
+                if self.distance(table, h, melds) == 1:
+                    best = max(best, self.useful(table, h, melds, 1))
+                hand[u] += 1
+            hand[t] -= 1
+            total += unseen[t] * best
+        return total
+
     def best_ready(self, table: _Table, grown: bytearray, melds: Sequence[Meld]) -> float:
         """The best ready value reachable by one discard from a hand of ``14 - 3k``."""
         best = 0.0
@@ -520,54 +716,26 @@ class StrongBot(EfficientBot):
             grown[t] += 1
         return best
 
+    # --- choosing ----------------------------------------------------------------------
+
     def discard(self, table: _Table, discards: Sequence[Action]) -> Action:
+        """Efficiency first; a hand two or more from ready folds against a declared seat
+        (its waits are fixed, and every face it let pass since is known safe)."""
         threat = self.threats(table.obs)
-        if not any(threat):
+        if max(threat) < 1.0:
             return super().discard(table, discards)
         faces = self.discard_faces(table, discards)
         ranked = self.ranked(table, table.obs.hand, table.melds, faces)
+        if ranked[0][0] < 2:
+            return super().discard(table, discards)
         norm = _all_ways(table.unseen)
-        danger = {t: self.danger(table, t, threat) / norm for _, _, t in ranked}
-        best_d = ranked[0][0]
-        if best_d >= 2 and max(threat) >= _FOLD:
-            tile = min(ranked, key=lambda r: (danger[r[2]], r[0], r[1]))[2]
-        else:
-            keep = [r for r in ranked if r[0] == best_d]
-            top_value = keep[0][1]
-            near = [r for r in keep if r[1] <= top_value * 0.7 or r[1] == top_value]
-            tile = min(near, key=lambda r: (round(danger[r[2]], 2), r[1]))[2]
+        order = {t: i for i, (_, _, t) in enumerate(ranked)}
+        tile = min(order, key=lambda t: (round(self.danger(table, t, threat, norm), 3), order[t]))
         return next(a for a in discards if a.tile == tile)
 
-    def threats(self, obs: Observation) -> list[float]:
-        """How likely each other seat is to be ready (0 for this seat and for winners)."""
-        out = []
-        for s, view in enumerate(obs.seats):
-            if s == obs.seat or view.won:
-                out.append(0.0)
-            elif view.ready:
-                out.append(1.0)
-            else:
-                calls = len(view.melds) + view.hidden_kongs
-                out.append(min(0.9, 0.02 * len(view.river) + 0.2 * max(0, calls - 1)))
-        return out
 
-    def danger(self, table: _Table, tile: int, threat: Sequence[float]) -> float:
-        """Deal-in weight of ``tile``: each seat's threat times the unseen wait patterns
-        (two-sided, closed, edge, pair) that end on ``tile``."""
-        obs, unseen = table.obs, table.unseen
-        ways = _wait_ways(unseen, tile)
-        total = 0.0
-        for s, p in enumerate(threat):
-            if not p:
-                continue
-            view = obs.seats[s]
-            if view.que is not None and tile < 27 and tile // 9 == view.que:
-                continue  # a tile of its 缺 suit can never win for it
-            share = ways
-            if tile in view.river:
-                share *= 0.3
-            total += p * share
-        return total
+#: Another seat that has opened its hand, as the scorer needs to see it (立门, 三家清 …).
+_OPEN: Final = Seat(bytes(KINDS), (Meld(MeldKind.PENG, (0, 0, 0)),))
 
 
 def _wait_ways(unseen: Sequence[int], t: int) -> float:
