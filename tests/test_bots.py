@@ -7,7 +7,7 @@ import random
 import pytest
 
 from fangcheng.actions import Act, Action
-from fangcheng.bots import BOTS, EfficientBot, StrongBot, _table, make_bot
+from fangcheng.bots import BOTS, EfficientBot, StrongBot, make_bot, table_of
 from fangcheng.engine import Observation, Phase, Round, SeatView
 from fangcheng.melds import Meld, MeldKind
 from fangcheng.rules import ALL_RULES
@@ -96,7 +96,7 @@ def test_strong_counts_faces_a_declared_seat_let_pass_as_safe() -> None:
     after = (_seat(), _seat("1m2m", ready=True), _seat("9p5m"), _seat("3p1p"))
     obs = _obs("baishan", hand, Phase.TURN, discards, seats=after)
     bot.track(obs)
-    table = _table(obs)
+    table = table_of(obs)
     threat = bot.threats(obs)
     assert threat[1] == 1.0
     five, six = parse_tiles("5m6m")
@@ -114,13 +114,13 @@ def test_strong_values_a_closed_hand_against_the_table_as_it_is() -> None:
     legal = (Action(Act.PASS),)
     obs = _obs("baishan", hand, Phase.CLAIM, legal, seats=(_seat(), opened, _seat(), _seat()))
     strong.track(obs)
-    table = _table(obs)
+    table = table_of(obs)
     h = bytes(parse_counts(hand))
     win = parse_tiles("1s")[0]
     assert strong.worth(table, h, (), win, False) < efficient.worth(table, h, (), win, False)
     closed = _obs("baishan", hand, Phase.CLAIM, legal)
     strong.track(closed)
-    table = _table(closed)
+    table = table_of(closed)
     assert strong.worth(table, h, (), win, False) == efficient.worth(table, h, (), win, False)
 
 
@@ -129,7 +129,7 @@ def test_strong_looks_two_draws_ahead_at_distance_two() -> None:
     # draws to distance 1 lead to; the first is the best of those by that measure.
     hand = "1m3m5m7p8p2s3s6s9sECFP4m"
     obs = _obs("baicheng", hand, Phase.TURN, (), treasure=parse_tiles("9m")[0])
-    table = _table(obs)
+    table = table_of(obs)
     strong, efficient = StrongBot(random.Random(0)), EfficientBot(random.Random(0))
     faces = [t for t in range(34) if obs.hand[t]]
     mine = strong.ranked(table, obs.hand, (), faces)

@@ -32,7 +32,7 @@ from .scoring import score
 from .situation import Seat, Situation, WinBy
 from .tiles import DRAGONS, KINDS, TERMINALS_AND_HONOURS
 
-__all__ = ["BOTS", "Bot", "EfficientBot", "RandomBot", "StrongBot", "make_bot"]
+__all__ = ["BOTS", "Bot", "EfficientBot", "RandomBot", "StrongBot", "Table", "make_bot", "table_of"]
 
 _TERMINAL: Final = frozenset(TERMINALS_AND_HONOURS)
 #: The faces within two steps of each face, in its suit: the draws that can join it.
@@ -71,7 +71,7 @@ class RandomBot(Bot):
 
 
 @dataclass(frozen=True, slots=True)
-class _Table:
+class Table:
     """What one decision needs from the observation, computed once."""
 
     obs: Observation
@@ -81,7 +81,7 @@ class _Table:
     unseen: tuple[int, ...]  # copies of each face not visible to this seat
 
 
-def _table(obs: Observation) -> _Table:
+def table_of(obs: Observation) -> Table:
     rules = find_rules(obs.rules)
     seen = bytearray(obs.hand)
     for s, view in enumerate(obs.seats):
@@ -101,7 +101,7 @@ def _table(obs: Observation) -> _Table:
     for t in rules.faces:
         unseen[t] = max(0, 4 - seen[t])
     me = obs.seats[obs.seat]
-    return _Table(obs, rules, me.melds, me.que, tuple(unseen))
+    return Table(obs, rules, me.melds, me.que, tuple(unseen))
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +184,7 @@ class EfficientBot(Bot):
 
     # --- measuring hands -------------------------------------------------------------
 
-    def needs(self, table: _Table, h: bytes, melds: Sequence[Meld]) -> _Needs:
+    def needs(self, table: Table, h: bytes, melds: Sequence[Meld]) -> _Needs:
         key = (table.rules.name, h, tuple(melds), table.que)
         found = self._needs.get(key)
         if found is None:
@@ -202,14 +202,14 @@ class EfficientBot(Bot):
             value = self._shanten[key] = shanten(h, shapes=rules.shapes)
         return value
 
-    def distance(self, table: _Table, h: bytes, melds: Sequence[Meld]) -> int:
+    def distance(self, table: Table, h: bytes, melds: Sequence[Meld]) -> int:
         """Shanten plus the requirements still missing; 0 only for a hand with live waits."""
         s = self.shanten_of(table.rules, h)
         if s == 0:
             return 0 if wait_set(table.rules, h, melds, table.que) else 1
         return s + self.needs(table, h, melds).total
 
-    def worth(self, table: _Table, h: bytes, melds: Sequence[Meld], tile: int, ready: bool) -> int:
+    def worth(self, table: Table, h: bytes, melds: Sequence[Meld], tile: int, ready: bool) -> int:
         """What a discard win on ``tile`` would pay, by the scorer (seat 0 is this seat)."""
         obs = table.obs
         dealer = (obs.dealer - obs.seat) % 4
@@ -238,7 +238,7 @@ class EfficientBot(Bot):
         return value
 
     def ready_value(
-        self, table: _Table, h: bytes, melds: Sequence[Meld], ready: bool = False
+        self, table: Table, h: bytes, melds: Sequence[Meld], ready: bool = False
     ) -> float:
         """Live waits times their worth; in baicheng the treasure face wins too (摸宝)."""
         waits = wait_set(table.rules, h, melds, table.que)
@@ -252,7 +252,7 @@ class EfficientBot(Bot):
             value += unseen[treasure] * max(worths)
         return value
 
-    def assess(self, table: _Table, h: bytes, melds: Sequence[Meld]) -> tuple[int, float]:
+    def assess(self, table: Table, h: bytes, melds: Sequence[Meld]) -> tuple[int, float]:
         """(distance, value) of a hand of ``13 - 3k`` tiles: lower distance first, then
         more value (worth-weighted live waits when ready, else the unseen useful draws)."""
         d = self.distance(table, h, melds)
@@ -260,13 +260,13 @@ class EfficientBot(Bot):
             return 0, self.ready_value(table, h, melds)
         return d, float(self.useful(table, h, melds, d))
 
-    def useful(self, table: _Table, h: bytes, melds: Sequence[Meld], d: int) -> int:
+    def useful(self, table: Table, h: bytes, melds: Sequence[Meld], d: int) -> int:
         """Unseen copies of the faces whose draw lowers the distance (ukeire)."""
         unseen = table.unseen
         return sum(unseen[t] for t in self.useful_faces(table, h, melds, d))
 
     def useful_faces(
-        self, table: _Table, h: bytes, melds: Sequence[Meld], d: int
+        self, table: Table, h: bytes, melds: Sequence[Meld], d: int
     ) -> tuple[int, ...]:
         """The faces whose draw lowers the distance: a property of the hand alone, so it
         is remembered (the hand that kept its drawn tile comes back next turn)."""
@@ -306,7 +306,7 @@ class EfficientBot(Bot):
         for action in legal:
             if action.kind is Act.HU:
                 return action
-        table = _table(observation)
+        table = table_of(observation)
         phase = observation.phase
         if phase is Phase.PIAO:
             return min(legal, key=lambda a: a.value)
@@ -334,7 +334,7 @@ class EfficientBot(Bot):
 
         return min(obs.legal, key=weight)
 
-    def turn(self, table: _Table) -> Action:
+    def turn(self, table: Table) -> Action:
         legal = table.obs.legal
         kong = self.kong(table)
         if kong is not None:
@@ -349,7 +349,7 @@ class EfficientBot(Bot):
                 return a
         return choice
 
-    def declare(self, table: _Table, ready: Action) -> bool:
+    def declare(self, table: Table, ready: Action) -> bool:
         """报听 whenever it is offered on the chosen discard (the wait is live)."""
         assert ready.tile is not None
         h = bytearray(table.obs.hand)
@@ -357,7 +357,7 @@ class EfficientBot(Bot):
         return any(table.unseen[w] for w in wait_set(table.rules, bytes(h), table.melds, table.que))
 
     def ranked(
-        self, table: _Table, h14: bytes, melds: Sequence[Meld], faces: Sequence[int]
+        self, table: Table, h14: bytes, melds: Sequence[Meld], faces: Sequence[int]
     ) -> list[tuple[int, float, int]]:
         """(distance, -value, face) for each discard of ``faces``, best first; the value
         is only computed for the discards at the least distance."""
@@ -384,13 +384,13 @@ class EfficientBot(Bot):
         out.sort()
         return out
 
-    def value_after(self, table: _Table, h: bytes, melds: Sequence[Meld], d: int) -> float:
+    def value_after(self, table: Table, h: bytes, melds: Sequence[Meld], d: int) -> float:
         """How good a hand at distance ``d`` is; `StrongBot` looks further ahead."""
         if d == 0:
             return self.ready_value(table, h, melds)
         return float(self.useful(table, h, melds, d))
 
-    def discard_faces(self, table: _Table, discards: Sequence[Action]) -> list[int]:
+    def discard_faces(self, table: Table, discards: Sequence[Action]) -> list[int]:
         """The faces that may be discarded; 缺 tiles go first (sichuan)."""
         faces = [a.tile for a in discards if a.tile is not None]
         if table.que is not None:
@@ -399,14 +399,14 @@ class EfficientBot(Bot):
                 return void
         return faces
 
-    def discard(self, table: _Table, discards: Sequence[Action]) -> Action:
+    def discard(self, table: Table, discards: Sequence[Action]) -> Action:
         faces = self.discard_faces(table, discards)
         ranked = self.ranked(table, table.obs.hand, table.melds, faces)
         top = [t for d, v, t in ranked if (d, v) == ranked[0][:2]]
         tile = top[0] if len(top) == 1 else self.rng.choice(top)
         return next(a for a in discards if a.tile == tile)
 
-    def kong(self, table: _Table) -> Action | None:
+    def kong(self, table: Table) -> Action | None:
         """A kong (or a 旋风杠 addition) that keeps the hand's distance: it pays, and draws."""
         obs = table.obs
         h = obs.hand
@@ -440,7 +440,7 @@ class EfficientBot(Bot):
                 return a
         return None
 
-    def claim(self, table: _Table, calls: Sequence[Action]) -> Action:
+    def claim(self, table: Table, calls: Sequence[Action]) -> Action:
         """Call when the hand after it (and its best discard) beats the hand without it."""
         obs = table.obs
         h = obs.hand
@@ -471,7 +471,7 @@ class EfficientBot(Bot):
         return next(a for a in obs.legal if a.kind is Act.PASS)
 
     def accept_call(
-        self, table: _Table, call: Action, now: tuple[int, float], after: tuple[int, float]
+        self, table: Table, call: Action, now: tuple[int, float], after: tuple[int, float]
     ) -> bool:
         """Lower distance, or the same with more value (a kong never costs distance)."""
         if call.kind is Act.GANG:
@@ -522,12 +522,12 @@ class StrongBot(EfficientBot):
             and observation.wall > 4  # the last four tiles: a passed win makes a 花猪
             and any(a.kind is Act.HU for a in observation.legal)
         ):
-            table = _table(observation)
+            table = table_of(observation)
             if self.wait_for_self_draw(table):
                 return next(a for a in observation.legal if a.kind is Act.PASS)
         return super().act(observation)
 
-    def wait_for_self_draw(self, table: _Table) -> bool:
+    def wait_for_self_draw(self, table: Table) -> bool:
         """血战 (a discard win paid by the discarder alone, a self-draw by every seat still
         playing, one more fan): pass a discard win when the chance of drawing a winning
         tile oneself, times what a self-draw pays more, beats it. Passing costs nothing
@@ -592,7 +592,7 @@ class StrongBot(EfficientBot):
                 out.append(min(0.9, max(0.0, p)))
         return out
 
-    def danger(self, table: _Table, tile: int, threat: Sequence[float], norm: float) -> float:
+    def danger(self, table: Table, tile: int, threat: Sequence[float], norm: float) -> float:
         """The chance that discarding ``tile`` deals in: per seat, its threat times the
         share of the unseen wait patterns (two-sided, closed, edge, pair) ending on it."""
         obs, unseen = table.obs, table.unseen
@@ -614,7 +614,7 @@ class StrongBot(EfficientBot):
 
     # --- valuing hands -----------------------------------------------------------------
 
-    def worth(self, table: _Table, h: bytes, melds: Sequence[Meld], tile: int, ready: bool) -> int:
+    def worth(self, table: Table, h: bytes, melds: Sequence[Meld], tile: int, ready: bool) -> int:
         """A discard win on ``tile`` scored against the other seats as open or closed as
         they are (立门 / 门清 / 三家清 / 四家清 depend on them)."""
         if not any(self._opens):
@@ -649,7 +649,7 @@ class StrongBot(EfficientBot):
             value = self._worth[key] = max(result.deltas[0], 1) if result.win else 1
         return value
 
-    def value_after(self, table: _Table, h: bytes, melds: Sequence[Meld], d: int) -> float:
+    def value_after(self, table: Table, h: bytes, melds: Sequence[Meld], d: int) -> float:
         if d != 1:
             return super().value_after(table, h, melds, d)
         unseen = table.unseen
@@ -663,7 +663,7 @@ class StrongBot(EfficientBot):
         return total / max(1, sum(unseen))
 
     def ranked(
-        self, table: _Table, h14: bytes, melds: Sequence[Meld], faces: Sequence[int]
+        self, table: Table, h14: bytes, melds: Sequence[Meld], faces: Sequence[int]
     ) -> list[tuple[int, float, int]]:
         """As `EfficientBot.ranked`; at distance 2 the best few discards are re-ranked by
         the draws that lead to distance 1 times the useful draws of the best such hand."""
@@ -682,7 +682,7 @@ class StrongBot(EfficientBot):
         again.sort()
         return [(d, v, t) for d, _, v, t in again] + out[len(top) :]
 
-    def second_step(self, table: _Table, hand: bytearray, melds: Sequence[Meld]) -> float:
+    def second_step(self, table: Table, hand: bytearray, melds: Sequence[Meld]) -> float:
         """Σ over useful draws of their unseen copies × the useful draws of the best hand
         at distance 1 that the draw allows."""
         unseen = table.unseen
@@ -705,7 +705,7 @@ class StrongBot(EfficientBot):
             total += unseen[t] * best
         return total
 
-    def best_ready(self, table: _Table, grown: bytearray, melds: Sequence[Meld]) -> float:
+    def best_ready(self, table: Table, grown: bytearray, melds: Sequence[Meld]) -> float:
         """The best ready value reachable by one discard from a hand of ``14 - 3k``."""
         best = 0.0
         for t in _held(grown):
@@ -718,7 +718,7 @@ class StrongBot(EfficientBot):
 
     # --- choosing ----------------------------------------------------------------------
 
-    def discard(self, table: _Table, discards: Sequence[Action]) -> Action:
+    def discard(self, table: Table, discards: Sequence[Action]) -> Action:
         """Efficiency first; a hand two or more from ready folds against a declared seat
         (its waits are fixed, and every face it let pass since is known safe)."""
         threat = self.threats(table.obs)

@@ -27,7 +27,7 @@ from typing import Final
 
 from .actions import Act, Action, IllegalActionError
 from .analysis import shanten
-from .bots import BOTS, EfficientBot, _table, make_bot
+from .bots import BOTS, EfficientBot, make_bot, table_of
 from .engine import Observation
 from .match import Match
 from .record import record_of
@@ -289,7 +289,7 @@ def suggest(obs: Observation) -> tuple[Action, str]:
     """The efficient bot's choice, and the shanten and useful unseen draws it leaves."""
     bot = EfficientBot(random.Random(0))
     action = bot.act(obs)
-    table = _table(obs)
+    table = table_of(obs)
     h = bytearray(obs.hand)
     if action.kind in (Act.DISCARD, Act.READY) and action.tile is not None:
         h[action.tile] -= 1
