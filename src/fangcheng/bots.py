@@ -210,10 +210,26 @@ class EfficientBot(Bot):
         return s + self.needs(table, h, melds).total
 
     def worth(self, table: Table, h: bytes, melds: Sequence[Meld], tile: int, ready: bool) -> int:
-        """What a discard win on ``tile`` would pay, by the scorer (seat 0 is this seat)."""
+        """What a discard win on ``tile`` would pay, by the scorer (seat 0 is this seat),
+        against three closed seats."""
+        return self.scored_worth(table, h, melds, tile, ready, (_BLANK, _BLANK, _BLANK))
+
+    def scored_worth(
+        self,
+        table: Table,
+        h: bytes,
+        melds: Sequence[Meld],
+        tile: int,
+        ready: bool,
+        others: tuple[Seat, Seat, Seat],
+    ) -> int:
+        """A discard win on ``tile`` as the scorer pays it, the other seats as given."""
         obs = table.obs
         dealer = (obs.dealer - obs.seat) % 4
-        key = (table.rules.name, h, tuple(melds), tile, ready, dealer, obs.treasure, table.que)
+        key: tuple[object, ...] = (
+            table.rules.name, h, tuple(melds), tile, ready, dealer, obs.treasure, table.que,
+            *others,
+        )  # fmt: skip
         value = self._worth.get(key)
         if value is None:
             if len(self._worth) > _CACHE_LIMIT:
@@ -231,7 +247,7 @@ class EfficientBot(Bot):
                     source=1,
                     treasure=obs.treasure,
                     declared_ready=(ready, False, False, False),
-                    seats=(Seat(h, tuple(melds)), _BLANK, _BLANK, _BLANK),
+                    seats=(Seat(h, tuple(melds)), *others),
                 )
             )
             value = self._worth[key] = max(result.deltas[0], 1) if result.win else 1
@@ -620,34 +636,13 @@ class StrongBot(EfficientBot):
         if not any(self._opens):
             return super().worth(table, h, melds, tile, ready)
         obs = table.obs
-        dealer = (obs.dealer - obs.seat) % 4
-        opens = tuple(self._opens[(obs.seat + k) % 4] for k in range(4))
-        key: tuple[object, ...] = (
-            table.rules.name, h, tuple(melds), tile, ready, dealer, obs.treasure, table.que, opens
-        )  # fmt: skip
-        value = self._worth.get(key)
-        if value is None:
-            if len(self._worth) > _CACHE_LIMIT:
-                self._worth.clear()
-            seats = (Seat(h, tuple(melds)), *(_OPEN if o else _BLANK for o in opens[1:]))
-            result = score(
-                Situation(
-                    rules=table.rules,
-                    options=Options(que=(table.que, 0, 0, 0))
-                    if table.que is not None
-                    else Options(),
-                    dealer=dealer,
-                    winner=0,
-                    win_tile=tile,
-                    win_by=WinBy.DISCARD,
-                    source=1,
-                    treasure=obs.treasure,
-                    declared_ready=(ready, False, False, False),
-                    seats=seats,
-                )
-            )
-            value = self._worth[key] = max(result.deltas[0], 1) if result.win else 1
-        return value
+        opens = [self._opens[(obs.seat + k) % 4] for k in (1, 2, 3)]
+        others = (
+            _OPEN if opens[0] else _BLANK,
+            _OPEN if opens[1] else _BLANK,
+            _OPEN if opens[2] else _BLANK,
+        )
+        return self.scored_worth(table, h, melds, tile, ready, others)
 
     def value_after(self, table: Table, h: bytes, melds: Sequence[Meld], d: int) -> float:
         if d != 1:
