@@ -238,3 +238,11 @@ def test_cap_option_in_the_rule_sets_own_unit():
         configure(SICHUAN, {"cap": 0})
     with pytest.raises(OptionError, match="unknown option 'cap' for baicheng"):
         configure(BAICHENG, {"cap": 5})
+
+
+def test_d53_only_sichuan_plays_on_after_a_win():
+    """D53 / §4.8: 血战到底 is sichuan's; the other rule sets end at the first win (截胡)."""
+    from fangcheng.rules import ALL_RULES
+
+    assert {r.name for r in ALL_RULES if r.bloody} == {"sichuan"}
+    assert all(r.multiple_winners == r.bloody for r in ALL_RULES)

@@ -179,7 +179,7 @@ class Round:
         if len(self._answers) == len(self._asked):
             asked, answers = self._asked, self._answers
             self._asked, self._answers = {}, {}
-            if self.rules.void_suit_choice:
+            if self.rules.bloody:
                 self._passed_wins(asked, answers)
             self._resolve(answers)
 
@@ -190,7 +190,7 @@ class Round:
         self.decisions.append({"seat": seat, "action": "escape"})
         self._event("escape", seat=seat)
         self._pay("逃跑 escape", escape_payments(self.rules, self.options, self.base, seat))
-        if not self.rules.void_suit_choice:
+        if not self.rules.bloody:
             self._kongs_at_end()
         self._finish("escape")
 
@@ -519,7 +519,7 @@ class Round:
         self, asked: Mapping[int, list[Action]], answers: Mapping[int, Action]
     ) -> None:
         """Sichuan: passing a win in the last four tiles makes a 花猪 (D56)."""
-        if self.rules.void_suit_choice and len(self.wall) <= 4:
+        if self.rules.bloody and len(self.wall) <= 4:
             for seat, action in answers.items():
                 if action.kind is not Act.HU and _HU in asked.get(seat, ()):
                     self.flower_pigs.add(seat)
@@ -716,8 +716,8 @@ class Round:
             deltas=list(result.deltas),
         )
         self.items.append(Item(f"胡 seat {seat}", tuple(result.deltas)))
-        if not self.rules.void_suit_choice or len(self.won) >= 3:
-            if not self.rules.void_suit_choice:
+        if not self.rules.bloody or len(self.won) >= 3:
+            if not self.rules.bloody:
                 self._kongs_at_end()
             self._finish("win")
 
@@ -726,8 +726,8 @@ class Round:
         self._draw_for((seat + 1) % 4)
 
     def _kong_paid(self, seat: int, meld: Meld) -> None:
-        """Sichuan pays kongs when they are made (刮风下雨, D54); others at the end."""
-        if not self.rules.void_suit_choice:
+        """血战 pays kongs when they are made (刮风下雨, D54); the others at the end."""
+        if not self.rules.bloody:
             return
         payments = kong_payments(
             self.rules,
@@ -775,7 +775,7 @@ class Round:
 
     def _exhausted(self) -> None:
         self._event("exhausted")
-        if self.rules.void_suit_choice:
+        if self.rules.bloody:
             self._sichuan_checks()
         else:
             self._kongs_at_end()

@@ -113,6 +113,9 @@ class RuleSet:
     treasure: bool = False  # 宝牌, 摸宝, 分张 (baicheng)
     declare_ready: bool = False  # 报听 exists (Baishan)
     void_suit_choice: bool = False  # 定缺 (sichuan)
+    #: 血战到底 (sichuan): a win does not end the hand, wins and kongs are paid when they
+    #: happen, the hand ends at three winners or the wall, then 查花猪 / 查大叫 / 退税.
+    bloody: bool = False
     multiple_winners: bool = False  # 一炮多响 (True) or 截胡 (False)
     claim_window: float = 5.0  # seconds to claim a discard (D8)
     # --- dealer rotation ------------------------------------------------------------
@@ -243,6 +246,7 @@ SICHUAN: Final = RuleSet(
     shapes=Shapes(seven_pairs=True, quad_pairs=True, thirteen_orphans=False),  # D50
     chi=False,  # D48
     void_suit_choice=True,
+    bloody=True,
     multiple_winners=True,
     dealer_stays_on_draw=True,  # D47
     first_winner_deals=True,
