@@ -289,15 +289,20 @@ def drive(r: Round, until, choose=None) -> None:
             r.act(seat, next(a for a in legal if a.kind is Act.DISCARD))
 
 
-def test_d41_chasing_the_dealer():
-    """D41 撵庄: the three first discards match the dealer's; the dealer pays 2 × 底注 each."""
+def chase_round() -> Round:
+    """A platform hand where every seat holds one N to open with (漂 already bet)."""
     hands = [
         "N1m4m7m2p5p8p3s6s9sESWF",
         "N2m5m8m3p6p9p1s4s7sESC",
         "N3m6m9m1p4p7p2s5s8sWCP",
         "N1m4m7m2p5p8p3s6s9sFCP",
     ]
-    r = scripted("baishan_platform", hands, draws="9m9p9s", options={"piao": [0, 0, 0, 0]})
+    return scripted("baishan_platform", hands, draws="9m9p9s", options={"piao": [0, 0, 0, 0]})
+
+
+def test_d41_chasing_the_dealer():
+    """D41 撵庄: the three first discards match the dealer's; the dealer pays 2 × 底注 each."""
+    r = chase_round()
     for seat in range(4):
         r.act(seat, A("discard N"))
     (payment,) = events_of(r, "payment")
@@ -305,13 +310,7 @@ def test_d41_chasing_the_dealer():
 
 
 def test_chasing_the_dealer_is_broken_by_a_different_first_discard():
-    hands = [
-        "N1m4m7m2p5p8p3s6s9sESWF",
-        "N2m5m8m3p6p9p1s4s7sESC",
-        "N3m6m9m1p4p7p2s5s8sWCP",
-        "N1m4m7m2p5p8p3s6s9sFCP",
-    ]
-    r = scripted("baishan_platform", hands, draws="9m9p9s", options={"piao": [0, 0, 0, 0]})
+    r = chase_round()
     r.act(0, A("discard N"))
     r.act(1, A("discard N"))
     r.act(2, A("discard 9p"))
