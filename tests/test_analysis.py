@@ -659,3 +659,16 @@ def test_discard_shanten_is_the_shanten_after_each_discard(hand: bytes, shapes: 
     for t in range(34):
         expected = 99 if not hand[t] else shanten(add(hand, t, -1), shapes=shapes)
         assert after[t] == expected, tile_name(t)
+
+
+@PROPERTY
+@given(hands((13, 14)))
+def test_seven_pairs_and_orphans_shanten_follow_their_definitions(hand: bytes) -> None:
+    # The analysis counts faces with bytes methods; this is the plain reading of the forms.
+    counts = list(hand)
+    pairs, kinds = sum(c >= 2 for c in counts), sum(c >= 1 for c in counts)
+    assert shanten_seven_pairs(hand) == 6 - pairs + max(0, 7 - kinds)
+    assert shanten_seven_pairs(hand, shapes=QUAD_PAIRS) == 6 - sum(c // 2 for c in counts)
+    orphans = [counts[t] for t in (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)]
+    held = sum(c >= 1 for c in orphans)
+    assert shanten_thirteen_orphans(hand) == 13 - held - any(c >= 2 for c in orphans)
