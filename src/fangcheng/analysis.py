@@ -18,7 +18,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 from functools import cache
-from operator import itemgetter
 from typing import Final, NamedTuple, TypeAlias
 
 from . import tables
@@ -172,7 +171,8 @@ _WIN_CODES: Final = frozenset(16 * melds + 1 for melds in range(5))
 _LEGAL_COUNTS: Final = bytes(range(5))
 _NONE_OR_ONE: Final = bytes(range(2))
 
-_ORPHANS: Final = itemgetter(*TERMINALS_AND_HONOURS)
+#: The terminals and honours in the order `_orphan_counts` reads them.
+_ORPHAN_FACES: Final = (0, 9, 18, 8, 17, 26, 27, 28, 29, 30, 31, 32, 33)
 _ORPHAN_SET: Final = frozenset(TERMINALS_AND_HONOURS)
 
 #: For each component offset, wait mask -> the faces it names.
@@ -212,10 +212,20 @@ def _counts(hand: Hand) -> bytes:
 def _checked(hand: Hand, rest: tuple[int, ...], what: str) -> tuple[bytes, int]:
     """The hand as count bytes and its tile count, which must be ``rest`` mod 3, ≤ 14."""
     h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
-    n = sum(h)
-    if max(h) > 4:
+    if h.translate(None, _LEGAL_COUNTS):
         raise _bad_counts(h)
-    return h, _check_size(n, h, rest, what)
+    return h, _check_size(_tile_count(h), h, rest, what)
+
+
+def _tile_count(h: bytes) -> int:
+    """The sum of a hand's 34 counts in two C calls: 256 ≡ 1 (mod 255), and the sum of
+    legal counts is at most 136."""
+    return int.from_bytes(h, "little") % 255
+
+
+def _orphan_counts(h: bytes) -> bytes:
+    """The counts of the thirteen orphans' faces, in the order of `_ORPHAN_FACES`."""
+    return h[0:27:9] + h[8:27:9] + h[27:34]
 
 
 def _meld_counts(melds: Iterable[str | Sequence[int]]) -> list[int]:
@@ -265,7 +275,7 @@ def is_win(hand: Hand, *, shapes: Shapes = CLASSIC) -> bool:
     # Not a standard win: check the hand is one before looking at the other forms.
     if h.translate(None, _LEGAL_COUNTS):
         raise _bad_counts(h)
-    n = int.from_bytes(h, "little") % 255  # the byte sum: 256 ≡ 1 (mod 255), sum ≤ 136
+    n = _tile_count(h)
     if n != 14:
         _check_size(n, h, (2,), "a win")
         return False
@@ -274,7 +284,7 @@ def is_win(hand: Hand, *, shapes: Shapes = CLASSIC) -> bool:
     ):
         return True
     if shapes.thirteen_orphans and 0 not in h[27:34]:
-        orphans: tuple[int, ...] = _ORPHANS(h)
+        orphans = _orphan_counts(h)
         return 0 not in orphans and sum(orphans) == 14
     return False
 
@@ -317,7 +327,7 @@ def _seven_pairs(h: bytes, quad_pairs: bool) -> int:
 
 
 def _thirteen_orphans(h: bytes) -> int:
-    orphans = h[0:27:9] + h[8:27:9] + h[27:34]  # 1m 1p 1s, 9m 9p 9s, the honours
+    orphans = _orphan_counts(h)
     return orphans.count(0) - (1 if orphans.translate(None, _NONE_OR_ONE) else 0)
 
 
@@ -442,9 +452,9 @@ def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
                     p, k = held_pairs + (count == 1), held_kinds + (count == 0)
                     out[t] = min(out[t], 6 - p + (7 - k if k < 7 else 0))
     if n == 13 and shapes.thirteen_orphans and _thirteen_orphans(h) <= standard:
-        orphans: tuple[int, ...] = _ORPHANS(h)
+        orphans = _orphan_counts(h)
         orphan_kinds, paired = 13 - orphans.count(0), max(orphans) >= 2
-        for t, count in zip(TERMINALS_AND_HONOURS, orphans, strict=True):
+        for t, count in zip(_ORPHAN_FACES, orphans, strict=True):
             if count < 4:
                 out[t] = min(out[t], 13 - orphan_kinds - (count == 0) - (paired or count == 1))
         for t in range(KINDS):
@@ -480,10 +490,10 @@ def discard_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
                     p, k = held_pairs - (count == 2), held_kinds - (count == 1)
                     out[t] = min(out[t], 6 - p + (7 - k if k < 7 else 0))
     if n == 14 and shapes.thirteen_orphans and _thirteen_orphans(h) < worst:
-        orphans: tuple[int, ...] = _ORPHANS(h)
+        orphans = _orphan_counts(h)
         orphan_kinds = 13 - orphans.count(0)
         doubled = sum(1 for x in orphans if x >= 2)
-        for t, count in zip(TERMINALS_AND_HONOURS, orphans, strict=True):
+        for t, count in zip(_ORPHAN_FACES, orphans, strict=True):
             if count:
                 paired = doubled - (count == 2) > 0
                 out[t] = min(out[t], 13 - orphan_kinds + (count == 1) - paired)
@@ -544,13 +554,13 @@ def waits(
             elif h.count(2) == 6 and h.count(1) == 1:
                 extra.add(h.index(1))
         if shapes.thirteen_orphans:
-            orphans = _ORPHANS(h)
-            if sum(orphans) == 13:
-                missing = orphans.count(0)
+            orphans = _orphan_counts(h)
+            missing = orphans.count(0)
+            if missing <= 1 and sum(orphans) == 13:
                 if missing == 0:
                     extra.update(TERMINALS_AND_HONOURS)
-                elif missing == 1:
-                    extra.add(TERMINALS_AND_HONOURS[orphans.index(0)])
+                else:
+                    extra.add(_ORPHAN_FACES[orphans.index(0)])
         if extra:
             found = tuple(sorted(extra.union(found)))
     if melds:
@@ -637,9 +647,9 @@ def decompositions(hand: Hand, *, shapes: Shapes = CLASSIC) -> list[Arrangement]
         pairs = tuple(Group(GroupKind.PAIR, t) for t in range(KINDS) for _ in range(h[t] // 2))
         out.append(Arrangement(Form.SEVEN_PAIRS, pairs))
     if n == 14 and shapes.thirteen_orphans:
-        orphans: tuple[int, ...] = _ORPHANS(h)
+        orphans = _orphan_counts(h)
         if 0 not in orphans and sum(orphans) == 14:
-            pair = TERMINALS_AND_HONOURS[orphans.index(2)]
+            pair = _ORPHAN_FACES[orphans.index(2)]
             out.append(
                 Arrangement(
                     Form.THIRTEEN_ORPHANS,
