@@ -293,6 +293,38 @@ def test_no_hidden_information_reaches_a_seat(rules: str) -> None:
     assert checked > 20
 
 
+def _claim_windows(rules: str, ask_all: bool) -> tuple[int, int]:
+    """(claim windows, those that asked every seat still playing) over three random hands."""
+    e = FangchengEnv(rules, ask_all=ask_all)
+    windows = full = 0
+    for seed in range(3):
+        e.reset(seed=seed)
+        rng = random.Random(seed)
+        for agent in e.agent_iter():
+            obs, _, terminated, _, _ = e.last()
+            if terminated:
+                e.step(None)
+                continue
+            r = e.round
+            assert r is not None and obs is not None
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            e.step(action)
+            if action < 68 and r.phase is Phase.CLAIM:  # a discard (or 报听 discard)
+                discarder = e.possible_agents.index(agent)
+                playing = {(discarder + k) % 4 for k in (1, 2, 3)} - set(r.won)
+                windows += 1
+                full += set(r.pending()) == playing
+    return windows, full
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_claim_windows_ask_every_seat_so_the_turn_order_hides_who_can_claim(rules: str) -> None:
+    windows, full = _claim_windows(rules, ask_all=True)
+    assert windows > 50 and full == windows
+    windows, full = _claim_windows(rules, ask_all=False)  # the fast mode shows who can claim
+    assert full < windows
+
+
 @pytest.mark.parametrize("rules", RULES)
 def test_seeded_hands_replay_exactly(rules: str) -> None:
     def trace(e: FangchengEnv) -> list[bytes]:

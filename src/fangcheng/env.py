@@ -11,11 +11,12 @@ is the first seat whose decision the engine awaits. A claim window after a disca
 robbable 补杠 / dragon addition) is a simultaneous decision in the engine: here the asked
 seats answer one after another in seat order, no seat sees another's answer, and the
 engine resolves the window (win, then peng/kong, then chi) once the last has answered.
-Seats with nothing to do but pass are not asked, so, as in any AEC serialisation of a
-claim window, *who* is asked is visible in ``agent_selection``; the observation tensors
-never carry it. When the hand ends every agent is terminated (there is no truncation:
-every hand ends by itself) and, as PettingZoo requires, each is stepped once more with
-``None`` to leave.
+Every seat still playing is asked, even one that can only pass, so ``agent_selection``
+never tells who could claim (``ask_all=False`` asks only those, in about a third of the
+steps, at the price of that leak; the single-seat environment needs no such care, since
+its one agent only learns its own options). When the hand ends every agent is terminated
+(there is no truncation: every hand ends by itself) and, as PettingZoo requires, each
+is stepped once more with ``None`` to leave.
 
 Action space: ``Discrete(237)``, the same for every rule set
 ============================================================
@@ -441,7 +442,8 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
     claim_window, cap). ``dealer`` is the dealing seat, or None to draw it for each hand
     from the seeded generator; ``base`` the 底注; ``reward_scale`` multiplies every
     reward. ``reset(options={"dealer": k})`` overrides the dealer for one hand; other
-    keys of ``reset``'s options are ignored.
+    keys of ``reset``'s options are ignored. ``ask_all`` (default) asks every seat still
+    playing in a claim window, so the turn order hides who could claim.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -460,6 +462,7 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
         base: int = 1,
         reward_scale: float = 1.0,
         render_mode: str | None = None,
+        ask_all: bool = True,
     ) -> None:
         super().__init__()
         self.rules = find_rules(rules) if isinstance(rules, str) else rules
@@ -475,6 +478,7 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
         self.base = base
         self.reward_scale = float(reward_scale)
         self.render_mode = render_mode
+        self.ask_all = ask_all
         self.possible_agents = [_agent(s) for s in range(SEATS)]
         self.agents: list[str] = []
         self.action_spaces = {a: spaces.Discrete(ACTION_SIZE) for a in self.possible_agents}
@@ -511,7 +515,12 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
         if dealer is None:
             dealer = int(self._rng.integers(SEATS))
         self.round = Round(
-            self.rules, seed=hand_seed, dealer=dealer, base=self.base, options=self.table_options
+            self.rules,
+            seed=hand_seed,
+            dealer=dealer,
+            base=self.base,
+            options=self.table_options,
+            ask_all=self.ask_all,
         )
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -678,6 +687,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
             base=base,
             reward_scale=reward_scale,
             render_mode="ansi" if render_mode else None,
+            ask_all=False,
         )
         self.render_mode = render_mode
         self.observation_space = observation_space()
