@@ -358,7 +358,9 @@ def shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> int:
     if n >= 13 and best > -1:
         if shapes.seven_pairs:
             best = min(best, _seven_pairs(h, shapes.quad_pairs))
-        if shapes.thirteen_orphans:
+        # Each honour face not held costs one draw toward thirteen orphans (one of them
+        # may be saved by the pair), so that count often rules the form out unread.
+        if shapes.thirteen_orphans and h.count(0, 27) <= best:
             best = min(best, _thirteen_orphans(h))
     return best
 
