@@ -392,9 +392,10 @@ def _neighbour_ids(
     return found
 
 
-def _standard_after_each(h: bytes, n: int, step: int, dragon_set: bool) -> list[int]:
-    """Standard-form shanten after one more (or one fewer) of each face, by lookups:
-    only the changed tile's component moves; the other three stay joined."""
+def _standard_after_each(h: bytes, n: int, step: int, dragon_set: bool) -> tuple[list[int], int]:
+    """Standard-form shanten after one more (or one fewer) of each face, by lookups —
+    only the changed tile's component moves; the other three stay joined — and the
+    hand's own standard shanten."""
     kind = "dragons" if dragon_set else "honours"
     honours = _T.dragon_set if dragon_set else _T.honours
     hon_size, pairs, final, size = (
@@ -407,7 +408,7 @@ def _standard_after_each(h: bytes, n: int, step: int, dragon_set: bool) -> list[
     a, b, c = (_neighbour_ids(h[i : i + 9], _SUIT, suit_memo, step) for i in (0, 9, 18))
     d = _neighbour_ids(h[27:34], honours.component.entries, _NEIGHBOURS[kind, step], step)
     ia, ib, ic, id_ = a[0], b[0], c[0], d[0]
-    melds = (n + step) // 3
+    melds = (n + step) // 3  # the same as n // 3: n is 3k + 1 or 3k + 2
     two = _TWO_SUITS[ia * _N_SUIT + ib] * size
     joined = pairs[ic * hon_size + id_]
     row_b = ia * _N_SUIT
@@ -422,7 +423,7 @@ def _standard_after_each(h: bytes, n: int, step: int, dragon_set: bool) -> list[
     for face in range(7):
         if (new := d[face + 1]) >= 0:
             out[27 + face] = final[(two + pairs[ic * hon_size + new]) * 5 + melds] - 1
-    return out
+    return out, final[(two + joined) * 5 + melds] - 1
 
 
 def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
@@ -436,23 +437,18 @@ def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
     [27, 28, 29, 30]
     """
     h, n = _checked(hand, (1,), "draw shanten")
-    out = _standard_after_each(h, n, 1, shapes.dragon_set)
+    out, standard = _standard_after_each(h, n, 1, shapes.dragon_set)
     # A draw lowers a form's shanten by one at most and never raises the standard one, so
     # a form at least two behind the standard form cannot matter.
-    standard = _standard(h, shapes.dragon_set)[0]
-    if n == 13 and shapes.seven_pairs and _seven_pairs(h, shapes.quad_pairs) <= standard:
+    if n == 13 and shapes.seven_pairs and (now := _seven_pairs(h, shapes.quad_pairs)) <= standard:
+        # The form's shanten after a draw depends only on how many of the face are held:
+        # by count, a new face or a second copy helps (a third only toward a quad pair).
         if shapes.quad_pairs:
-            base = 6 - sum(x >> 1 for x in h)
-            for t in range(KINDS):
-                if h[t] < 4:
-                    out[t] = min(out[t], base - (h[t] & 1))
+            by_count = (now, now - 1, now, now - 1, _NO_CHANGE)
         else:
-            held_pairs, held_kinds = KINDS - h.count(0) - h.count(1), KINDS - h.count(0)
-            for t in range(KINDS):
-                count = h[t]
-                if count < 4:
-                    p, k = held_pairs + (count == 1), held_kinds + (count == 0)
-                    out[t] = min(out[t], 6 - p + (7 - k if k < 7 else 0))
+            kinds = KINDS - h.count(0)
+            by_count = (now - (kinds < 7), now - 1, now, now, _NO_CHANGE)
+        out = list(map(min, out, map(by_count.__getitem__, h)))
     if n == 13 and shapes.thirteen_orphans and _thirteen_orphans(h) <= standard:
         orphans = _orphan_counts(h)
         orphan_kinds, paired = 13 - orphans.count(0), max(orphans) >= 2
@@ -474,23 +470,18 @@ def discard_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
     [29]
     """
     h, n = _checked(hand, (2,), "discard shanten")
-    out = _standard_after_each(h, n, -1, shapes.dragon_set)
+    out, worst = _standard_after_each(h, n, -1, shapes.dragon_set)
     # A discard raises a form's shanten by one at most and never lowers it below the
     # hand's, so a form already behind the worst standard discard cannot matter.
-    worst = _standard(h, shapes.dragon_set)[0] + 1
-    if n == 14 and shapes.seven_pairs and _seven_pairs(h, shapes.quad_pairs) < worst:
+    worst += 1
+    if n == 14 and shapes.seven_pairs and (now := _seven_pairs(h, shapes.quad_pairs)) < worst:
+        # By count, as in `draw_shanten`: losing a face or breaking a pair costs one.
         if shapes.quad_pairs:
-            base = 6 - sum(x >> 1 for x in h)
-            for t in range(KINDS):
-                if h[t]:
-                    out[t] = min(out[t], base + (1 - (h[t] & 1)))
+            by_count = (_NO_CHANGE, now, now + 1, now, now + 1)
         else:
-            held_pairs, held_kinds = KINDS - h.count(0) - h.count(1), KINDS - h.count(0)
-            for t in range(KINDS):
-                count = h[t]
-                if count:
-                    p, k = held_pairs - (count == 2), held_kinds - (count == 1)
-                    out[t] = min(out[t], 6 - p + (7 - k if k < 7 else 0))
+            kinds = KINDS - h.count(0)
+            by_count = (_NO_CHANGE, now + (kinds <= 7), now + 1, now, now)
+        out = list(map(min, out, map(by_count.__getitem__, h)))
     if n == 14 and shapes.thirteen_orphans and _thirteen_orphans(h) < worst:
         orphans = _orphan_counts(h)
         orphan_kinds = 13 - orphans.count(0)
