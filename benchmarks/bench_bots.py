@@ -3,6 +3,8 @@
     .venv/bin/python benchmarks/bench_bots.py [--hands N] [--duplicate-hands M]
         [--speed-hands K] [--rules NAME ...] [--workers W] [--seed S]
 
+A count of 0 leaves its section out (``--hands 0 --duplicate-hands 0`` times the bots only).
+
 1. ``efficient`` against three ``random``: its mean score per hand with the 95% interval
    (target: positive, the interval excluding zero, over 10,000 hands per rule set).
 2. ``strong`` against three ``efficient`` in duplicate mode: strong's mean minus
@@ -31,6 +33,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
+    if args.hands:
+        strength(args)
+    if args.duplicate_hands:
+        duplicate(args)
+    if args.speed_hands:
+        speed(args)
+
+
+def strength(args: argparse.Namespace) -> None:
     print(f"1. efficient vs 3 random, {args.hands} hands: efficient's score/hand (95% CI)")
     for rules in args.rules:
         s = simulate(rules, args.hands, ["efficient", "random", "random", "random"],
@@ -39,6 +50,8 @@ def main() -> None:
         print(f"   {rules:<18}{e.mean:+9.2f} ± {e.ci:6.2f}   win {e.win_rate:.1%}"
               f"   deal-in {e.deal_in_rate:.1%}")  # fmt: skip
 
+
+def duplicate(args: argparse.Namespace) -> None:
     print(f"2. strong vs 3 efficient, duplicate, {args.duplicate_hands} hands: "
           "strong − efficient per hand (95% CI)")  # fmt: skip
     for rules in args.rules:
@@ -49,6 +62,8 @@ def main() -> None:
         print(f"   {rules:<18}{diff:+9.2f} ± {ci:6.2f}   strong win {st.win_rate:.1%}"
               f"   deal-in {st.deal_in_rate:.1%}")  # fmt: skip
 
+
+def speed(args: argparse.Namespace) -> None:
     print(f"3. throughput, one core, {args.speed_hands} hands (hands/s)")
     for rules in args.rules:
         four = simulate(rules, args.speed_hands, ["efficient"] * 4, seed=args.seed)

@@ -189,3 +189,25 @@ def test_registry() -> None:
     assert set(BOTS) == {"random", "efficient", "strong"}
     with pytest.raises(ValueError, match="unknown bot 'nobody'"):
         make_bot("nobody", random.Random(0))
+
+
+@pytest.mark.parametrize("rules", [r.name for r in ALL_RULES])
+def test_closest_discards_are_those_of_every_distance(rules: str) -> None:
+    # `closest` stops measuring once shanten (a floor of the distance) passes the best
+    # distance found: it must name the discards that measuring every one would.
+    round_ = Round(rules, seed=3)
+    bot = EfficientBot(random.Random(3))  # one bot for all four seats: memos are per hand
+    checked = 0
+    while not round_.over:
+        for s in round_.pending():
+            obs = round_.observe(s)
+            if obs.phase is Phase.TURN:
+                table = table_of(obs)
+                memo = bot.memo(table, table.melds)
+                faces = [t for t in range(34) if obs.hand[t]]
+                every = memo.distances(obs.hand, faces)
+                best = min(d for d, _ in every)
+                assert memo.closest(obs.hand, faces) == (best, [t for d, t in every if d == best])
+                checked += 1
+            round_.act(s, bot.act(obs))
+    assert checked > 20

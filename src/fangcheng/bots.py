@@ -18,15 +18,17 @@ and `fangcheng.scoring.score`. Each bot draws its randomness from the seeded
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Final
+from functools import cache
+from operator import add, itemgetter
+from typing import ClassVar, Final, NamedTuple, TypeVar
 
 from .actions import Act, Action, called_meld
 from .analysis import discard_shanten, draw_shanten, shanten
 from .engine import Observation, Phase
 from .melds import Meld, MeldKind
-from .requirements import wait_set
+from .requirements import final_counts, wait_set
 from .rules import Options, RuleSet, find_rules
 from .scoring import score
 from .situation import Seat, Situation, WinBy
@@ -34,12 +36,20 @@ from .tiles import DRAGONS, KINDS, TERMINALS_AND_HONOURS
 
 __all__ = ["BOTS", "Bot", "EfficientBot", "RandomBot", "StrongBot", "Table", "make_bot", "table_of"]
 
-_TERMINAL: Final = frozenset(TERMINALS_AND_HONOURS)
-#: The faces within two steps of each face, in its suit: the draws that can join it.
+#: Bits of the faces within two steps of each face, in its suit: the draws that can join it.
 _NEAR: Final = tuple(
-    (t,) if t >= 27 else tuple(x for x in range(t - 2, t + 3) if x // 9 == t // 9 and x >= 0)
+    1 << t if t >= 27 else sum(1 << x for x in range(t - 2, t + 3) if x // 9 == t // 9 and x >= 0)
     for t in range(KINDS)
 )
+_SUIT_BITS: Final = (1 << 9) - 1
+_TERMINAL_BITS: Final = sum(1 << t for t in TERMINALS_AND_HONOURS)
+_TERMINAL_COUNTS: Final = itemgetter(*TERMINALS_AND_HONOURS)
+_NO_GAIN: Final = (0,) * KINDS
+_NO_SUIT: Final = bytes(9)
+_FAR: Final = 99  # beyond any distance
+#: Copies left of a face seen ``count`` times (never below 0), as a translation table.
+_LEFT: Final = bytes(max(0, 4 - count) for count in range(256))
+_DRAGONS: Final = slice(DRAGONS[0], DRAGONS[-1] + 1)
 _BLANK: Final = Seat(bytes(KINDS))
 _CALLS: Final = (Act.PENG, Act.GANG, Act.CHI)
 _CACHE_LIMIT: Final = 200_000
@@ -47,6 +57,7 @@ _CACHE_LIMIT: Final = 200_000
 _WAIT_FOR_SELF_DRAW: Final = 1.4
 #: How many of the best discards at distance 2 `StrongBot` looks two draws ahead for.
 _SECOND_STEP: Final = 4
+_V = TypeVar("_V")
 
 
 class Bot:
@@ -84,90 +95,217 @@ class Table:
 def table_of(obs: Observation) -> Table:
     rules = find_rules(obs.rules)
     seen = bytearray(obs.hand)
+    shown = list(obs.retired)
+    if obs.treasure is not None:
+        shown.append(obs.treasure)  # the indicator itself is out of play
     for s, view in enumerate(obs.seats):
         if view.revealed is not None and s != obs.seat:  # a hand laid face up (血战)
-            for t in range(KINDS):
-                seen[t] += view.revealed[t]
-        for t in view.river:
-            seen[t] += 1
+            seen = bytearray(map(add, seen, view.revealed))
+        shown += view.river
         for meld in view.melds:
-            for t in meld.tiles:
-                seen[t] += 1
-    if obs.treasure is not None:
-        seen[obs.treasure] += 1  # the indicator itself is out of play
-    for t in obs.retired:
+            shown += meld.tiles
+    for t in shown:
         seen[t] += 1
-    unseen = [0] * KINDS
-    for t in rules.faces:
-        unseen[t] = max(0, 4 - seen[t])
+    left = int.from_bytes(seen.translate(_LEFT)) & _in_play(rules.name)
     me = obs.seats[obs.seat]
-    return Table(obs, rules, me.melds, me.que, tuple(unseen))
+    return Table(obs, rules, me.melds, me.que, tuple(left.to_bytes(KINDS)))
 
 
-@dataclass(frozen=True, slots=True)
-class _Needs:
+@cache
+def _in_play(rules: str) -> int:
+    """A mask of 34 bytes (big-endian), all ones for each face the rule set plays with."""
+    faces = find_rules(rules).faces
+    return int.from_bytes(bytes(255 if t in faces else 0 for t in range(KINDS)))
+
+
+class _Needs(NamedTuple):
     """The rule set's win requirements a hand still lacks, counted as a distance (a
     heuristic steer; `wait_set` is the judge once the hand is ready)."""
 
-    rules: RuleSet
-    que: int | None
+    total: int
     missing: tuple[int, ...]  # first tiles of the suits 三门全 still needs
     no_terminal: bool  # 么九 still needed
     no_pung: bool  # 必须有碰: no pung, substitute, or two pairs to grow one from
-    pairs: int
-    dragons: int  # distinct dragons held
-    total: int
-
-    def gain(self, h: bytes | bytearray, t: int) -> int:
-        """The change in ``total`` when ``t`` joins the hand (negative: closer)."""
-        delta = 0
-        if t < 27:
-            base = t - t % 9
-            if base == 9 * (self.que if self.que is not None else -1):
-                delta += 1
-            if base in self.missing:
-                delta -= 1
-        if self.no_terminal and t in _TERMINAL:
-            delta -= 1
-        if self.no_pung:
-            rules = self.rules
-            if (
-                h[t] >= 2
-                or (h[t] == 1 and self.pairs >= 1)
-                or (rules.dragon_pair_is_pung and t in DRAGONS and h[t] == 1)
-                or (rules.dragon_set_is_pung and t in DRAGONS and not h[t] and self.dragons == 2)
-            ):
-                delta -= 1
-        return delta
 
 
-def _needs(rules: RuleSet, h: bytes, melds: Sequence[Meld], que: int | None) -> _Needs:
-    final = bytearray(h)
-    for meld in melds:
-        for t in meld.tiles:
-            final[t] += 1
-    void = sum(final[9 * que : 9 * que + 9]) if rules.void_suit and que is not None else 0
-    missing = tuple(s for s in (0, 9, 18) if not any(final[s : s + 9])) if rules.three_suits else ()
-    no_terminal = rules.terminal and not any(final[t] for t in TERMINALS_AND_HONOURS)
-    pairs = sum(1 for c in h if c >= 2)
-    dragons = sum(1 for t in DRAGONS if h[t])
-    no_pung = rules.pung and not _pung_in_reach(rules, h, melds, pairs, dragons)
-    total = void + len(missing) + no_terminal + no_pung
-    return _Needs(rules, que, missing, no_terminal, no_pung, pairs, dragons, total)
+class _Memo:
+    """What one bot has measured of concealed hands under one rule set, set of laid melds
+    and 缺: each measure is then a property of the concealed counts alone, so it is
+    remembered by them (the hand a seat keeps is measured again for every claim decision
+    until its next turn, and each discard's hand for the look-ahead)."""
 
+    __slots__ = (
+        "after", "melds", "needed", "open_suits", "pung_laid", "que", "rules", "steps",
+        "terminal_laid", "usefuls", "void", "void_laid", "waited",
+    )  # fmt: skip
 
-def _pung_in_reach(
-    rules: RuleSet, h: bytes, melds: Sequence[Meld], pairs: int, dragons: int
-) -> bool:
-    """A pung (or a rule set's substitute) is held, or two pairs leave one to become it."""
-    for meld in melds:
-        if meld.is_pung_like or (rules.dragon_set_is_pung and meld.kind is MeldKind.XUANFENG):
+    def __init__(self, rules: RuleSet, melds: tuple[Meld, ...], que: int | None) -> None:
+        self.rules, self.melds, self.que = rules, melds, que
+        laid = final_counts(bytes(KINDS), melds)
+        #: the first tile of the 缺 suit when 缺一门 counts its tiles, and how many are laid
+        self.void = 9 * que if rules.void_suit and que is not None else None
+        self.void_laid = sum(laid[self.void : self.void + 9]) if self.void is not None else 0
+        self.open_suits = tuple(s for s in (0, 9, 18) if laid[s : s + 9] == _NO_SUIT)
+        self.terminal_laid = any(_TERMINAL_COUNTS(laid))
+        self.pung_laid = any(
+            m.is_pung_like or (rules.dragon_set_is_pung and m.kind is MeldKind.XUANFENG)
+            for m in melds
+        )
+        self.steps: dict[bytes, int] = {}  # shanten
+        self.after: dict[bytes, tuple[int, ...]] = {}  # discard_shanten of 14 - 3k tiles
+        self.waited: dict[bytes, tuple[int, ...]] = {}  # wait_set
+        self.needed: dict[bytes, _Needs] = {}
+        self.usefuls: dict[bytes, tuple[int, ...]] = {}
+
+    def shanten(self, h: bytes) -> int:
+        found = self.steps.get(h)
+        if found is None:
+            found = _bounded(self.steps)[h] = shanten(h, shapes=self.rules.shapes)
+        return found
+
+    def waits(self, h: bytes) -> tuple[int, ...]:
+        found = self.waited.get(h)
+        if found is None:
+            found = _bounded(self.waited)[h] = wait_set(self.rules, h, self.melds, self.que)
+        return found
+
+    def needs(self, h: bytes) -> _Needs:
+        found = self.needed.get(h)
+        if found is None:
+            found = _bounded(self.needed)[h] = self.lacking(h)
+        return found
+
+    def lacking(self, h: bytes) -> _Needs:
+        """`needs` worked out: the laid melds' part is counted once, in ``__init__``."""
+        rules = self.rules
+        void = self.void_laid + sum(h[self.void : self.void + 9]) if self.void is not None else 0
+        missing: tuple[int, ...] = ()
+        if rules.three_suits:
+            missing = tuple(s for s in self.open_suits if h[s : s + 9] == _NO_SUIT)
+        no_terminal = rules.terminal and not self.terminal_laid and not any(_TERMINAL_COUNTS(h))
+        no_pung = rules.pung and not self.pung_laid and not self.pung_in_reach(h)
+        return _Needs(void + len(missing) + no_terminal + no_pung, missing, no_terminal, no_pung)
+
+    def pung_in_reach(self, h: bytes) -> bool:
+        """A pung (or the rule set's substitute) is held, or two pairs leave one to grow."""
+        if KINDS - h.count(0) - h.count(1) >= 2 or max(h) >= 3:
             return True
-    if pairs >= 2 or max(h) >= 3:
-        return True
-    if rules.dragon_pair_is_pung and any(h[t] >= 2 for t in DRAGONS):
-        return True
-    return rules.dragon_set_is_pung and dragons == 3
+        dragons = h[_DRAGONS]
+        return (self.rules.dragon_pair_is_pung and max(dragons) >= 2) or (
+            self.rules.dragon_set_is_pung and 0 not in dragons
+        )
+
+    def gains(self, h: bytes, needs: _Needs) -> Sequence[int]:
+        """Per face, the change in the requirements' count when it joins ``h`` (negative:
+        closer)."""
+        que = self.que
+        if que is None and not (needs.missing or needs.no_terminal or needs.no_pung):
+            return _NO_GAIN
+        out = [0] * KINDS
+        if que is not None:
+            for t in range(9 * que, 9 * que + 9):
+                out[t] += 1
+        for base in needs.missing:
+            for t in range(base, base + 9):
+                out[t] -= 1
+        if needs.no_terminal:
+            for t in TERMINALS_AND_HONOURS:
+                out[t] -= 1
+        if needs.no_pung:
+            rules = self.rules
+            paired = KINDS - h.count(0) - h.count(1) >= 1
+            two_dragons = h[_DRAGONS].count(0) == 1
+            for t in range(KINDS):
+                c = h[t]
+                if (
+                    c >= 2
+                    or (c == 1 and paired)
+                    or (rules.dragon_pair_is_pung and t in DRAGONS and c == 1)
+                    or (rules.dragon_set_is_pung and t in DRAGONS and not c and two_dragons)
+                ):
+                    out[t] -= 1
+        return out
+
+    @staticmethod
+    def reach(h: bytes, needs: _Needs) -> int:
+        """Faces worth trying as the next draw, as bits: near a held tile, or filling a
+        requirement."""
+        bits = 0
+        for x in range(KINDS):
+            if h[x]:
+                bits |= _NEAR[x]
+        for base in needs.missing:
+            bits |= _SUIT_BITS << base
+        if needs.no_terminal:
+            bits |= _TERMINAL_BITS
+        return bits
+
+    def distance(self, h: bytes) -> int:
+        """Shanten plus the requirements still missing; 0 only for a hand with live waits."""
+        s = self.shanten(h)
+        if s == 0:
+            return 0 if self.waits(h) else 1
+        return s + self.needs(h).total
+
+    def after_discard(self, h14: bytes) -> tuple[int, ...]:
+        """`discard_shanten`: a claim decision measures the same hand again."""
+        found = self.after.get(h14)
+        if found is None:
+            found = _bounded(self.after)[h14] = discard_shanten(h14, shapes=self.rules.shapes)
+        return found
+
+    def discarded(self, h14: bytes, faces: Iterable[int]) -> Iterator[tuple[int, int, bytes]]:
+        """(face, shanten, hand) after each discard of ``faces``, the shanten remembered
+        from one table lookup for all."""
+        after = self.after_discard(h14)
+        hand = bytearray(h14)
+        steps = _bounded(self.steps)
+        for t in faces:
+            hand[t] -= 1
+            h = bytes(hand)
+            hand[t] += 1
+            s = steps[h] = after[t]
+            yield t, s, h
+
+    def distances(self, h14: bytes, faces: Sequence[int]) -> list[tuple[int, int]]:
+        """(distance, face) after each discard of ``faces``."""
+        return [(self.distance(h), t) for t, _, h in self.discarded(h14, faces)]
+
+    def closest(self, h14: bytes, faces: Sequence[int]) -> tuple[int, list[int]]:
+        """The least distance after a discard of ``faces``, and the faces that reach it.
+        Shanten is a floor of the distance, so faces are measured in its order, until it
+        passes the best distance found."""
+        after = self.after_discard(h14)
+        best, close = _FAR, []
+        for t, s, h in self.discarded(h14, sorted(faces, key=after.__getitem__)):
+            if s > best:
+                break
+            d = self.distance(h)
+            if d < best:
+                best, close = d, [t]
+            elif d == best:
+                close.append(t)
+        return best, sorted(close)
+
+    def useful(self, h: bytes, d: int) -> tuple[int, ...]:
+        """The faces whose draw lowers the distance ``d`` of ``h`` (a face held four times
+        has a draw shanten of 99, so it never counts)."""
+        found = self.usefuls.get(h)
+        if found is None:
+            needs = self.needs(h)
+            after = draw_shanten(h, shapes=self.rules.shapes)
+            gains, reach, limit = self.gains(h, needs), self.reach(h, needs), d - needs.total
+            found = _bounded(self.usefuls)[h] = tuple(
+                t for t in self.rules.faces if reach >> t & 1 and after[t] + gains[t] < limit
+            )
+        return found
+
+
+def _bounded(memory: dict[bytes, _V]) -> dict[bytes, _V]:
+    """``memory``, emptied first once it holds too much (a bot may play many hands)."""
+    if len(memory) > _CACHE_LIMIT:
+        memory.clear()
+    return memory
 
 
 class EfficientBot(Bot):
@@ -177,37 +315,30 @@ class EfficientBot(Bot):
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
-        self._shanten: dict[tuple[str, bytes], int] = {}
+        self._memos: dict[tuple[str, tuple[Meld, ...], int | None], _Memo] = {}
+        self._last: tuple[Table, Sequence[Meld], _Memo] | None = None
         self._worth: dict[tuple[object, ...], int] = {}
-        self._useful: dict[tuple[object, ...], tuple[int, ...]] = {}
-        self._needs: dict[tuple[object, ...], _Needs] = {}
 
     # --- measuring hands -------------------------------------------------------------
 
-    def needs(self, table: Table, h: bytes, melds: Sequence[Meld]) -> _Needs:
-        key = (table.rules.name, h, tuple(melds), table.que)
-        found = self._needs.get(key)
+    def memo(self, table: Table, melds: Sequence[Meld]) -> _Memo:
+        """The measures of hands with ``melds`` laid, under this table's rules and 缺."""
+        last = self._last
+        if last is not None and last[0] is table and last[1] is melds:
+            return last[2]  # asked again within one decision
+        laid = tuple(melds)
+        key = (table.rules.name, laid, table.que)
+        found = self._memos.get(key)
         if found is None:
-            if len(self._needs) > _CACHE_LIMIT:
-                self._needs.clear()
-            found = self._needs[key] = _needs(table.rules, h, melds, table.que)
+            if len(self._memos) > _CACHE_LIMIT // 100:
+                self._memos.clear()
+            found = self._memos[key] = _Memo(table.rules, laid, table.que)
+        self._last = (table, melds, found)
         return found
-
-    def shanten_of(self, rules: RuleSet, h: bytes) -> int:
-        key = (rules.name, h)
-        value = self._shanten.get(key)
-        if value is None:
-            if len(self._shanten) > _CACHE_LIMIT:
-                self._shanten.clear()
-            value = self._shanten[key] = shanten(h, shapes=rules.shapes)
-        return value
 
     def distance(self, table: Table, h: bytes, melds: Sequence[Meld]) -> int:
         """Shanten plus the requirements still missing; 0 only for a hand with live waits."""
-        s = self.shanten_of(table.rules, h)
-        if s == 0:
-            return 0 if wait_set(table.rules, h, melds, table.que) else 1
-        return s + self.needs(table, h, melds).total
+        return self.memo(table, melds).distance(h)
 
     def worth(self, table: Table, h: bytes, melds: Sequence[Meld], tile: int, ready: bool) -> int:
         """What a discard win on ``tile`` would pay, by the scorer (seat 0 is this seat),
@@ -257,7 +388,7 @@ class EfficientBot(Bot):
         self, table: Table, h: bytes, melds: Sequence[Meld], ready: bool = False
     ) -> float:
         """Live waits times their worth; in baicheng the treasure face wins too (摸宝)."""
-        waits = wait_set(table.rules, h, melds, table.que)
+        waits = self.memo(table, melds).waits(h)
         if not waits:
             return 0.0
         unseen = table.unseen
@@ -284,34 +415,8 @@ class EfficientBot(Bot):
     def useful_faces(
         self, table: Table, h: bytes, melds: Sequence[Meld], d: int
     ) -> tuple[int, ...]:
-        """The faces whose draw lowers the distance: a property of the hand alone, so it
-        is remembered (the hand that kept its drawn tile comes back next turn)."""
-        rules = table.rules
-        key = (rules.name, h, tuple(melds), table.que)
-        found = self._useful.get(key)
-        if found is not None:
-            return found
-        if len(self._useful) > _CACHE_LIMIT:
-            self._useful.clear()
-        needs = self.needs(table, h, melds)
-        after = draw_shanten(h, shapes=rules.shapes)
-        out = [
-            t for t in self.draws(rules, h, needs) if after[t] + needs.total + needs.gain(h, t) < d
-        ]
-        found = self._useful[key] = tuple(out)
-        return found
-
-    def draws(self, rules: RuleSet, h: bytes | bytearray, needs: _Needs) -> list[int]:
-        """Faces worth trying as the next draw: near a held tile, or filling a requirement."""
-        near: set[int] = set()
-        for x in range(KINDS):
-            if h[x]:
-                near.update(_NEAR[x])
-        for base in needs.missing:
-            near.update(range(base, base + 9))
-        if needs.no_terminal:
-            near.update(_TERMINAL)
-        return [t for t in rules.faces if t in near and h[t] < 4]
+        """The faces whose draw lowers the distance ``d`` of ``h``."""
+        return self.memo(table, melds).useful(h, d)
 
     # --- choosing --------------------------------------------------------------------
 
@@ -322,17 +427,16 @@ class EfficientBot(Bot):
         for action in legal:
             if action.kind is Act.HU:
                 return action
-        table = table_of(observation)
         phase = observation.phase
         if phase is Phase.PIAO:
             return min(legal, key=lambda a: a.value)
         if phase is Phase.QUE:
             return self.choose_que(observation)
         if phase is Phase.TURN:
-            return self.turn(table)
+            return self.turn(table_of(observation))
         calls = [a for a in legal if a.kind in _CALLS]
         if calls:
-            return self.claim(table, calls)
+            return self.claim(table_of(observation), calls)
         return next(a for a in legal if a.kind is Act.PASS)
 
     def choose_que(self, obs: Observation) -> Action:
@@ -370,23 +474,17 @@ class EfficientBot(Bot):
         assert ready.tile is not None
         h = bytearray(table.obs.hand)
         h[ready.tile] -= 1
-        return any(table.unseen[w] for w in wait_set(table.rules, bytes(h), table.melds, table.que))
+        waits = self.memo(table, table.melds).waits(bytes(h))
+        return any(table.unseen[w] for w in waits)
 
     def ranked(
         self, table: Table, h14: bytes, melds: Sequence[Meld], faces: Sequence[int]
     ) -> list[tuple[int, float, int]]:
         """(distance, -value, face) for each discard of ``faces``, best first; the value
         is only computed for the discards at the least distance."""
-        hand = bytearray(h14)
-        after_discard = discard_shanten(h14, shapes=table.rules.shapes)
-        first = []
-        for t in faces:
-            hand[t] -= 1
-            key = bytes(hand)
-            self._shanten[table.rules.name, key] = after_discard[t]  # one lookup for all
-            first.append((self.distance(table, key, melds), t))
-            hand[t] += 1
+        first = self.memo(table, melds).distances(h14, faces)
         best = min(d for d, _ in first)
+        hand = bytearray(h14)
         out = []
         for d, t in first:
             if d > best:
@@ -395,10 +493,16 @@ class EfficientBot(Bot):
             hand[t] -= 1
             after = bytes(hand)
             hand[t] += 1
-            value = self.value_after(table, after, melds, d)
-            out.append((d, -value, t))
+            out.append((d, -self.value_after(table, after, melds, d), t))
         out.sort()
         return out
+
+    def closest(
+        self, table: Table, h14: bytes, melds: Sequence[Meld], faces: Sequence[int]
+    ) -> tuple[int, list[int]]:
+        """The least distance after a discard of ``faces``, and the faces that reach it:
+        the discards `ranked` would value (a sole one needs no value)."""
+        return self.memo(table, melds).closest(h14, faces)
 
     def value_after(self, table: Table, h: bytes, melds: Sequence[Meld], d: int) -> float:
         """How good a hand at distance ``d`` is; `StrongBot` looks further ahead."""
@@ -416,10 +520,14 @@ class EfficientBot(Bot):
         return faces
 
     def discard(self, table: Table, discards: Sequence[Action]) -> Action:
-        faces = self.discard_faces(table, discards)
-        ranked = self.ranked(table, table.obs.hand, table.melds, faces)
-        top = [t for d, v, t in ranked if (d, v) == ranked[0][:2]]
-        tile = top[0] if len(top) == 1 else self.rng.choice(top)
+        h, melds = table.obs.hand, table.melds
+        _, close = self.closest(table, h, melds, self.discard_faces(table, discards))
+        if len(close) == 1:
+            tile = close[0]
+        else:
+            ranked = self.ranked(table, h, melds, close)
+            top = [t for d, v, t in ranked if (d, v) == ranked[0][:2]]
+            tile = top[0] if len(top) == 1 else self.rng.choice(top)
         return next(a for a in discards if a.tile == tile)
 
     def kong(self, table: Table) -> Action | None:
@@ -434,8 +542,7 @@ class EfficientBot(Bot):
         locked = not any(a.kind is Act.DISCARD and a.tile != obs.drawn for a in obs.legal)
         if locked:  # 报听 or a sichuan winner: the engine offers only wait-keeping kongs
             return options[0]
-        faces = [t for t in range(KINDS) if h[t]]
-        best = self.ranked(table, h, table.melds, faces)[0][0]
+        best, _ = self.closest(table, h, table.melds, _held(h))
         for a in options:
             hand = bytearray(h)
             if a.kind is Act.XUANFENG:
@@ -444,10 +551,8 @@ class EfficientBot(Bot):
                 for t in DRAGONS:
                     hand[t] -= 1
                 melds = [*table.melds, Meld(MeldKind.XUANFENG, (33, 32, 31))]
-                after = min(
-                    (d for d, _, _ in self.ranked(table, bytes(hand), melds, _held(hand))),
-                    default=best,
-                )
+                held = _held(hand)
+                after = self.closest(table, bytes(hand), melds, held)[0] if held else best
             else:
                 assert a.tile is not None
                 hand[a.tile] -= 4 if a.kind is Act.AN_GANG else 1
@@ -457,50 +562,61 @@ class EfficientBot(Bot):
         return None
 
     def claim(self, table: Table, calls: Sequence[Action]) -> Action:
-        """Call when the hand after it (and its best discard) beats the hand without it."""
+        """Call when the hand after it (and its best discard) beats the hand without it:
+        lower distance, or the same with more value (a kong never costs distance). Values
+        are only computed where distances tie."""
         obs = table.obs
         h = obs.hand
         assert obs.last_discard is not None
         source, tile = obs.last_discard
-        now = self.assess(table, h, table.melds)
-        best: tuple[tuple[int, float], Action] | None = None
+        now = self.distance(table, h, table.melds)
+        now_value: list[float] = []  # computed at most once, when needed
+        taken: list[tuple[int, Callable[[], float], Action]] = []
         for a in calls:
             hand = bytearray(h)
-            meld, taken = called_meld(a, tile, source)
-            for x in taken:
+            meld, used = called_meld(a, tile, source)
+            for x in used:
                 hand[x] -= 1
-            melds = [*table.melds, meld]
-            if a.kind is Act.GANG:
-                after = self.assess(table, bytes(hand), melds)
+            found = self.after_call(table, bytes(hand), (*table.melds, meld), a)
+            if found is None:
+                continue
+            after, value = found
+            if a.kind is Act.GANG or after < now:
+                ok = after <= now
+            elif after == now:
+                if not now_value:
+                    now_value.append(self.assess(table, h, table.melds)[1])
+                ok = value() > now_value[0]
             else:
-                held = _held(hand)
-                if not held:
-                    continue
-                d, v, _ = self.ranked(table, bytes(hand), melds, held)[0]
-                after = (d, -v)
-            if self.accept_call(table, a, now, after) and (
-                best is None or _key(after) < _key(best[0])
-            ):
-                best = (after, a)
-        if best is not None:
-            return best[1]
-        return next(a for a in obs.legal if a.kind is Act.PASS)
+                ok = False
+            if ok:
+                taken.append((after, value, a))
+        if not taken:
+            return next(a for a in obs.legal if a.kind is Act.PASS)
+        least = min(d for d, _, _ in taken)
+        tied = [(value, a) for d, value, a in taken if d == least]
+        if len(tied) == 1:
+            return tied[0][1]
+        values = [value() for value, _ in tied]
+        return tied[values.index(max(values))][1]
 
-    def accept_call(
-        self, table: Table, call: Action, now: tuple[int, float], after: tuple[int, float]
-    ) -> bool:
-        """Lower distance, or the same with more value (a kong never costs distance)."""
+    def after_call(
+        self, table: Table, hand: bytes, melds: tuple[Meld, ...], call: Action
+    ) -> tuple[int, Callable[[], float]] | None:
+        """The distance after a call (and, but for a kong, its best discard), and how to
+        value that hand when a tie asks for it (remembered: it is asked once at most)."""
         if call.kind is Act.GANG:
-            return after[0] <= now[0]
-        return _key(after) < _key(now)
+            d = self.distance(table, hand, melds)
+            return d, cache(lambda: self.assess(table, hand, melds)[1])
+        held = _held(hand)
+        if not held:
+            return None
+        best, close = self.closest(table, hand, melds, held)
+        return best, cache(lambda: -self.ranked(table, hand, melds, close)[0][1])
 
 
 def _held(hand: bytes | bytearray) -> list[int]:
     return [t for t in range(KINDS) if hand[t]]
-
-
-def _key(assessed: tuple[int, float]) -> tuple[int, float]:
-    return assessed[0], -assessed[1]
 
 
 class StrongBot(EfficientBot):
@@ -553,7 +669,7 @@ class StrongBot(EfficientBot):
             return False
         assert obs.last_discard is not None
         h = obs.hand
-        live = sum(table.unseen[w] for w in wait_set(rules, h, table.melds, table.que))
+        live = sum(table.unseen[w] for w in self.memo(table, table.melds).waits(h))
         pool = max(1, sum(table.unseen))
         playing = sum(1 for v in obs.seats if not v.won)
         draws = obs.wall / max(1, playing)
@@ -702,11 +818,12 @@ class StrongBot(EfficientBot):
 
     def best_ready(self, table: Table, grown: bytearray, melds: Sequence[Meld]) -> float:
         """The best ready value reachable by one discard from a hand of ``14 - 3k``."""
+        memo = self.memo(table, melds)
         best = 0.0
         for t in _held(grown):
             grown[t] -= 1
             h = bytes(grown)
-            if self.shanten_of(table.rules, h) == 0:
+            if memo.shanten(h) == 0:
                 best = max(best, self.ready_value(table, h, melds))
             grown[t] += 1
         return best
