@@ -546,7 +546,7 @@ def waits(
                     extra.update(t for t in range(KINDS) if h[t] & 1)
             elif h.count(2) == 6 and h.count(1) == 1:
                 extra.add(h.index(1))
-        if shapes.thirteen_orphans:
+        if shapes.thirteen_orphans and h.count(0, 27) <= 1:  # at most one honour missing
             orphans = _orphan_counts(h)
             missing = orphans.count(0)
             if missing <= 1 and sum(orphans) == 13:
