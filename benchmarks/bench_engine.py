@@ -1,17 +1,20 @@
 """Engine throughput: complete hands per second with four random legal agents.
 
-    .venv/bin/python benchmarks/bench_engine.py [--hands N] [--seed S]
+    .venv/bin/python benchmarks/bench_engine.py [--hands N] [--seed S] [--profile RULES]
 
 Every rule set plays ``--hands`` hands (records kept: the engine logs every event and
 decision as it goes, and each finished hand's record is built). In the same process run,
 if the ``riichienv`` package is installed (``pip install '.[bench]'``), its Rust engine
 plays the same number of one-round (kyoku) games with its own random agent, and the
-ratio is printed. One core; the best of ``--repeat`` runs.
+ratio is printed. One core; the best of ``--repeat`` runs. ``--profile RULES`` profiles
+that rule set's play loop instead (cProfile, by own time and by cumulative time).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import random
 import time
 
@@ -57,7 +60,14 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--profile", metavar="RULES", help="profile one rule set's play loop")
     args = parser.parse_args()
+    if args.profile:
+        profile = cProfile.Profile()
+        profile.runcall(ours, args.profile, args.hands, args.seed)
+        for order in ("tottime", "cumtime"):
+            pstats.Stats(profile).sort_stats(order).print_stats(25)
+        return
     peer = max(
         (r for r in (riichienv_rate(args.hands, args.seed) for _ in range(args.repeat)) if r),
         default=None,

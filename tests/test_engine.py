@@ -16,8 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fangcheng.actions import Act, Action, IllegalActionError
+from fangcheng.analysis import shanten, waits
 from fangcheng.engine import Phase, Round
 from fangcheng.record import RecordError, record_of, replay, wall_of
+from fangcheng.rules import find_rules
 from fangcheng.tiles import parse_tiles, tile_set
 
 RULES = ["baicheng", "baishan", "baishan_platform", "sichuan"]
@@ -226,6 +228,33 @@ def test_random_hands_settle_to_zero_and_replay_identically(rules):
 def test_property_random_play_replays(rules, seed):
     r = play_random(rules, seed)
     assert replay(json.loads(json.dumps(record_of(r)))).divergence is None
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_the_shanten_bounds_the_engine_carries_hold(rules):
+    """The engine skips the ready check and the waits of a hand on a lower bound of its
+    shanten carried from turn to turn: a draw lowers shanten by one at most, a discard
+    never does, and a hand with shape waits is ready."""
+    shapes = find_rules(rules).shapes
+    rng = random.Random(rules)
+    for trial in range(3000):
+        faces = sorted(set(tile_set(rules)))
+        if trial % 2:  # a few neighbouring faces, for hands near ready
+            start = rng.randrange(len(faces) - 8)
+            faces = faces[start : start + rng.randint(4, 12)]
+        pool = [t for t in faces for _ in range(4)]
+        rng.shuffle(pool)
+        hand = bytearray(34)
+        for t in pool[: 13 - 3 * rng.choice([0, 0, 1, 2, 3])]:
+            hand[t] += 1
+        resting = shanten(bytes(hand), shapes=shapes)
+        if waits(bytes(hand), shapes=shapes):
+            assert resting <= 0
+        hand[rng.choice([t for t in faces if hand[t] < 4])] += 1
+        drawn = shanten(bytes(hand), shapes=shapes)
+        assert drawn >= resting - 1
+        hand[rng.choice([t for t in range(34) if hand[t]])] -= 1
+        assert shanten(bytes(hand), shapes=shapes) >= drawn
 
 
 def test_replay_reports_the_first_divergence():

@@ -20,6 +20,8 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from itertools import chain, compress, repeat
+from operator import is_, itemgetter
 from typing import Any, Final
 
 from .actions import Act, Action, IllegalActionError, called_meld
@@ -51,11 +53,42 @@ SEATS = range(4)
 _HU: Final = Action(Act.HU)
 _PASS: Final = Action(Act.PASS)
 _XUANFENG: Final = Action(Act.XUANFENG)
-_TILE_ACTIONS: Final = {
-    kind: tuple(Action(kind, t) for t in range(KINDS))
+_DISCARD, _READY, _PENG, _GANG, _AN_GANG, _BU_GANG, _ADD = (
+    tuple(Action(kind, t) for t in range(KINDS))
     for kind in (Act.DISCARD, Act.READY, Act.PENG, Act.GANG, Act.AN_GANG, Act.BU_GANG, Act.ADD)
+)
+_CHI: Final = {s: Action(Act.CHI, run=(s, s + 1, s + 2)) for s in range(27) if s % 9 <= 6}
+
+
+def _chi_on(tile: int) -> tuple[tuple[Action, int, int], ...]:
+    """Each chi on a suit tile, lowest run first, with the two tiles it takes."""
+    found = []
+    for start in (tile - 2, tile - 1, tile):
+        if start in _CHI and start // 9 == tile // 9:
+            x, y = (t for t in (start, start + 1, start + 2) if t != tile)
+            found.append((_CHI[start], x, y))
+    return tuple(found)
+
+
+_CHI_ON: Final = tuple(_chi_on(t) for t in range(27))
+# The record text of each shared value, by identity: they live as long as the module,
+# and a decision is written on every turn.
+_TEXT: Final = {
+    id(a): str(a)
+    for a in chain(
+        (_HU, _PASS, _XUANFENG),
+        _DISCARD,
+        _READY,
+        _PENG,
+        _GANG,
+        _AN_GANG,
+        _BU_GANG,
+        _ADD,
+        _CHI.values(),
+    )
 }
-_DISCARD: Final = _TILE_ACTIONS[Act.DISCARD]
+_NO_WAITS: Final[frozenset[int]] = frozenset()
+_OTHERS: Final = tuple(tuple((seat + k) % 4 for k in (1, 2, 3)) for seat in SEATS)
 _NAME: Final = tuple(tile_name(t) for t in range(KINDS))
 
 
@@ -67,6 +100,14 @@ class Phase(Enum):
     ROB = "rob"  # other seats may rob a 补杠 or a dragon addition
     FENZHANG = "fenzhang"  # baicheng's last-tile split
     END = "end"
+
+
+# Enum members read on every turn, looked up once: a lookup on the class is slow.
+_TURN, _CLAIM, _END = Phase.TURN, Phase.CLAIM, Phase.END
+_A_HU, _A_DISCARD, _A_READY = Act.HU, Act.DISCARD, Act.READY
+_A_PENG, _A_GANG, _A_CHI = Act.PENG, Act.GANG, Act.CHI
+_M_PENG, _M_AN_GANG, _M_XUANFENG = MeldKind.PENG, MeldKind.AN_GANG, MeldKind.XUANFENG
+_DRAGON_COUNTS: Final = itemgetter(*DRAGONS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +172,11 @@ class Round:
         self._answers: dict[int, Action] = {}
         self._fenzhang_order: list[int] = []
         self._shape_waits: dict[bytes, frozenset[int]] = {}
+        self._wait_sets: dict[tuple[bytes, tuple[Meld, ...], int | None], tuple[int, ...]] = {}
+        # Per seat: its concealed hand with the hand's shape waits, and a hand with a lower
+        # bound of its shanten (-1 says nothing), carried from turn to turn.
+        self._held: list[tuple[bytes, frozenset[int]]] = [(b"", _NO_WAITS)] * 4
+        self._floor: list[tuple[bytes, int]] = [(b"", -1)] * 4
         self.events: list[dict[str, Any]] = []
         self.decisions: list[dict[str, Any]] = []
         self.items: list[Item] = []
@@ -141,7 +187,9 @@ class Round:
 
     def pending(self) -> list[int]:
         """Seats whose decision is awaited, in seat order."""
-        return sorted(s for s in self._asked if s not in self._answers)
+        if self._answers:
+            return sorted(s for s in self._asked if s not in self._answers)
+        return sorted(self._asked)
 
     def revealed(self, seat: int) -> bytes:
         """A seat's concealed tiles with its winning tile, as laid face up."""
@@ -161,20 +209,22 @@ class Round:
 
     @property
     def over(self) -> bool:
-        return self.phase is Phase.END
+        return self.phase is _END
 
     def act(self, seat: int, action: Action | str) -> None:
         """Record one decision; the hand moves on once every asked seat has answered."""
         if isinstance(action, str):
             action = Action.parse(action)
         legal = () if seat in self._answers else self._asked.get(seat, ())
-        if action not in legal:
+        # The legal lists hold shared values: an identity scan is done in C and spares
+        # the dataclass __eq__ on every entry before the chosen one.
+        if not any(map(is_, legal, repeat(action))) and action not in legal:
             shown = ", ".join(map(str, legal)) or "none (not this seat's decision)"
             raise IllegalActionError(
                 f"seat {seat} cannot {action} in phase {self.phase.value}; legal: {shown}; "
                 f"hand {format_counts(self.hands[seat])}"
             )
-        self.decisions.append({"seat": seat, "action": str(action)})
+        self.decisions.append({"seat": seat, "action": _TEXT.get(id(action)) or str(action)})
         self._answers[seat] = action
         if len(self._answers) == len(self._asked):
             asked, answers = self._asked, self._answers
@@ -212,7 +262,8 @@ class Round:
             self._deal()
 
     def _deal(self) -> None:
-        for seat, tiles in enumerate(self.wall.deal(self.dealer)):
+        dealt = self.wall.deal(self.dealer)
+        for seat, tiles in enumerate(dealt):
             for t in tiles:
                 self.hands[seat][t] += 1
         self._event(
@@ -221,7 +272,7 @@ class Round:
             dice=[list(d) for d in self.dice.dice],
             stacks=list(wall_sides(self.rules.name, self.dealer)),
             wall_break=[self.dice.seat, self.dice.stacks],
-            hands=[format_counts(h) for h in self.hands],
+            hands=[format_tiles(tiles) for tiles in dealt],  # sorted, as a hand is written
         )
         if self.rules.treasure:
             self._event("treasure", tile=_NAME[self._indicator()])
@@ -246,7 +297,17 @@ class Round:
 
     def _resolve(self, answers: dict[int, Action]) -> None:
         phase = self.phase
-        if phase is Phase.PIAO:
+        if phase is _TURN:
+            ((seat, action),) = answers.items()
+            self._turn_action(seat, action)
+        elif phase is _CLAIM:
+            self._resolve_claim(answers)
+        elif phase is Phase.ROB:
+            self._resolve_rob(answers)
+        elif phase is Phase.FENZHANG:
+            ((seat, action),) = answers.items()
+            self._fenzhang_answer(seat, action)
+        elif phase is Phase.PIAO:
             self.piao = [answers[s].value for s in SEATS]
             self.options = dataclasses.replace(self.options, piao=tuple(self.piao))
             self._event("piao", bets=self.piao)
@@ -256,42 +317,30 @@ class Round:
             self.options = dataclasses.replace(self.options, que=tuple(self.que))  # type: ignore[arg-type]
             self._event("que", suits=["mps"[q] for q in self.que if q is not None])
             self._begin_turn(self.dealer, None)
-        elif phase is Phase.TURN:
-            ((seat, action),) = answers.items()
-            self._turn_action(seat, action)
-        elif phase is Phase.CLAIM:
-            self._resolve_claim(answers)
-        elif phase is Phase.ROB:
-            self._resolve_rob(answers)
-        elif phase is Phase.FENZHANG:
-            ((seat, action),) = answers.items()
-            self._fenzhang_answer(seat, action)
 
     # --- turns -----------------------------------------------------------------------
 
     def _begin_turn(self, seat: int, drawn: int | None, *, after_kong: bool = False) -> None:
-        self.phase = Phase.TURN
+        self.phase = _TURN
         self.turn, self.drawn, self.after_kong = seat, drawn, after_kong
-        self._ask({seat: self._turn_actions(seat)})
+        acts = self._turn_actions(seat)
+        self._asked, self._answers = ({seat: acts} if acts else {}), {}
 
     def _draw_for(self, seat: int) -> None:
-        if self.rules.treasure and len(self.wall) <= 4:
+        left = len(self.wall)
+        if self.rules.treasure and left <= 4:
             self._start_fenzhang(seat)
             return
-        if not len(self.wall):
+        if not left:
             self._exhausted()
             return
         if seat == self.dealer or self.rivers[seat]:
             self.first_go_around = False
         tile = self.wall.draw()
         self.hands[seat][tile] += 1
-        self._event("draw", seat=seat, tile=_NAME[tile])
+        self.events.append({"type": "draw", "seat": seat, "tile": _NAME[tile]})
         self.just_chowed = False
         self._begin_turn(seat, tile)
-
-    def _locked(self, seat: int) -> bool:
-        """报听, or a sichuan winner: draw and discard, wait-preserving kongs only."""
-        return self.ready[seat] or seat in self.won
 
     def _can_win(self, seat: int, hand: bytes) -> bool:
         if seat in self.won or seat in self.flower_pigs:  # one win each; D56 bars a pig
@@ -305,83 +354,111 @@ class Round:
             shape = self._shape_waits[key] = frozenset(waits(key, shapes=self.rules.shapes))
         return shape
 
-    def _wins_on(self, seat: int, tile: int) -> bool:
-        """Whether ``tile`` completes the seat's waiting hand (a claim or a robbed kong).
+    def _held_shape(self, seat: int) -> frozenset[int]:
+        """The shape waits of the seat's concealed hand, kept until the hand changes: the
+        same hand is asked about on every discard until its owner moves."""
+        key, shape = self._held[seat]
+        hand = self.hands[seat]
+        if key != hand:
+            key = bytes(hand)
+            known = self._shape_waits.get(key)
+            if known is not None:
+                shape = known
+            else:  # a hand that is not ready has no waits
+                shape = self._shape(key) if self._shanten_floor(seat, key) <= 0 else _NO_WAITS
+            self._held[seat] = key, shape
+        return shape
 
-        The shape waits of each waiting hand are memoised: the same hand is asked about
-        every discard until its owner moves.
-        """
-        if seat in self.won or seat in self.flower_pigs:
+    def _shanten_floor(self, seat: int, hand: bytes) -> int:
+        """A lower bound of the shanten of the seat's ``hand``: the one carried from its
+        turn if that rules out a wait, else the shanten itself."""
+        known, floor = self._floor[seat]
+        if known != hand or floor <= 0:
+            floor = shanten(hand, shapes=self.rules.shapes)
+            self._floor[seat] = hand, floor
+        return floor
+
+    def _wins_on(self, seat: int, tile: int) -> bool:
+        """Whether ``tile`` completes the seat's waiting hand (a claim, a robbed kong or a
+        draw): only a tile of its shape waits is checked against the requirements."""
+        if seat in self.won or seat in self.flower_pigs or tile not in self._held_shape(seat):
             return False
-        key = bytes(self.hands[seat])
-        if tile not in self._shape(key):
-            return False
-        grown = bytearray(key)
+        grown = bytearray(self.hands[seat])
         grown[tile] += 1
         return self._can_win(seat, bytes(grown))
 
     def _waits(
         self, seat: int, hand: bytes, melds: Sequence[Meld] | None = None
     ) -> tuple[int, ...]:
-        use = self.melds[seat] if melds is None else melds
-        return wait_set(self.rules, hand, use, self.que[seat])
+        """The legal waits of ``hand`` with the seat's melds (or ``melds``), memoised: a
+        ready hand is asked again on each turn it keeps."""
+        key = (hand, tuple(self.melds[seat] if melds is None else melds), self.que[seat])
+        found = self._wait_sets.get(key)
+        if found is None:
+            found = self._wait_sets[key] = wait_set(self.rules, *key)
+        return found
 
     def _is_que(self, seat: int, tile: int) -> bool:
         que = self.que[seat]
         return que is not None and tile < 27 and tile // 9 == que
 
     def _turn_actions(self, seat: int) -> list[Action]:
-        hand = bytes(self.hands[seat])
+        held = self.hands[seat]
+        hand = bytes(held)
         rules = self.rules
         acts: list[Action] = []
-        treasure = self.treasure
         drawn = self.drawn
-        if drawn is not None or (seat == self.dealer and not self.rivers[seat]):
+        floor = -1
+        opening = seat == self.dealer and not self.rivers[seat]
+        if drawn is not None or opening:
+            treasure = self.wall.indicator if rules.treasure else None
             if drawn is None:
                 won = self._can_win(seat, hand)
             else:
-                self.hands[seat][drawn] -= 1
-                won = self._wins_on(seat, drawn)
-                self.hands[seat][drawn] += 1
+                held[drawn] -= 1
+                key, shape = self._held[seat]  # looked up in place, as for a claim
+                shape = shape if key == held else self._held_shape(seat)
+                won = drawn in shape and self._wins_on(seat, drawn)
+                if not won and drawn == treasure and seat not in self.won:
+                    # the treasure stands in for a wait of a ready hand (D19)
+                    won = bool(shape) and bool(self._waits(seat, bytes(held)))
+                known, resting = self._floor[seat]
+                if known == held:  # a draw lowers shanten by one at most
+                    floor = resting - 1
+                held[drawn] += 1
             if won:
                 acts.append(_HU)
-            elif treasure is not None and self.drawn == treasure and seat not in self.won:
-                before = bytearray(hand)
-                before[treasure] -= 1
-                if self._waits(seat, bytes(before)):
-                    acts.append(_HU)
-        locked = self._locked(seat)
-        kong_ok = (
-            self.wall.can_replace()
+        locked = self.ready[seat] or seat in self.won  # 报听, or a sichuan winner (D53)
+        if (
+            (4 in hand or self.melds[seat] or rules.xuanfeng)
             and not self.just_chowed
-            and not (seat == self.dealer and not self.rivers[seat] and self.dealer_kongs >= 1)
-        )
-        if kong_ok:
+            and not (opening and self.dealer_kongs >= 1)
+            and self.wall.can_replace()
+        ):
             acts += self._kong_actions(seat, hand, locked)
-        if locked and self.drawn is not None:
-            acts.append(_DISCARD[self.drawn])
+        if locked and drawn is not None:
+            acts.append(_DISCARD[drawn])
         else:
-            acts += [_DISCARD[t] for t in range(KINDS) if hand[t]]
-            if (
-                rules.declare_ready
-                and not self.ready[seat]
-                and shanten(hand, shapes=rules.shapes) <= 0
-            ):
-                for t in range(KINDS):
+            acts += compress(_DISCARD, hand)
+            if rules.declare_ready and not self.ready[seat] and floor <= 0:
+                floor = shanten(hand, shapes=rules.shapes)
+                for t in range(KINDS) if floor <= 0 else ():
                     if hand[t]:
                         after = bytearray(hand)
                         after[t] -= 1
                         key = bytes(after)
                         if self._shape(key) and len(self._waits(seat, key)) == 1:
-                            acts.append(_TILE_ACTIONS[Act.READY][t])
+                            acts.append(_READY[t])
+        self._floor[seat] = hand, floor
         return acts
 
     def _kong_actions(self, seat: int, hand: bytes, locked: bool) -> list[Action]:
-        if 4 not in hand and not self.melds[seat] and not self.rules.xuanfeng:
-            return []
         acts: list[Action] = []
-        faces = [t for t in range(KINDS) if hand[t] == 4 and not self._is_que(seat, t)]
-        pengs = [m.face for m in self.melds[seat] if m.kind is MeldKind.PENG and hand[m.face]]
+        melds = self.melds[seat]
+        faces = []
+        if 4 in hand:
+            faces = [t for t in range(KINDS) if hand[t] == 4 and not self._is_que(seat, t)]
+        pengs = [m.face for m in melds if m.kind is _M_PENG and hand[m.face]] if melds else []
         if locked:  # only the drawn tile, and only if the waits stay the same (D32, D53)
             drawn = self.drawn
             faces = [t for t in faces if t == drawn]
@@ -395,37 +472,36 @@ class Round:
             for t in faces + pengs:
                 after = bytearray(hand)
                 after[t] -= 4 if t in faces else 1
-                meld = Meld(MeldKind.AN_GANG if t in faces else MeldKind.BU_GANG, (t,) * 4)
-                melds = [
-                    m for m in self.melds[seat] if not (m.kind is MeldKind.PENG and m.face == t)
-                ]
-                if self._waits(seat, bytes(after), [*melds, meld]) == current:
+                meld = Meld(_M_AN_GANG if t in faces else MeldKind.BU_GANG, (t,) * 4)
+                kept = [m for m in melds if not (m.kind is _M_PENG and m.face == t)]
+                if self._waits(seat, bytes(after), [*kept, meld]) == current:
                     keep.append(t)
             faces = [t for t in faces if t in keep]
             pengs = [t for t in pengs if t in keep]
-        acts += [_TILE_ACTIONS[Act.AN_GANG][t] for t in faces]
-        acts += [_TILE_ACTIONS[Act.BU_GANG][t] for t in pengs]
+        if faces:
+            acts += [_AN_GANG[t] for t in faces]
+        if pengs:
+            acts += [_BU_GANG[t] for t in pengs]
         if self.rules.xuanfeng and not locked:
-            laid = any(m.kind is MeldKind.XUANFENG for m in self.melds[seat])
-            if laid:
-                acts += [_TILE_ACTIONS[Act.ADD][t] for t in DRAGONS if hand[t]]
-            elif all(hand[t] for t in DRAGONS):
+            if any(m.kind is _M_XUANFENG for m in melds):
+                acts += [_ADD[t] for t in DRAGONS if hand[t]]
+            elif all(_DRAGON_COUNTS(hand)):
                 acts.append(_XUANFENG)
         return acts
 
     def _turn_action(self, seat: int, action: Action) -> None:
         kind = action.kind
-        if kind is Act.HU:
-            self._self_draw_win(seat)
-        elif kind in (Act.DISCARD, Act.READY):
+        if kind is _A_DISCARD or kind is _A_READY:
             assert action.tile is not None
-            self._discard(seat, action.tile, ready=kind is Act.READY)
+            self._discard(seat, action.tile, ready=kind is _A_READY)
+        elif kind is _A_HU:
+            self._self_draw_win(seat)
         elif kind is Act.AN_GANG:
             assert action.tile is not None
             self._count_dealer_kong(seat)
             t = action.tile
             self.hands[seat][t] -= 4
-            self.melds[seat].append(Meld(MeldKind.AN_GANG, (t,) * 4))
+            self.melds[seat].append(Meld(_M_AN_GANG, (t,) * 4))
             self.first_go_around = False
             self._event("kong", seat=seat, kind="an_gang", tile=_NAME[t])
             self._kong_paid(seat, self.melds[seat][-1])
@@ -460,7 +536,15 @@ class Round:
         self._begin_turn(seat, tile, after_kong=True)
 
     def _discard(self, seat: int, tile: int, *, ready: bool = False) -> None:
-        self.hands[seat][tile] -= 1
+        held = self.hands[seat]
+        known, floor = self._floor[seat]
+        carried = known == held
+        held[tile] -= 1
+        if carried:  # a discard never lowers shanten
+            key = bytes(held)
+            self._floor[seat] = key, floor
+            if floor > 0:  # a hand that is not ready has no waits
+                self._held[seat] = key, _NO_WAITS
         self.rivers[seat].append(tile)
         self.kong_discard = self.after_kong
         self.after_kong = False
@@ -468,45 +552,48 @@ class Round:
         self.just_chowed = False
         if ready:
             self.ready[seat] = True
-        self._event("discard", seat=seat, tile=_NAME[tile], **({"ready": True} if ready else {}))
-        if self.rules.chase_dealer_pays:
+            self._event("discard", seat=seat, tile=_NAME[tile], ready=True)
+        else:  # the most common event, written directly
+            self.events.append({"type": "discard", "seat": seat, "tile": _NAME[tile]})
+        rules = self.rules
+        if rules.chase_dealer_pays:
             self._chase_dealer(seat, tile)
-        if self.rules.treasure:
+        if rules.treasure:
             self._check_treasure()
         self.claim = (seat, tile)
-        asked = {o: self._claim_actions(o, seat, tile) for o in self._others(seat)}
-        if self.ask_all:
-            asked = {o: acts or [_PASS] for o, acts in asked.items() if o not in self.won}
-        self.phase = Phase.CLAIM
-        self._ask(asked)
-        if not self._asked:
+        asked = {}
+        chi_seat = (seat + 1) % 4 if rules.chi and tile < 27 else None
+        for o in _OTHERS[seat]:
+            if o in self.won:
+                continue
+            # A seat can claim only a tile it may win on, holds two of, or may chi; its
+            # shape waits are looked up in place while its hand is unchanged.
+            hand = self.hands[o]
+            key, shape = self._held[o]
+            chis = []
+            if o == chi_seat:
+                chis = [run for run, x, y in _CHI_ON[tile] if hand[x] and hand[y]]
+            if (
+                hand[tile] >= 2 or chis or tile in (shape if key == hand else self._held_shape(o))
+            ) and (acts := self._claim_actions(o, tile, chis)):
+                asked[o] = acts
+            elif self.ask_all:
+                asked[o] = [_PASS]
+        self.phase = _CLAIM
+        self._asked, self._answers = asked, {}
+        if not asked:
             self._after_discard(seat)
 
-    def _others(self, seat: int) -> list[int]:
-        return [(seat + k) % 4 for k in (1, 2, 3)]
-
-    def _claim_actions(self, seat: int, discarder: int, tile: int) -> list[Action]:
-        if seat in self.won:
-            return []
-        hand = self.hands[seat]
-        acts: list[Action] = []
-        if self._wins_on(seat, tile):
-            acts.append(_HU)
-        if not self.ready[seat] and not self._is_que(seat, tile):
-            if hand[tile] >= 2:
-                acts.append(_TILE_ACTIONS[Act.PENG][tile])
-            if hand[tile] >= 3 and self.wall.can_replace():
-                acts.append(_TILE_ACTIONS[Act.GANG][tile])
-            if self.rules.chi and seat == (discarder + 1) % 4 and tile < 27:
-                for start in (tile - 2, tile - 1, tile):
-                    run = (start, start + 1, start + 2)
-                    if (
-                        start >= 0
-                        and start // 9 == tile // 9
-                        and start % 9 <= 6
-                        and all(hand[x] for x in run if x != tile)
-                    ):
-                        acts.append(Action(Act.CHI, run=run))
+    def _claim_actions(self, seat: int, tile: int, chis: list[Action]) -> list[Action]:
+        """What ``seat`` may do with a discarded ``tile``; ``chis``: the runs it could chi."""
+        acts = [_HU] if self._wins_on(seat, tile) else []
+        held = self.hands[seat][tile]
+        if (held >= 2 or chis) and not self.ready[seat] and not self._is_que(seat, tile):
+            if held >= 2:
+                acts.append(_PENG[tile])
+            if held >= 3 and self.wall.can_replace():
+                acts.append(_GANG[tile])
+            acts += chis
         if acts:
             acts.append(_PASS)
         return acts
@@ -521,13 +608,13 @@ class Round:
         """Sichuan: passing a win in the last four tiles makes a 花猪 (D56)."""
         if self.rules.bloody and len(self.wall) <= 4:
             for seat, action in answers.items():
-                if action.kind is not Act.HU and _HU in asked.get(seat, ()):
+                if action.kind is not _A_HU and _HU in asked.get(seat, ()):
                     self.flower_pigs.add(seat)
                     self._event("flower_pig", seat=seat)
 
     def _claimed_wins(self, source: int, tile: int, answers: dict[int, Action], by: WinBy) -> bool:
         """Book the wins of a claim window (截胡 or 一炮多响); False if nobody won."""
-        winners = [s for s in self._others(source) if answers.get(s, _PASS).kind is Act.HU]
+        winners = [s for s in _OTHERS[source] if answers.get(s, _PASS).kind is _A_HU]
         if not winners:
             return False
         if not self.rules.multiple_winners:
@@ -550,16 +637,15 @@ class Round:
         discarder, tile = self.claim
         if self._claimed_wins(discarder, tile, answers, WinBy.DISCARD):
             return
-        order = self._others(discarder)
+        order = _OTHERS[discarder]
         for seat in order:
-            action = answers.get(seat)
-            if action is not None and action.kind in (Act.PENG, Act.GANG):
-                self._call(seat, discarder, tile, action)
+            kind = answers.get(seat, _PASS).kind
+            if kind is _A_PENG or kind is _A_GANG:
+                self._call(seat, discarder, tile, answers[seat])
                 return
         for seat in order:
-            action = answers.get(seat)
-            if action is not None and action.kind is Act.CHI:
-                self._call(seat, discarder, tile, action)
+            if answers.get(seat, _PASS).kind is _A_CHI:
+                self._call(seat, discarder, tile, answers[seat])
                 return
         self._after_discard(discarder)
 
@@ -575,7 +661,7 @@ class Round:
             "call",
             seat=seat,
             kind=meld.kind.value,
-            tiles=format_tiles(meld.tiles),
+            tiles=format_tiles(meld.tiles, sort=False),  # a meld's tiles are in order
             source=discarder,
         )
         self._check_treasure()
@@ -593,14 +679,14 @@ class Round:
         self.rob_kind = kind
         self._event("add", seat=seat, kind=kind.value, tile=_NAME[tile])
         asked: dict[int, list[Action]] = {}
-        for o in self._others(seat):
+        for o in _OTHERS[seat]:
             if o in self.won:
                 continue
             acts = []
             if self._wins_on(o, tile):
                 acts.append(_HU)
             if kind is Act.ADD and not self.ready[o] and self.hands[o][tile] >= 2:
-                acts.append(_TILE_ACTIONS[Act.PENG][tile])  # 抢碰 (D13)
+                acts.append(_PENG[tile])  # 抢碰 (D13)
             if acts or self.ask_all:
                 acts.append(_PASS)
             asked[o] = acts
@@ -628,12 +714,12 @@ class Round:
         konger, tile = self.claim
         if self._claimed_wins(konger, tile, answers, WinBy.ROBBED_KONG):
             return
-        order = self._others(konger)
+        order = _OTHERS[konger]
         for seat in order:
             if answers.get(seat, _PASS).kind is Act.PENG:
                 self.hands[konger][tile] -= 1
                 self.rivers[konger].append(tile)  # the robbed dragon is taken like a discard
-                self._call(seat, konger, tile, _TILE_ACTIONS[Act.PENG][tile])
+                self._call(seat, konger, tile, _PENG[tile])
                 return
         self._complete_addition(konger, tile, self.rob_kind)
 
@@ -815,21 +901,20 @@ class Round:
 
     def _visible(self, face: int) -> int:
         """Copies of ``face`` anyone can see: discards, laid melds, retired indicators."""
-        seen = sum(river.count(face) for river in self.rivers)
-        seen += sum(
-            m.tiles.count(face)
-            for melds in self.melds
-            for m in melds
-            if m.kind is not MeldKind.AN_GANG
-        )
+        seen = sum(map(list.count, self.rivers, repeat(face)))
+        for melds in self.melds:
+            for m in melds:
+                if m.kind is not _M_AN_GANG:
+                    seen += m.tiles.count(face)
         return seen + self.wall.indicators[:-1].count(face)
 
     def _check_treasure(self) -> None:
         """换宝 while every remaining copy of the treasure face is visible (D29)."""
         if not self.rules.treasure:
             return
-        while self.wall.indicator is not None and self._visible(self.wall.indicator) >= 3:
-            if self.wall.flip_indicator() is None:
+        wall = self.wall
+        while (face := wall.indicator) is not None and self._visible(face) >= 3:
+            if wall.flip_indicator() is None:
                 self._event("treasure", tile=None)
                 return
             self._event("treasure", tile=_NAME[self._indicator()])

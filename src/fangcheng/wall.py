@@ -15,6 +15,7 @@ import random
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from .tiles import format_tiles, tile_set
 
@@ -49,9 +50,11 @@ def throw_break(rules: str, dealer: int, rng: random.Random) -> Break:
     return Break((first,), (dealer - (sum(first) - 1)) % 4, sum(first))
 
 
+@cache
 def wall_sides(rules: str, dealer: int) -> tuple[int, ...]:
     """Stacks (墩) of two tiles in front of each seat (§1.3), for display: 15 a side in
-    baicheng, 17 with 136 tiles; sichuan's 108 make 14/13/14/13 with the dealer's 14 (D4)."""
+    baicheng, 17 with 136 tiles; sichuan's 108 make 14/13/14/13 with the dealer's 14 (D4).
+    Memoised: every deal logs them."""
     stacks = len(tile_set(rules)) // 2
     if stacks % 4 == 0:
         return (stacks // 4,) * 4
