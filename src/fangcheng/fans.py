@@ -3,7 +3,7 @@
 A `Fan` is data: its Chinese and English name, its value, its scope (RULES.md §0.4: the
 winner's side, a payer's own, or both ways), the fans it replaces, a short reason, and
 typed predicates. The winner predicate reads the decomposed hand (an `Arrangement` of the
-concealed tiles plus the winning tile) and a frozen `WinContext`; the payer predicate
+concealed tiles plus the winning tile) and a read-only `WinContext`; the payer predicate
 reads the context and a payer's seat. A predicate returns how many times the fan applies
 (0 = not at all; 一般高, 四过一 and 根 count per instance).
 
@@ -14,12 +14,12 @@ The tables at the end list each rule set's fans in the order of its RULES.md sec
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from operator import itemgetter
 from typing import Final, NamedTuple
 
-from .analysis import Arrangement, Form, GroupKind, WaitShape, shapes_in
+from .analysis import Arrangement, Form, GroupKind, WaitShape
 from .melds import Meld, MeldKind
 from .tiles import TERMINALS_AND_HONOURS
 
@@ -28,6 +28,7 @@ __all__ = [
     "BAISHAN_FANS",
     "BAISHAN_PLATFORM_FANS",
     "SICHUAN_FANS",
+    "AppliedFan",
     "Fan",
     "PayerTest",
     "Scope",
@@ -44,10 +45,12 @@ class Scope(Enum):
     BOTH = "both"  # WL: W when the winner has it, L for each payer that has it
 
 
-class WinContext(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class WinContext:
     """Everything about one win that is not the decomposition: who, how, on what.
 
-    Immutable (a named tuple: it is built once per candidate tile, on the hot path).
+    Slotted: the predicates read it dozens of times per win, and a slot read is several
+    times cheaper than a named tuple's field.
     ``tile`` is the winning face; under 摸宝 it is the face the treasure stands in for.
     ``concealed`` are 34-count vectors per seat, the winner's *without* the winning tile;
     ``final`` is the winner's whole hand (concealed, melds and the winning tile);
@@ -101,12 +104,23 @@ class Fan:
     at_cap: bool = False
     #: The winner predicate reads ``WinContext.shapes`` (the scorer finds them on demand).
     wait_shapes: bool = False
+    #: This fan applied once at its own value, the scorer's usual finding, built once.
+    once: AppliedFan = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         wants_winner = self.scope is not Scope.PAYER
         wants_payer = self.scope is not Scope.WINNER
         if (self.winner is not None) != wants_winner or (self.payer is not None) != wants_payer:
             raise ValueError(f"fan {self.name}: predicates do not match scope {self.scope.value}")
+        object.__setattr__(self, "once", AppliedFan(self, True, self.value))
+
+
+class AppliedFan(NamedTuple):
+    """A fan that applies, how many times, and what it is worth in all."""
+
+    fan: Fan
+    times: int
+    value: int
 
 
 # --- shared facts about a hand -----------------------------------------------------------
@@ -116,13 +130,13 @@ _TERMINAL_COUNTS: Final = itemgetter(*TERMINALS_AND_HONOURS)
 # Enum members looked up once: reading one off its class costs ~0.2 µs on Python 3.11,
 # and the predicates below run for every reading of every win.
 _CHOW: Final = GroupKind.CHOW
+_PAIR: Final = GroupKind.PAIR
 _STANDARD: Final = Form.STANDARD
 _SEVEN_PAIRS: Final = Form.SEVEN_PAIRS
 _THIRTEEN_ORPHANS: Final = Form.THIRTEEN_ORPHANS
 _CHI: Final = MeldKind.CHI
 _PENG: Final = MeldKind.PENG
 _AN_GANG: Final = MeldKind.AN_GANG
-_SINGLE: Final = WaitShape.SINGLE
 _JIA_SHAPES: Final = frozenset(
     {WaitShape.EDGE, WaitShape.CLOSED, WaitShape.SINGLE, WaitShape.DRAGONS}
 )
@@ -178,9 +192,10 @@ def _jia_shape(c: WinContext) -> bool:
     return c.tile in _TERMINALS and sum(_TERMINAL_COUNTS(c.final)) == 1
 
 
-def _piao_shapes(c: WinContext, a: Arrangement) -> frozenset[WaitShape] | None:
-    """The winning tile's positions in an all-pung reading, or None if it is not one."""
-    return shapes_in(a, c.tile) if _all_pungs(c, a) else None
+def _pair_wait(c: WinContext, a: Arrangement) -> bool:
+    """Whether the winning tile completes the pair: in an all-pung reading (no chow to
+    make it a 两头吊) that is where `shapes_in` finds 单吊. A group is a (kind, tile) tuple."""
+    return (_PAIR, c.tile) in a.groups
 
 
 # --- predicates --------------------------------------------------------------------------
@@ -220,13 +235,11 @@ def _jia(c: WinContext, a: Arrangement) -> bool:
 
 
 def _dan_piao(c: WinContext, a: Arrangement) -> bool:
-    found = _piao_shapes(c, a)
-    return found is not None and _SINGLE in found
+    return _all_pungs(c, a) and _pair_wait(c, a)
 
 
 def _shuang_piao(c: WinContext, a: Arrangement) -> bool:
-    found = _piao_shapes(c, a)
-    return found is not None and _SINGLE not in found
+    return _all_pungs(c, a) and not _pair_wait(c, a)
 
 
 def _treasure_draw(c: WinContext, a: Arrangement) -> bool:

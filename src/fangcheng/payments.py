@@ -9,7 +9,6 @@ that sum to zero, except the service fee, which leaves the game.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Final, NamedTuple
 
 from .melds import Meld, MeldKind
@@ -35,6 +34,17 @@ __all__ = [
 ]
 
 SEATS: Final = range(4)
+_OTHERS: Final = tuple(tuple(p for p in SEATS if p != seat) for seat in SEATS)
+# enum members looked up once (a lookup on the class is slow): kong_payments reads the
+# meld kinds for every meld of every win
+_BY_OTHERS: Final = KongPayers.OTHERS
+_BY_SOURCE: Final = KongPayers.SOURCE
+_BY_UNFINISHED: Final = KongPayers.UNFINISHED
+_CHI: Final = MeldKind.CHI
+_PENG: Final = MeldKind.PENG
+_XUANFENG: Final = MeldKind.XUANFENG
+_MING_GANG: Final = MeldKind.MING_GANG
+_BU_GANG: Final = MeldKind.BU_GANG
 
 
 class Transfer(NamedTuple):
@@ -63,8 +73,7 @@ def effective_base(options: Options, base: int) -> int:
 # --- kongs ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class KongPayment:
+class KongPayment(NamedTuple):
     """One kong (or kong-like holding) and what it moves."""
 
     seat: int
@@ -79,10 +88,10 @@ class KongPayment:
 def _payers(
     policy: KongPayers, seat: int, meld: Meld | None, won: frozenset[int]
 ) -> tuple[int, ...]:
-    if policy is KongPayers.SOURCE and meld is not None and meld.source is not None:
+    if policy is _BY_SOURCE and meld is not None and meld.source is not None:
         return (meld.source,)
-    others = tuple(p for p in SEATS if p != seat)
-    if policy is KongPayers.UNFINISHED:
+    others = _OTHERS[seat]
+    if policy is _BY_UNFINISHED:
         return tuple(p for p in others if p not in won)
     return others
 
@@ -102,14 +111,12 @@ def _kong(
     if meld is not None and meld.face in table.big_faces:
         unit *= table.big_multiplier
         label = f"大杠 {label}"
+    each = unit * base
     transfers = tuple(
-        Transfer(
-            p,
-            seat,
-            unit * base * (table.dealer_multiplier if dealer in (seat, p) else 1),
-            label,
-        )
-        for p in payers
+        [
+            Transfer(p, seat, each * (table.dealer_multiplier if dealer in (seat, p) else 1), label)
+            for p in payers
+        ]
     )
     return KongPayment(seat, label, transfers)
 
@@ -119,7 +126,7 @@ def kong_payments(
     options: Options,
     base: int,
     dealer: int,
-    seats: Sequence[tuple[bytes, Sequence[Meld]]],
+    seats: Iterable[tuple[bytes, Sequence[Meld]]],
     *,
     treasure: int | None = None,
     won: frozenset[int] = frozenset(),
@@ -133,34 +140,34 @@ def kong_payments(
     """
     table = rules.kongs
     b = effective_base(options, base)
-    single = options.anti_cheat and table.anti_cheat_single_payer
     dragon_sets = rules.xuanfeng and table.xuanfeng
     triplets = treasure is not None and table.treasure_triplet
     out: list[KongPayment] = []
     for seat, (concealed, melds) in enumerate(seats):
         for meld in melds:
             kind = meld.kind
-            if kind is MeldKind.CHI or (kind is MeldKind.PENG and not meld.treasure):
+            if kind is _CHI or (kind is _PENG and not meld.treasure):
                 continue
-            if kind is MeldKind.XUANFENG:
+            if kind is _XUANFENG:
                 extra = len(meld.tiles) - 3
                 unit = table.xuanfeng + table.extra_dragon * extra
                 label = "旋风杠" + (f" +{extra} 补" if extra else "")
-                payers = _payers(KongPayers.OTHERS, seat, None, won)
+                payers = _payers(_BY_OTHERS, seat, None, won)
                 out.append(_kong(rules, seat, label, unit, payers, b, dealer))
                 continue
-            if kind is MeldKind.PENG:  # 叉宝
+            if kind is _PENG:  # 叉宝
                 if table.treasure_peng:
-                    payers = _payers(KongPayers.OTHERS, seat, None, won)
+                    payers = _payers(_BY_OTHERS, seat, None, won)
                     label = f"叉宝 {tile_name(meld.face)}"
                     out.append(_kong(rules, seat, label, table.treasure_peng, payers, b, dealer))
                 continue
-            if kind is MeldKind.MING_GANG:
-                name, unit = "明杠", table.ming
-                policy = KongPayers.SOURCE if single else table.ming_payers
-            elif kind is MeldKind.BU_GANG:
-                name, unit = "补杠", table.bu
-                policy = KongPayers.SOURCE if single else table.bu_payers
+            if kind is _MING_GANG or kind is _BU_GANG:
+                if kind is _MING_GANG:
+                    name, unit, policy = "明杠", table.ming, table.ming_payers
+                else:
+                    name, unit, policy = "补杠", table.bu, table.bu_payers
+                if options.anti_cheat and table.anti_cheat_single_payer:
+                    policy = _BY_SOURCE
             else:
                 name, unit, policy = "暗杠", table.an, table.an_payers
             payers = _payers(policy, seat, meld, won)
@@ -168,11 +175,11 @@ def kong_payments(
             out.append(_kong(rules, seat, label, unit, payers, b, dealer, meld))
         if dragon_sets:
             for _ in range(min(concealed[31], concealed[32], concealed[33])):
-                payers = _payers(KongPayers.OTHERS, seat, None, won)
+                payers = _payers(_BY_OTHERS, seat, None, won)
                 label = "中发白 (concealed)"
                 out.append(_kong(rules, seat, label, table.xuanfeng, payers, b, dealer))
         if triplets and treasure is not None and concealed[treasure] >= 3:
-            payers = _payers(KongPayers.OTHERS, seat, None, won)
+            payers = _payers(_BY_OTHERS, seat, None, won)
             label = f"three treasure {tile_name(treasure)}"
             out.append(_kong(rules, seat, label, table.treasure_triplet, payers, b, dealer))
     return tuple(out)

@@ -48,15 +48,16 @@ def final_counts(concealed: bytes, melds: Sequence[Meld]) -> bytes:
 
 def hand_failure(rules: RuleSet, final: bytes, que: int | None = None) -> str | None:
     """The first requirement the whole hand fails that no reading can fix, or None."""
-    present = [any(final[0:9]), any(final[9:18]), any(final[18:27])]
-    if rules.void_suit:
-        if que is not None and present[que]:
-            return f"缺一门 fails: the hand holds tiles of its 缺 suit {SUIT_LETTERS[que]}"
-        if que is None and all(present):
-            return "缺一门 fails: the hand holds all three suits (D73)"
-    if rules.three_suits and not all(present):
-        missing = ", ".join(n for n, p in zip(_SUIT_NAMES, present, strict=True) if not p)
-        return f"三门全 fails: no {missing} tile in the hand"
+    if rules.void_suit or rules.three_suits:
+        present = [any(final[0:9]), any(final[9:18]), any(final[18:27])]
+        if rules.void_suit:
+            if que is not None and present[que]:
+                return f"缺一门 fails: the hand holds tiles of its 缺 suit {SUIT_LETTERS[que]}"
+            if que is None and all(present):
+                return "缺一门 fails: the hand holds all three suits (D73)"
+        if rules.three_suits and not all(present):
+            missing = ", ".join(n for n, p in zip(_SUIT_NAMES, present, strict=True) if not p)
+            return f"三门全 fails: no {missing} tile in the hand"
     if rules.terminal and not any(_TERMINAL_COUNTS(final)):
         return "不能缺么九 fails: no 1, 9 or honour tile in the hand"
     return None

@@ -10,11 +10,11 @@ that pays the winner most is kept (D2). `Score.to_json` is the `fangcheng score`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Final, NamedTuple
 
-from .analysis import Arrangement, WaitShape, decompositions, shapes_in
-from .fans import Fan, WinContext
+from .analysis import Arrangement, WaitShape, decompositions, shapes_in, waits
+from .fans import AppliedFan, WinContext
 from .melds import Meld
 from .payments import (
     KongPayment,
@@ -25,7 +25,7 @@ from .payments import (
     piao_payments,
     service_fees,
 )
-from .requirements import final_counts, hand_failure, has_pung, no_win_reason, wait_set
+from .requirements import final_counts, hand_failure, has_pung, no_win_reason
 from .rules import Options, RuleSet
 from .situation import Seat, Situation, WinBy
 from .tiles import format_counts, format_tiles, tile_name
@@ -46,16 +46,11 @@ __all__ = [
 SEAT_NAMES: Final = "ESWN"
 _ZERO: Final = (0, 0, 0, 0)
 _NO_SHAPES: Final[frozenset[WaitShape]] = frozenset()
+_NO_NAMES: Final[frozenset[str]] = frozenset()
 _ROBBED: Final = WinBy.ROBBED_KONG  # looked up once: an enum class lookup is slow
 _OTHERS: Final = tuple(tuple(p for p in range(4) if p != seat) for seat in range(4))
-
-
-class AppliedFan(NamedTuple):
-    """A fan that applies, how many times, and what it is worth in all."""
-
-    fan: Fan
-    times: int
-    value: int
+_NONE9: Final = bytes(9)  # a suit's counts with no tile of it
+_NONE7: Final = bytes(7)  # the honours' counts with no honour
 
 
 class Payment(NamedTuple):
@@ -77,9 +72,18 @@ class Reading(NamedTuple):
     gross: int  # what the winner receives in all (the D2 criterion)
 
 
-@dataclass(frozen=True)
-class Score:
-    """The result of one win (or the reason it is none), as the CLI prints it."""
+# The hot path builds its named tuples with tuple.__new__, skipping their Python-level
+# __new__ (half the cost), and reads a field of many with map.
+_new: Final = tuple.__new__
+_VALUE: Final = attrgetter("value")
+_TOTAL: Final = attrgetter("total")
+
+
+class Score(NamedTuple):
+    """The result of one win (or the reason it is none), as the CLI prints it.
+
+    A named tuple, like its parts: a frozen dataclass of ten fields takes ten times as
+    long to build, a sizeable share of scoring one win."""
 
     situation: Situation
     win: bool
@@ -90,7 +94,7 @@ class Score:
     deltas: tuple[int, ...] = _ZERO
     kongs: tuple[int, ...] = _ZERO
     fees: tuple[int, ...] = _ZERO
-    total: tuple[int, ...] = field(default=_ZERO)
+    total: tuple[int, ...] = _ZERO
 
     def to_json(self) -> dict[str, object]:
         """The contract output of `fangcheng score` (ARCHITECTURE.md "Win situation")."""
@@ -205,10 +209,14 @@ PayerFans = dict[int, list[AppliedFan]]
 
 def payer_fans(rules: RuleSet, context: WinContext, payers: Sequence[int]) -> PayerFans:
     """Each payer's own (L and WL) fans, before replacements: they do not depend on the
-    reading, so they are found once per win."""
+    tile or the reading, so they are found once per win."""
     tests = rules.payer_tests
     return {
-        p: [AppliedFan(f, n, v * n) for f, v, test in tests if (n := test(context, p))]
+        p: [
+            f.once if n is True and v == f.value else _new(AppliedFan, (f, n, v * n))
+            for f, v, test in tests
+            if (n := test(context, p))
+        ]
         for p in payers
     }
 
@@ -219,53 +227,53 @@ def evaluate(
     arrangement: Arrangement,
     payers: PayerFans,
     base: int,
-) -> tuple[tuple[AppliedFan, ...], tuple[Payment, ...]]:
-    """Fans of one reading, after replacements, and each payer's N and payment.
+) -> Reading:
+    """The reading of the hand as ``arrangement``: its fans, after replacements, and each
+    payer's N and payment.
 
     ``payers`` are the payers' own fans (`payer_fans`); ``base`` is the effective 底注
     (doubled in the anti-cheat room).
     """
-    won = [
-        AppliedFan(f, n, v * n)
-        for f, v, test in rules.winner_tests
-        if (n := test(context, arrangement))
-    ]
-    dropped: set[str] = set()
-    for a in won:
-        f = a.fan
+    tile = context.tile
+    won = []
+    winner_total = 0
+    dropped = _NO_NAMES
+    for f, v, test in rules.winner_tests:
+        n = test(context, arrangement)
+        if not n:
+            continue
+        a = f.once if n is True and v == f.value else _new(AppliedFan, (f, n, v * n))
         if f.flat is not None:  # the platform's 十三幺: a flat payment, nothing else counts
             only = (a,)
-            return only, tuple(Payment(p, only, a.value, f.flat * base) for p in payers)
+            amount = f.flat * base
+            paid = tuple([_new(Payment, (p, only, v * n, amount)) for p in payers])
+            return _new(Reading, (tile, arrangement, only, paid, amount * len(paid)))
+        won.append(a)
+        winner_total += v * n
         if f.replaces:
             dropped |= f.replaces
     if dropped:
         won = [a for a in won if a.fan.name not in dropped]
+        winner_total = sum(map(_VALUE, won))
     winner_fans = tuple(won)
-    winner_total = 0
-    for a in won:
-        winner_total += a.value
+    # 底注 × 2^N, with the rule set's fan cap and per-payer cap (D39, D51)
+    cap_fans = rules.cap_fans
+    most = base * rules.cap_base if rules.cap_base is not None else None
     out = []
+    gross = 0
     for p, own in payers.items():
-        if not own:
-            out.append(Payment(p, winner_fans, winner_total, _amount(rules, winner_total, base)))
-            continue
-        if dropped:
-            own = [a for a in own if a.fan.name not in dropped]
-        total = winner_total
-        for a in own:
-            total += a.value
-        out.append(Payment(p, winner_fans + tuple(own), total, _amount(rules, total, base)))
-    return winner_fans, tuple(out)
-
-
-def _amount(rules: RuleSet, n: int, base: int) -> int:
-    """底注 × 2^N, with the rule set's fan cap and per-payer cap (D39, D51)."""
-    if rules.cap_fans is not None and n > rules.cap_fans:
-        n = rules.cap_fans
-    amount = base << n
-    if rules.cap_base is not None:
-        amount = min(amount, rules.cap_base * base)
-    return amount
+        fans, total = winner_fans, winner_total
+        if own:
+            if dropped:
+                own = [a for a in own if a.fan.name not in dropped]
+            fans += tuple(own)
+            total += sum(map(_VALUE, own))
+        amount = base << (total if cap_fans is None or total <= cap_fans else cap_fans)
+        if most is not None and amount > most:
+            amount = most
+        gross += amount
+        out.append(_new(Payment, (p, fans, total, amount)))
+    return _new(Reading, (tile, arrangement, winner_fans, tuple(out), gross))
 
 
 def _payers(s: Situation) -> tuple[int, ...]:
@@ -280,51 +288,56 @@ def _payers(s: Situation) -> tuple[int, ...]:
 
 
 def _readings(
-    s: Situation, tile: int, treasure_win: bool, payers: tuple[int, ...]
+    s: Situation, tiles: Sequence[int], treasure_win: bool, payers: tuple[int, ...]
 ) -> list[Reading]:
-    """Every legal reading of the winner's hand with ``tile``, fans and payments found."""
+    """Every legal reading of the winner's hand with each of ``tiles``, fans and payments
+    found; the payers' own fans are found once, with the first tile that wins."""
     rules = s.rules
+    shapes = rules.shapes
     winner = s.seats[s.winner]
-    hand = bytearray(winner.concealed)
-    hand[tile] += 1
-    hand14 = bytes(hand)
-    found = decompositions(hand14, shapes=rules.shapes)
-    if not found:
-        return []
-    final = final_counts(hand14, winner.melds)
+    concealed, melds = winner.concealed, winner.melds
     que = s.options.que[s.winner] if s.options.que is not None else None
-    if hand_failure(rules, final, que) is not None:
-        return []
-    legal = [a for a in found if not rules.pung or has_pung(rules, a, winner.melds)]
-    if not legal:
-        return []
-    context = WinContext(  # positional: this is the hot path (fields in WinContext order)
-        s.winner,
-        s.dealer,
-        tile,
-        s.source is None,  # self-drawn: every win but a discard or a robbed kong
-        s.source,
-        s.win_by is _ROBBED,
-        s.after_kong,
-        s.treasure,
-        treasure_win,
-        s.last_tile,
-        s.first_draw,
-        s.declared_ready,
-        s.closed,
-        s.melds,
-        s.concealed,
-        final,
-        any(final[0:9]) + any(final[9:18]) + any(final[18:27]),
-        any(final[27:34]),
-        _shapes(found, tile) if rules.wait_shapes else _NO_SHAPES,
-    )
-    own = payer_fans(rules, context, payers)
     base = effective_base(s.options, s.base)
+    own: PayerFans | None = None
     out = []
-    for a in legal:
-        fans, payments = evaluate(rules, context, a, own, base)
-        out.append(Reading(tile, a, fans, payments, sum(p.amount for p in payments)))
+    for tile in tiles:
+        hand = bytearray(concealed)
+        hand[tile] += 1
+        hand14 = bytes(hand)
+        found = decompositions(hand14, shapes=shapes)
+        if not found:
+            continue
+        final = final_counts(hand14, melds)
+        if hand_failure(rules, final, que) is not None:
+            continue
+        legal = [a for a in found if has_pung(rules, a, melds)] if rules.pung else found
+        if not legal:
+            continue
+        context = WinContext(  # positional, in field order: this is the hot path
+            s.winner,
+            s.dealer,
+            tile,
+            s.source is None,  # self-drawn: every win but a discard or a robbed kong
+            s.source,
+            s.win_by is _ROBBED,
+            s.after_kong,
+            s.treasure,
+            treasure_win,
+            s.last_tile,
+            s.first_draw,
+            s.declared_ready,
+            s.closed,
+            s.melds,
+            s.concealed,
+            final,
+            (final[0:9] != _NONE9) + (final[9:18] != _NONE9) + (final[18:27] != _NONE9),
+            final[27:34] != _NONE7,
+            _shapes(found, tile) if rules.wait_shapes else _NO_SHAPES,
+        )
+        if own is None:
+            own = payer_fans(rules, context, payers)
+        for a in legal:
+            out.append(evaluate(rules, context, a, own, base))
     return out
 
 
@@ -341,27 +354,29 @@ def _is_treasure_draw(s: Situation) -> bool:
     return s.treasure is not None and s.win_tile == s.treasure and s.source is None
 
 
+def _waits(rules: RuleSet, seat: Seat) -> tuple[int, ...]:
+    """The faces that complete the seat's hand by shape: `_readings` finds which are
+    legal wins (the requirements of `wait_set`) as it reads them."""
+    return waits(seat.concealed, shapes=rules.shapes, melds=[m.tiles for m in seat.melds])
+
+
 def readings(s: Situation) -> list[Reading]:
     """Every legal reading of the win: each decomposition of each candidate tile (the
     winning tile, or under 摸宝 every face the treasure may stand in for, D19, D68)."""
-    payers = _payers(s)
     if not _is_treasure_draw(s):
-        return _readings(s, s.win_tile, False, payers)
-    winner = s.seats[s.winner]
-    que = s.options.que[s.winner] if s.options.que is not None else None
-    out = []
-    for tile in wait_set(s.rules, winner.concealed, winner.melds, que):
-        out += _readings(s, tile, True, payers)
-    return out
+        return _readings(s, (s.win_tile,), False, _payers(s))
+    return _readings(s, _waits(s.rules, s.seats[s.winner]), True, _payers(s))
 
 
 def best_reading(s: Situation) -> Reading | None:
     """The reading that pays the winner most (D2); ties go to the most fans, then to the
     first found. None if the hand does not win."""
-    best: Reading | None = None
-    best_key = (-1, -1)
-    for reading in readings(s):
-        key = (reading.gross, sum(p.total for p in reading.payers))
+    found = readings(s)
+    if len(found) < 2:
+        return found[0] if found else None
+    best, best_key = found[0], (-1, -1)
+    for reading in found:
+        key = (reading.gross, sum(map(_TOTAL, reading.payers)))
         if key > best_key:
             best, best_key = reading, key
     return best
@@ -377,31 +392,32 @@ def score(situation: Situation) -> Score:
     for p in best.payers:
         deltas[p.seat] -= p.amount
     deltas[s.winner] += best.gross
+    options = s.options
     piao: tuple[Transfer, ...] = ()
-    if any(s.options.piao):
-        piao = piao_payments(s.options, s.base, s.winner, [p.seat for p in best.payers])
+    if any(options.piao):
+        piao = piao_payments(options, s.base, s.winner, [p.seat for p in best.payers])
         for t in piao:
             deltas[t.payer] -= t.amount
             deltas[t.payee] += t.amount
     kong_items = kong_payments(
         s.rules,
-        s.options,
+        options,
         s.base,
         s.dealer,
-        tuple(zip(s.concealed, s.melds, strict=True)),
+        zip(s.concealed, s.melds, strict=True),
         treasure=s.treasure,
         won=s.won,
     )
     if kong_items:
         kongs = deltas_of(t for k in kong_items for t in k.transfers)
-        nets = [d + k for d, k in zip(deltas, kongs, strict=True)]
+        nets = tuple([d + k for d, k in zip(deltas, kongs, strict=True)])
     else:
-        kongs, nets = _ZERO, deltas
-    if s.options.room is None:
-        return Score(s, True, "", best, piao, kong_items, tuple(deltas), kongs, _ZERO, tuple(nets))
-    fees = service_fees(s.options, nets)
-    total = tuple(n - f for n, f in zip(nets, fees, strict=True))
-    return Score(s, True, "", best, piao, kong_items, tuple(deltas), kongs, fees, total)
+        kongs, nets = _ZERO, tuple(deltas)
+    if options.room is None:
+        return _new(Score, (s, True, "", best, piao, kong_items, tuple(deltas), kongs, _ZERO, nets))
+    fees = service_fees(options, nets)
+    total = tuple([n - f for n, f in zip(nets, fees, strict=True)])
+    return _new(Score, (s, True, "", best, piao, kong_items, tuple(deltas), kongs, fees, total))
 
 
 def _no_win(s: Situation) -> str:
@@ -419,17 +435,19 @@ def best_ready_fans(
 ) -> int | None:
     """The most fans a ready hand could score on any wait, as a discard win with no
     situational fans (查大叫, D55), capped; None if the hand is not ready."""
+    seat = Seat(concealed, tuple(melds))
+    tiles = _waits(rules, seat)
+    if not tiles:
+        return None
     blank = Seat(bytes(34))
-    seats = (Seat(concealed, tuple(melds)), blank, blank, blank)
-    options = Options(que=(que, 0, 0, 0)) if que is not None else Options()
+    s = Situation(
+        rules=rules, options=Options(que=(que, 0, 0, 0)) if que is not None else Options(),
+        dealer=1, winner=0, win_tile=tiles[0], win_by=WinBy.DISCARD, source=1,
+        seats=(seat, blank, blank, blank),
+    )  # fmt: skip
     best: int | None = None
-    for tile in wait_set(rules, concealed, melds, que):
-        s = Situation(
-            rules=rules, options=options, dealer=1, winner=0, win_tile=tile,
-            win_by=WinBy.DISCARD, source=1, seats=seats,
-        )  # fmt: skip
-        for reading in _readings(s, tile, False, (1,)):
-            n = sum(a.value for a in reading.fans)
-            n = min(n, rules.cap_fans) if rules.cap_fans is not None else n
-            best = n if best is None else max(best, n)
+    for reading in _readings(s, tiles, False, ()):  # no payers: only the winner's fans count
+        n = sum(a.value for a in reading.fans)
+        n = min(n, rules.cap_fans) if rules.cap_fans is not None else n
+        best = n if best is None else max(best, n)
     return best
