@@ -414,3 +414,17 @@ def test_digits_followed_by_a_stray_letter_name_the_letter_and_its_position():
 def test_fifth_copy_message_shows_all_five():
     with pytest.raises(TileCountError, match="11111m"):
         counts_of(parse_tiles("11111m"))
+
+
+@pytest.mark.parametrize("tiles", [[34], [1, -1], [0, 35, 2]])
+def test_format_tiles_names_a_tile_id_out_of_range(tiles: list[int]) -> None:
+    bad = next(t for t in tiles if not 0 <= t < 34)
+    for sort in (True, False):
+        with pytest.raises(ValueError, match=f"tile id {bad} is not in 0..33"):
+            format_tiles(tiles, sort=sort)
+
+
+def test_format_tiles_keeps_a_row_in_order_and_groups_neighbouring_suit_tiles() -> None:
+    row = parse_tiles("12m3m9pEE1mC5s6s")
+    assert format_tiles(row, sort=False) == "123m9pEE1mC56s"
+    assert format_tiles(row) == "1123m9p56sEEC"

@@ -22,6 +22,7 @@ each group's digits ascending, then winds ``ESWN`` and dragons in the customary
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from operator import add
 from typing import Final
 
 __all__ = [
@@ -254,9 +255,21 @@ def tiles_of(counts: Sequence[int]) -> list[int]:
     return [t for t in range(KINDS) for _ in range(counts[t])]
 
 
-def _ordered(tiles: Iterable[int]) -> list[int]:
-    order = {t: k for k, t in enumerate(list(range(27)) + list(_HONOUR_OUTPUT_ORDER))}
-    return sorted(tiles, key=order.__getitem__)
+#: A face's place in a sorted hand (the honours in their output order).
+_ORDER: Final = {t: k for k, t in enumerate((*range(27), *_HONOUR_OUTPUT_ORDER))}
+#: A face's group (its suit, or 3 for the honours), and 4 for the end of the row.
+_END: Final = KINDS
+_GROUP: Final = {t: min(t // 9, 3) for t in range(KINDS)} | {_END: 4}
+_ROW: Final = {t: 5 * t for t in range(KINDS)}
+#: At ``5 * face + next tile's group``: the face's character, and its suit letter when
+#: the next tile is in another group (the run of digits ends there).
+_PIECE: Final = tuple(
+    (str(t % 9 + 1) + (SUITS[t // 9] if nxt != t // 9 else ""))
+    if t < 27
+    else HONOUR_LETTERS[t - 27]
+    for t in range(KINDS)
+    for nxt in range(5)
+)
 
 
 def format_tiles(tiles: Iterable[int], *, sort: bool = True) -> str:
@@ -265,26 +278,14 @@ def format_tiles(tiles: Iterable[int], *, sort: bool = True) -> str:
     With ``sort=True`` (a hand) the tiles are sorted; with ``sort=False`` (a wall, a
     discard row) the order is kept and only neighbouring tiles of a suit share a group.
     """
-    seq = _ordered(tiles) if sort else list(tiles)
-    out: list[str] = []
-    group: list[str] = []
-    group_suit = ""
-    for t in seq:
-        name = tile_name(t)
-        if t < 27:
-            if group_suit and group_suit != name[1]:
-                out.append("".join(group) + group_suit)
-                group = []
-            group.append(name[0])
-            group_suit = name[1]
-        else:
-            if group:
-                out.append("".join(group) + group_suit)
-                group, group_suit = [], ""
-            out.append(name)
-    if group:
-        out.append("".join(group) + group_suit)
-    return "".join(out)
+    # Each tile writes one piece chosen by its face and the next tile's group: the whole
+    # row is a few C-level maps (a record writes the 136-tile wall of every hand).
+    try:
+        seq = sorted(tiles, key=_ORDER.__getitem__) if sort else list(tiles)
+        nexts = map(_GROUP.__getitem__, [*seq[1:], _END])
+        return "".join(map(_PIECE.__getitem__, map(add, map(_ROW.__getitem__, seq), nexts)))
+    except KeyError as bad:
+        raise ValueError(f"tile id {bad.args[0]!r} is not in 0..33") from None
 
 
 def format_counts(counts: Sequence[int]) -> str:
