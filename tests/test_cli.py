@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -165,3 +167,14 @@ def test_simulate_takes_its_own_options_through_the_main_command(capsys):
     argv = ["simulate", "--rules", "baicheng", "--hands", "4", "--workers", "1", "--json"]
     code, out, _ = run(argv, capsys)
     assert code == 0 and json.loads(out)["hands"] == 4
+
+
+def test_python_dash_m_runs_the_same_commands() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "fangcheng", "score", "-"],
+        input="{not json",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "JSON" in done.stderr
