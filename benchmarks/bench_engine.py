@@ -6,7 +6,8 @@ Every rule set plays ``--hands`` hands (records kept: the engine logs every even
 decision as it goes, and each finished hand's record is built). In the same process run,
 if the ``riichienv`` package is installed (``pip install '.[bench]'``), its Rust engine
 plays the same number of one-round (kyoku) games with its own random agent, and the
-ratio is printed. One core; the best of ``--repeat`` runs. ``--profile RULES`` profiles
+ratio is printed. One core, timed in this process's CPU time (other work on the machine
+does not count); the best of ``--repeat`` runs. ``--profile RULES`` profiles
 that rule set's play loop instead (cProfile, by own time and by cumulative time).
 """
 
@@ -33,10 +34,10 @@ def play_random(rules: str, seed: int) -> Round:
 
 
 def ours(rules: str, hands: int, seed: int) -> float:
-    start = time.perf_counter()
+    start = time.process_time()
     for k in range(hands):
         record_of(play_random(rules, seed + k))
-    return hands / (time.perf_counter() - start)
+    return hands / (time.process_time() - start)
 
 
 def riichienv_rate(hands: int, seed: int) -> float | None:
@@ -46,13 +47,13 @@ def riichienv_rate(hands: int, seed: int) -> float | None:
     except ImportError:
         return None
     agent = RandomAgent(seed)
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(hands):
         env = RiichiEnv()
         obs = env.reset()
         while not env.done():
             obs = env.step({player: agent.act(o) for player, o in obs.items()})
-    return hands / (time.perf_counter() - start)
+    return hands / (time.process_time() - start)
 
 
 def main() -> None:
