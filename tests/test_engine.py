@@ -600,12 +600,18 @@ def test_another_seats_concealed_kong_is_face_down_until_the_end():
     assert "[####]" in r.observe(1).text() and "6666s" not in r.observe(1).text()
 
 
-def test_a_sichuan_winner_lays_the_hand_face_up():
-    """§4.8 item 2: the winner lays the hand face up (亮倒); other hands stay hidden."""
+def sichuan_win_on_the_fourth_discard() -> Round:
+    """Each seat discards once; seat 0 claims a win on 5p, which seat 2 may win on too."""
     r = scripted("sichuan", SICHUAN_HANDS, draws="9p1m2p", options=SICHUAN_QUE)
     for seat, tile in enumerate(("1s", "9p", "1m", "5p")):
         r.act(seat, A(f"discard {tile}"))
     r.act(0, A("hu"))
+    return r
+
+
+def test_a_sichuan_winner_lays_the_hand_face_up():
+    """§4.8 item 2: the winner lays the hand face up (亮倒); other hands stay hidden."""
+    r = sichuan_win_on_the_fourth_discard()
     r.act(2, A("pass"))
     view = r.observe(1)
     assert view.seats[0].revealed == r.revealed(0)
@@ -615,10 +621,7 @@ def test_a_sichuan_winner_lays_the_hand_face_up():
 
 
 def test_tiles_are_conserved_through_a_multiple_win():
-    r = scripted("sichuan", SICHUAN_HANDS, draws="9p1m2p", options=SICHUAN_QUE)
-    for seat, tile in enumerate(("1s", "9p", "1m", "5p")):
-        r.act(seat, A(f"discard {tile}"))
-    r.act(0, A("hu"))
+    r = sichuan_win_on_the_fourth_discard()
     r.act(2, A("hu"))
     assert tiles_in_play(r) == Counter(tile_set("sichuan"))
 

@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from operator import add, itemgetter
+from operator import add
 from typing import ClassVar, Final, NamedTuple, TypeVar
 
 from .actions import Act, Action, called_meld
@@ -32,7 +32,7 @@ from .requirements import final_counts, wait_set
 from .rules import Options, RuleSet, find_rules
 from .scoring import score
 from .situation import Seat, Situation, WinBy
-from .tiles import DRAGONS, KINDS, TERMINALS_AND_HONOURS
+from .tiles import DRAGONS, KINDS, TERMINAL_COUNTS, TERMINALS_AND_HONOURS
 
 __all__ = ["BOTS", "Bot", "EfficientBot", "RandomBot", "StrongBot", "Table", "make_bot", "table_of"]
 
@@ -43,7 +43,6 @@ _NEAR: Final = tuple(
 )
 _SUIT_BITS: Final = (1 << 9) - 1
 _TERMINAL_BITS: Final = sum(1 << t for t in TERMINALS_AND_HONOURS)
-_TERMINAL_COUNTS: Final = itemgetter(*TERMINALS_AND_HONOURS)
 _NO_GAIN: Final = (0,) * KINDS
 _NO_SUIT: Final = bytes(9)
 _FAR: Final = 99  # beyond any distance
@@ -146,7 +145,7 @@ class _Memo:
         self.void = 9 * que if rules.void_suit and que is not None else None
         self.void_laid = sum(laid[self.void : self.void + 9]) if self.void is not None else 0
         self.open_suits = tuple(s for s in (0, 9, 18) if laid[s : s + 9] == _NO_SUIT)
-        self.terminal_laid = any(_TERMINAL_COUNTS(laid))
+        self.terminal_laid = any(TERMINAL_COUNTS(laid))
         self.pung_laid = any(
             m.is_pung_like or (rules.dragon_set_is_pung and m.kind is MeldKind.XUANFENG)
             for m in melds
@@ -182,7 +181,7 @@ class _Memo:
         missing: tuple[int, ...] = ()
         if rules.three_suits:
             missing = tuple(s for s in self.open_suits if h[s : s + 9] == _NO_SUIT)
-        no_terminal = rules.terminal and not self.terminal_laid and not any(_TERMINAL_COUNTS(h))
+        no_terminal = rules.terminal and not self.terminal_laid and not any(TERMINAL_COUNTS(h))
         no_pung = rules.pung and not self.pung_laid and not self.pung_in_reach(h)
         return _Needs(void + len(missing) + no_terminal + no_pung, missing, no_terminal, no_pung)
 

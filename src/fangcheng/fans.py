@@ -16,12 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from operator import itemgetter
 from typing import Final, NamedTuple
 
 from .analysis import Arrangement, Form, GroupKind, WaitShape
 from .melds import Meld, MeldKind
-from .tiles import TERMINALS_AND_HONOURS
+from .tiles import TERMINAL_COUNTS, TERMINALS_AND_HONOURS
 
 __all__ = [
     "BAICHENG_FANS",
@@ -126,7 +125,6 @@ class AppliedFan(NamedTuple):
 # --- shared facts about a hand -----------------------------------------------------------
 
 _TERMINALS: Final = TERMINALS_AND_HONOURS
-_TERMINAL_COUNTS: Final = itemgetter(*TERMINALS_AND_HONOURS)
 # Enum members looked up once: reading one off its class costs ~0.2 µs on Python 3.11,
 # and the predicates below run for every reading of every win.
 _CHOW: Final = GroupKind.CHOW
@@ -189,7 +187,7 @@ def _jia_shape(c: WinContext) -> bool:
     """夹 (D16): 坎, 边, 吊 (not a run end) or dragon sandwich, or a lone 么九 (D16 b)."""
     if not c.shapes.isdisjoint(_JIA_SHAPES):
         return True
-    return c.tile in _TERMINALS and sum(_TERMINAL_COUNTS(c.final)) == 1
+    return c.tile in _TERMINALS and sum(TERMINAL_COUNTS(c.final)) == 1
 
 
 def _pair_wait(c: WinContext, a: Arrangement) -> bool:

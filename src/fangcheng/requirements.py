@@ -8,13 +8,18 @@ Seven pairs are exempt from the pung rule, thirteen orphans from all of them (§
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import itemgetter
 from typing import Final
 
 from .analysis import Arrangement, Form, GroupKind, decompositions, is_win, waits
 from .melds import Meld, MeldKind
 from .rules import SUIT_LETTERS, RuleSet
-from .tiles import DRAGONS, TERMINALS_AND_HONOURS, format_counts, format_tiles, tile_name
+from .tiles import (
+    DRAGONS,
+    TERMINAL_COUNTS,
+    format_counts,
+    format_tiles,
+    tile_name,
+)
 
 __all__ = [
     "final_counts",
@@ -26,7 +31,6 @@ __all__ = [
 ]
 
 _SUIT_NAMES: Final = ("万 (m)", "饼 (p)", "条 (s)")
-_TERMINAL_COUNTS: Final = itemgetter(*TERMINALS_AND_HONOURS)
 # enum members looked up once (a lookup on the class is slow on the hot path)
 _STANDARD: Final = Form.STANDARD
 _XUANFENG: Final = MeldKind.XUANFENG
@@ -58,7 +62,7 @@ def hand_failure(rules: RuleSet, final: bytes, que: int | None = None) -> str | 
         if rules.three_suits and not all(present):
             missing = ", ".join(n for n, p in zip(_SUIT_NAMES, present, strict=True) if not p)
             return f"三门全 fails: no {missing} tile in the hand"
-    if rules.terminal and not any(_TERMINAL_COUNTS(final)):
+    if rules.terminal and not any(TERMINAL_COUNTS(final)):
         return "不能缺么九 fails: no 1, 9 or honour tile in the hand"
     return None
 

@@ -22,7 +22,7 @@ each group's digits ascending, then winds ``ESWN`` and dragons in the customary
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from operator import add
+from operator import add, itemgetter
 from typing import Final
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "HONOURS",
     "KINDS",
     "TERMINALS_AND_HONOURS",
+    "TERMINAL_COUNTS",
     "WINDS",
     "InvalidNotationError",
     "TileCountError",
@@ -55,6 +56,8 @@ WINDS: Final = (27, 28, 29, 30)
 DRAGONS: Final = (31, 32, 33)
 HONOURS: Final = WINDS + DRAGONS
 TERMINALS_AND_HONOURS: Final = (0, 8, 9, 17, 18, 26, *HONOURS)
+#: The counts of those thirteen faces, read from a hand of 34 counts.
+TERMINAL_COUNTS: Final = itemgetter(*TERMINALS_AND_HONOURS)
 #: Canonical output order of the honours: winds, then 中 发 白.
 _HONOUR_OUTPUT_ORDER: Final = (27, 28, 29, 30, 33, 32, 31)
 
