@@ -14,7 +14,7 @@ from operator import attrgetter
 from typing import Final, NamedTuple
 
 from .analysis import Arrangement, WaitShape, decompositions, shapes_in, waits
-from .fans import AppliedFan, WinContext
+from .fans import AppliedFan, Fan, WinContext
 from .melds import Meld
 from .payments import (
     KongPayment,
@@ -77,6 +77,12 @@ class Reading(NamedTuple):
 _new: Final = tuple.__new__
 _VALUE: Final = attrgetter("value")
 _TOTAL: Final = attrgetter("total")
+
+
+def _applied(fan: Fan, value: int, n: int | bool) -> AppliedFan:
+    """``fan`` applied ``n`` times (True: once) at ``value`` each; the fan's shared
+    once-at-its-own-value instance when that is what it is."""
+    return fan.once if n is True and value == fan.value else _new(AppliedFan, (fan, n, value * n))
 
 
 class Score(NamedTuple):
@@ -212,12 +218,7 @@ def payer_fans(rules: RuleSet, context: WinContext, payers: Sequence[int]) -> Pa
     tile or the reading, so they are found once per win."""
     tests = rules.payer_tests
     return {
-        p: [
-            f.once if n is True and v == f.value else _new(AppliedFan, (f, n, v * n))
-            for f, v, test in tests
-            if (n := test(context, p))
-        ]
-        for p in payers
+        p: [_applied(f, v, n) for f, v, test in tests if (n := test(context, p))] for p in payers
     }
 
 
@@ -242,7 +243,7 @@ def evaluate(
         n = test(context, arrangement)
         if not n:
             continue
-        a = f.once if n is True and v == f.value else _new(AppliedFan, (f, n, v * n))
+        a = _applied(f, v, n)
         if f.flat is not None:  # the platform's 十三幺: a flat payment, nothing else counts
             only = (a,)
             amount = f.flat * base
