@@ -8,12 +8,13 @@ the *concealed* tiles: exposed melds are already fixed, so a hand of ``14 - 3k``
 Analysis is independent of any rule set; what a rule set allows is a `Shapes` value:
 seven pairs, whether a quad counts as two of them, thirteen orphans, and baicheng's
 中发白 set as a meld. The work is done by table lookups (`fangcheng.tables`): one
-slice and one dict probe per suit.
+dict probe per suit, its key cut from the hand by one `struct` unpack.
 """
 
 from __future__ import annotations
 
 import itertools
+import struct
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum, IntEnum
@@ -169,6 +170,8 @@ _NO_WIN: Final = 1000
 #: One pair and k melds: the complete concealed hands of 14 - 3k tiles.
 _WIN_CODES: Final = frozenset(16 * melds + 1 for melds in range(5))
 _LEGAL_COUNTS: Final = bytes(range(5))
+#: A hand's three suits and honours as four ``bytes`` keys, in one C call.
+_SPLIT: Final = struct.Struct("9s9s9s7s").unpack
 _NONE_OR_ONE: Final = bytes(range(2))
 
 #: The terminals and honours in the order `_orphan_counts` reads them.
@@ -262,28 +265,29 @@ def is_win(hand: Hand, *, shapes: Shapes = CLASSIC) -> bool:
     True
     """
     h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
+    m, p, s, z = _SPLIT(h)
     honours = _WIN_HONOURS if shapes is CLASSIC or not shapes.dragon_set else _WIN_DRAGONS
     # A component missing from the tables (incomplete) adds _NO_WIN: no win code then.
     code = (
-        _WIN_SUIT.get(h[0:9], _NO_WIN)
-        + _WIN_SUIT.get(h[9:18], _NO_WIN)
-        + _WIN_SUIT.get(h[18:27], _NO_WIN)
-        + honours.get(h[27:34], _NO_WIN)
+        _WIN_SUIT.get(m, _NO_WIN)
+        + _WIN_SUIT.get(p, _NO_WIN)
+        + _WIN_SUIT.get(s, _NO_WIN)
+        + honours.get(z, _NO_WIN)
     )
     if code in _WIN_CODES:
         return True
     # Not a standard win: check the hand is one before looking at the other forms.
     if h.translate(None, _LEGAL_COUNTS):
         raise _bad_counts(h)
-    n = _tile_count(h)
+    n = int.from_bytes(h, "little") % 255  # as `_tile_count`, inline on this hot path
     if n != 14:
         _check_size(n, h, (2,), "a win")
         return False
-    if shapes.seven_pairs and (
-        h.count(2) == 7 or (shapes.quad_pairs and h.count(1) + h.count(3) == 0)
-    ):
-        return True
-    if shapes.thirteen_orphans and 0 not in h[27:34]:
+    # Seven pairs hold no single (and no three unless quads count); thirteen orphans
+    # hold every honour. A byte search rules most hands out of both.
+    if 1 not in h and shapes.seven_pairs:
+        return h.count(2) == 7 or (shapes.quad_pairs and 3 not in h)
+    if shapes.thirteen_orphans and 0 not in z:
         orphans = _orphan_counts(h)
         return 0 not in orphans and sum(orphans) == 14
     return False
@@ -295,9 +299,9 @@ def is_win(hand: Hand, *, shapes: Shapes = CLASSIC) -> bool:
 def _standard(h: bytes, dragon_set: bool, rest: tuple[int, ...] = (1, 2)) -> tuple[int, int]:
     """(standard-form shanten, tile count) of a checked hand."""
     honours = _T.dragon_set if dragon_set else _T.honours
+    m, p, s, z = _SPLIT(h)
     try:
-        a, b, c = _SUIT[h[0:9]], _SUIT[h[9:18]], _SUIT[h[18:27]]
-        d = honours.component.entries[h[27:34]]
+        a, b, c, d = _SUIT[m], _SUIT[p], _SUIT[s], honours.component.entries[z]
     except KeyError:
         raise _bad_counts(h) from None
     n = (a + b + c + d) >> _COUNT & 63
@@ -405,8 +409,9 @@ def _standard_after_each(h: bytes, n: int, step: int, dragon_set: bool) -> tuple
         honours.size,
     )
     suit_memo = _NEIGHBOURS["suit", step]
-    a, b, c = (_neighbour_ids(h[i : i + 9], _SUIT, suit_memo, step) for i in (0, 9, 18))
-    d = _neighbour_ids(h[27:34], honours.component.entries, _NEIGHBOURS[kind, step], step)
+    m, p, s, z = _SPLIT(h)
+    a, b, c = (_neighbour_ids(key, _SUIT, suit_memo, step) for key in (m, p, s))
+    d = _neighbour_ids(z, honours.component.entries, _NEIGHBOURS[kind, step], step)
     ia, ib, ic, id_ = a[0], b[0], c[0], d[0]
     melds = (n + step) // 3  # the same as n // 3: n is 3k + 1 or 3k + 2
     two = _TWO_SUITS[ia * _N_SUIT + ib] * size
@@ -502,11 +507,12 @@ def discard_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
 def _standard_waits(h: bytes, dragon_set: bool) -> tuple[int, ...]:
     hw = (_T.dragon_set if dragon_set else _T.honours).component.waits
     sw = _SUIT_WAITS
+    m, p, s, z = _SPLIT(h)
     words = (
-        sw.get(h[0:9], _INCOMPLETE),
-        sw.get(h[9:18], _INCOMPLETE),
-        sw.get(h[18:27], _INCOMPLETE),
-        hw.get(h[27:34], _INCOMPLETE),
+        sw.get(m, _INCOMPLETE),
+        sw.get(p, _INCOMPLETE),
+        sw.get(s, _INCOMPLETE),
+        hw.get(z, _INCOMPLETE),
     )
     codes = [w & 3 for w in words]
     short = codes.count(_INCOMPLETE)
