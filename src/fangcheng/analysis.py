@@ -627,25 +627,32 @@ def decompositions(hand: Hand, *, shapes: Shapes = CLASSIC) -> list[Arrangement]
     [(pung(111m), pung(222m), pung(333m), pair(11p)),
      (chow(123m), chow(123m), chow(123m), pair(11p))]
     """
-    h, n = _checked(hand, (2,), "a decomposition")
+    h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
     out: list[Arrangement] = []
+    # The win check also validates a hand that fails it: its counts and its size.
     if is_win(h, shapes=_STANDARD_ONLY[shapes.dragon_set]):
         # Each complete component's readings all hold the same number of pairs (its tile
         # count fixes it), so every combination is a reading of the hand.
-        parts = [
-            _component_arrangements(h[base : base + 9], base, False, False) for base in (0, 9, 18)
-        ]
-        parts.append(_component_arrangements(h[27:34], 27, True, shapes.dragon_set))
-        for combo in itertools.product(*parts):
-            out.append(Arrangement(Form.STANDARD, tuple(g for part in combo for g in part)))
+        m, p, s, z = _SPLIT(h)
+        for a, b, c, d in itertools.product(
+            _component_arrangements(m, 0, False, False),
+            _component_arrangements(p, 9, False, False),
+            _component_arrangements(s, 18, False, False),
+            _component_arrangements(z, 27, True, shapes.dragon_set),
+        ):
+            out.append(Arrangement(Form.STANDARD, (*a, *b, *c, *d)))
+        fourteen = len(out[0].groups) == 5
+    else:
+        fourteen = _tile_count(h) == 14
     if (
-        n == 14
+        fourteen
         and shapes.seven_pairs
-        and ((shapes.quad_pairs and h.count(1) + h.count(3) == 0) or h.count(2) == 7)
+        and 1 not in h
+        and (h.count(2) == 7 or (shapes.quad_pairs and 3 not in h))
     ):
         pairs = tuple(Group(GroupKind.PAIR, t) for t in range(KINDS) for _ in range(h[t] // 2))
         out.append(Arrangement(Form.SEVEN_PAIRS, pairs))
-    if n == 14 and shapes.thirteen_orphans:
+    if fourteen and shapes.thirteen_orphans and not out:  # it shares no hand with the others
         orphans = _orphan_counts(h)
         if 0 not in orphans and sum(orphans) == 14:
             pair = _ORPHAN_FACES[orphans.index(2)]
