@@ -173,6 +173,7 @@ _LEGAL_COUNTS: Final = bytes(range(5))
 #: A hand's three suits and honours as four ``bytes`` keys, in one C call.
 _SPLIT: Final = struct.Struct("9s9s9s7s").unpack
 _NONE_OR_ONE: Final = bytes(range(2))
+_EVEN_COUNTS: Final = bytes((0, 2, 4))
 
 #: The terminals and honours in the order `_orphan_counts` reads them.
 _ORPHAN_FACES: Final = (0, 9, 18, 8, 17, 26, 27, 28, 29, 30, 31, 32, 33)
@@ -508,13 +509,14 @@ def _standard_waits(h: bytes, dragon_set: bool) -> tuple[int, ...]:
     hw = (_T.dragon_set if dragon_set else _T.honours).component.waits
     sw = _SUIT_WAITS
     m, p, s, z = _SPLIT(h)
-    words = (
+    a, b, c, d = (
         sw.get(m, _INCOMPLETE),
         sw.get(p, _INCOMPLETE),
         sw.get(s, _INCOMPLETE),
         hw.get(z, _INCOMPLETE),
     )
-    codes = [w & 3 for w in words]
+    words = (a, b, c, d)
+    codes = (a & 3, b & 3, c & 3, d & 3)
     short = codes.count(_INCOMPLETE)
     if short == 1:
         pairs = sum(codes) - _INCOMPLETE
@@ -547,11 +549,11 @@ def waits(
     if n == 13 and (shapes.seven_pairs or shapes.thirteen_orphans):
         extra: set[int] = set()
         if shapes.seven_pairs:
-            if shapes.quad_pairs:
-                if sum(c >> 1 for c in h) == 6:
-                    extra.update(t for t in range(KINDS) if h[t] & 1)
-            elif h.count(2) == 6 and h.count(1) == 1:
-                extra.add(h.index(1))
+            # Six pairs and a single: the one face held an odd number of times (a three,
+            # when quads count as two pairs; never with a quad, when they do not).
+            odd = h.translate(None, _EVEN_COUNTS)
+            if len(odd) == 1 and (shapes.quad_pairs or (odd == b"\x01" and 4 not in h)):
+                extra.add(h.index(odd))
         if shapes.thirteen_orphans and h.count(0, 27) <= 1:  # at most one honour missing
             orphans = _orphan_counts(h)
             missing = orphans.count(0)
