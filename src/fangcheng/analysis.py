@@ -371,20 +371,72 @@ def shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> int:
 
 
 _NO_CHANGE: Final = 99  # reported for a face that cannot be drawn (four held) or discarded
-_NEIGHBOURS: Final[dict[tuple[str, int], dict[bytes, tuple[int, ...]]]] = {
+
+
+class _Rows(NamedTuple):
+    """The tables of one honours kind re-laid for `bytes.translate`, which maps every
+    byte of a string through a 256-byte row in one C call. A component's neighbours (its
+    id after one more or one fewer of each face) are a ``bytes`` of ids, the id ``size``
+    standing for no such hand; translating them through these rows gives the hand's
+    shanten after each change, as one signed byte each (99: no such hand)."""
+
+    two: tuple[bytes, ...]  # per suit id: other suit id -> two-suit id
+    joined_by_suit: tuple[bytes, ...]  # per honours id: suit id -> joined id
+    joined_by_honours: tuple[bytes, ...]  # per suit id: honours id -> joined id
+    by_two: bytes  # (joined id * 5 + melds) * 256 + two-suit id -> shanten
+    by_joined: bytes  # (two-suit id * 5 + melds) * 256 + joined id -> shanten
+
+
+#: In a row of ids, the id of no hand; rows of shanten map it (and any id past their
+#: table) to `_NO_CHANGE`.
+_NO_ID: Final = 255
+
+
+def _row(values: Iterable[int], fill: int) -> bytes:
+    """A translate row: the values, then ``fill`` up to 256 bytes."""
+    row = bytes(values)
+    return row + bytes((fill,)) * (256 - len(row))
+
+
+def _rows(honours: tables.Honours) -> _Rows:
+    n_suit, n_hon, size, final = _N_SUIT, honours.component.size, honours.size, honours.final
+    n_two = len(final) // (size * 5)
+    pairs = honours.pairs
+    # Distances are stored as shanten + 1; the rows hold shanten, -1 as the byte 255.
+    minus_one = bytes((v - 1) % 256 for v in range(256))
+    far = _NO_CHANGE + 1
+    return _Rows(
+        two=tuple(_row(_TWO_SUITS[i * n_suit : (i + 1) * n_suit], _NO_ID) for i in range(n_suit)),
+        joined_by_suit=tuple(_row(pairs[d::n_hon], _NO_ID) for d in range(n_hon)),
+        joined_by_honours=tuple(
+            _row(pairs[c * n_hon : (c + 1) * n_hon], _NO_ID) for c in range(n_suit)
+        ),
+        by_two=b"".join(
+            _row(final[j * 5 + m :: size * 5], far) for j in range(size) for m in range(5)
+        ).translate(minus_one),
+        by_joined=b"".join(
+            _row(final[t * size * 5 + m : (t + 1) * size * 5 : 5], far)
+            for t in range(n_two)
+            for m in range(5)
+        ).translate(minus_one),
+    )
+
+
+_ROWS: Final = {False: _rows(_T.honours), True: _rows(_T.dragon_set)}
+_NEIGHBOURS: Final[dict[tuple[str, int], dict[bytes, tuple[int, bytes]]]] = {
     (kind, step): {} for kind in ("suit", "honours", "dragons") for step in (1, -1)
 }
 
 
 def _neighbour_ids(
-    key: bytes, entries: dict[bytes, int], memo: dict[bytes, tuple[int, ...]], step: int
-) -> tuple[int, ...]:
-    """A component's distance-vector id, then its id with one more (``step`` 1) or one
-    fewer (-1) of each face; -1 where that is no hand. Remembered per component: a bot
-    asks about the same suits turn after turn."""
+    key: bytes, entries: dict[bytes, int], memo: dict[bytes, tuple[int, bytes]], step: int
+) -> tuple[int, bytes]:
+    """A component's distance-vector id, and its ids with one more (``step`` 1) or one
+    fewer (-1) of each face, `_NO_ID` where that is no hand. Remembered per component:
+    a bot asks about the same suits turn after turn."""
     found = memo.get(key)
     if found is None:
-        ids = [entries[key] >> _ID]
+        ids = []
         for face, count in enumerate(key):
             changed = count + step
             entry = (
@@ -392,8 +444,8 @@ def _neighbour_ids(
                 if 0 <= changed <= 4
                 else None
             )
-            ids.append(-1 if entry is None else entry >> _ID)
-        found = memo[key] = tuple(ids)
+            ids.append(_NO_ID if entry is None else entry >> _ID)
+        found = memo[key] = (entries[key] >> _ID, bytes(ids))
     return found
 
 
@@ -401,35 +453,32 @@ def _standard_after_each(h: bytes, n: int, step: int, dragon_set: bool) -> tuple
     """Standard-form shanten after one more (or one fewer) of each face, by lookups —
     only the changed tile's component moves; the other three stay joined — and the
     hand's own standard shanten."""
-    kind = "dragons" if dragon_set else "honours"
     honours = _T.dragon_set if dragon_set else _T.honours
-    hon_size, pairs, final, size = (
-        honours.component.size,
-        honours.pairs,
-        honours.final,
-        honours.size,
-    )
+    rows = _ROWS[dragon_set]
+    hon_entries, hon_size = honours.component.entries, honours.component.size
     suit_memo = _NEIGHBOURS["suit", step]
+    hon_memo = _NEIGHBOURS["dragons" if dragon_set else "honours", step]
     m, p, s, z = _SPLIT(h)
-    a, b, c = (_neighbour_ids(key, _SUIT, suit_memo, step) for key in (m, p, s))
-    d = _neighbour_ids(z, honours.component.entries, _NEIGHBOURS[kind, step], step)
-    ia, ib, ic, id_ = a[0], b[0], c[0], d[0]
+    ia, na = _neighbour_ids(m, _SUIT, suit_memo, step)
+    ib, nb = _neighbour_ids(p, _SUIT, suit_memo, step)
+    ic, nc = _neighbour_ids(s, _SUIT, suit_memo, step)
+    id_, nd = _neighbour_ids(z, hon_entries, hon_memo, step)
     melds = (n + step) // 3  # the same as n // 3: n is 3k + 1 or 3k + 2
-    two = _TWO_SUITS[ia * _N_SUIT + ib] * size
-    joined = pairs[ic * hon_size + id_]
-    row_b = ia * _N_SUIT
-    out = [_NO_CHANGE] * KINDS
-    for face in range(9):
-        if (new := a[face + 1]) >= 0:
-            out[face] = final[(_TWO_SUITS[new * _N_SUIT + ib] * size + joined) * 5 + melds] - 1
-        if (new := b[face + 1]) >= 0:
-            out[9 + face] = final[(_TWO_SUITS[row_b + new] * size + joined) * 5 + melds] - 1
-        if (new := c[face + 1]) >= 0:
-            out[18 + face] = final[(two + pairs[new * hon_size + id_]) * 5 + melds] - 1
-    for face in range(7):
-        if (new := d[face + 1]) >= 0:
-            out[27 + face] = final[(two + pairs[ic * hon_size + new]) * 5 + melds] - 1
-    return out, final[(two + joined) * 5 + melds] - 1
+    two = _TWO_SUITS[ia * _N_SUIT + ib]
+    joined = honours.pairs[ic * hon_size + id_]
+    # A change in the first two suits moves the two-suit id; in the others, the joined id.
+    at = (joined * 5 + melds) * 256
+    by_two = rows.by_two[at : at + 256]
+    at = (two * 5 + melds) * 256
+    by_joined = rows.by_joined[at : at + 256]
+    out = (
+        na.translate(rows.two[ib]).translate(by_two)
+        + nb.translate(rows.two[ia]).translate(by_two)
+        + nc.translate(rows.joined_by_suit[id_]).translate(by_joined)
+        + nd.translate(rows.joined_by_honours[ic]).translate(by_joined)
+    )
+    own = honours.final[(two * honours.size + joined) * 5 + melds] - 1
+    return memoryview(out).cast("b").tolist(), own
 
 
 def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
