@@ -432,20 +432,18 @@ def _neighbour_ids(
     key: bytes, entries: dict[bytes, int], memo: dict[bytes, tuple[int, bytes]], step: int
 ) -> tuple[int, bytes]:
     """A component's distance-vector id, and its ids with one more (``step`` 1) or one
-    fewer (-1) of each face, `_NO_ID` where that is no hand. Remembered per component:
-    a bot asks about the same suits turn after turn."""
-    found = memo.get(key)
-    if found is None:
-        ids = []
-        for face, count in enumerate(key):
-            changed = count + step
-            entry = (
-                entries.get(key[:face] + bytes((changed,)) + key[face + 1 :])
-                if 0 <= changed <= 4
-                else None
-            )
-            ids.append(_NO_ID if entry is None else entry >> _ID)
-        found = memo[key] = (entries[key] >> _ID, bytes(ids))
+    fewer (-1) of each face, `_NO_ID` where that is no hand. Kept in ``memo`` (the caller
+    looks there first): a bot asks about the same suits turn after turn."""
+    ids = []
+    for face, count in enumerate(key):
+        changed = count + step
+        entry = (
+            entries.get(key[:face] + bytes((changed,)) + key[face + 1 :])
+            if 0 <= changed <= 4
+            else None
+        )
+        ids.append(_NO_ID if entry is None else entry >> _ID)
+    found = memo[key] = (entries[key] >> _ID, bytes(ids))
     return found
 
 
@@ -459,10 +457,10 @@ def _standard_after_each(h: bytes, n: int, step: int, dragon_set: bool) -> tuple
     suit_memo = _NEIGHBOURS["suit", step]
     hon_memo = _NEIGHBOURS["dragons" if dragon_set else "honours", step]
     m, p, s, z = _SPLIT(h)
-    ia, na = _neighbour_ids(m, _SUIT, suit_memo, step)
-    ib, nb = _neighbour_ids(p, _SUIT, suit_memo, step)
-    ic, nc = _neighbour_ids(s, _SUIT, suit_memo, step)
-    id_, nd = _neighbour_ids(z, hon_entries, hon_memo, step)
+    ia, na = suit_memo.get(m) or _neighbour_ids(m, _SUIT, suit_memo, step)
+    ib, nb = suit_memo.get(p) or _neighbour_ids(p, _SUIT, suit_memo, step)
+    ic, nc = suit_memo.get(s) or _neighbour_ids(s, _SUIT, suit_memo, step)
+    id_, nd = hon_memo.get(z) or _neighbour_ids(z, hon_entries, hon_memo, step)
     melds = (n + step) // 3  # the same as n // 3: n is 3k + 1 or 3k + 2
     two = _TWO_SUITS[ia * _N_SUIT + ib]
     joined = honours.pairs[ic * hon_size + id_]
