@@ -7,12 +7,13 @@ import random
 import pytest
 
 from fangcheng.actions import Act, Action
-from fangcheng.bots import BOTS, EfficientBot, StrongBot, make_bot, table_of
+from fangcheng.analysis import draw_shanten
+from fangcheng.bots import BOTS, EfficientBot, StrongBot, _held, _Memo, make_bot, table_of
 from fangcheng.engine import Observation, Phase, Round, SeatView
 from fangcheng.melds import Meld, MeldKind
 from fangcheng.rules import ALL_RULES
 from fangcheng.sim import simulate
-from fangcheng.tiles import parse_counts, parse_tiles
+from fangcheng.tiles import DRAGONS, TERMINALS_AND_HONOURS, parse_counts, parse_tiles
 
 
 class Checked:
@@ -211,3 +212,57 @@ def test_closest_discards_are_those_of_every_distance(rules: str) -> None:
                 checked += 1
             round_.act(s, bot.act(obs))
     assert checked > 20
+
+
+def _useful_face_by_face(memo: _Memo, h: bytes, d: int) -> tuple[int, ...]:
+    """`_Memo.useful` worked out one face at a time, as the masks' reference."""
+    rules, needs = memo.rules, memo.needs(h)
+    after = draw_shanten(h, shapes=rules.shapes)
+    paired = max(h) >= 2
+    out = []
+    for t in rules.faces:
+        suit = range(t - t % 9, t - t % 9 + 9) if t < 27 else range(t, t + 1)
+        near = any(h[x] for x in suit if abs(x - t) <= 2)
+        gain = int(memo.que is not None and t // 9 == memo.que and t < 27)
+        gain -= sum(1 for base in needs.missing if base <= t < base + 9)
+        if needs.no_terminal and t in TERMINALS_AND_HONOURS:
+            gain -= 1
+            near = True
+        if needs.no_pung and (
+            h[t] >= 2
+            or (h[t] == 1 and paired)
+            or (rules.dragon_pair_is_pung and t in DRAGONS and h[t] == 1)
+            or (rules.dragon_set_is_pung and t in DRAGONS and not h[t] and h[31:34].count(0) == 1)
+        ):
+            gain -= 1
+        near = near or any(base <= t < base + 9 for base in needs.missing)
+        if near and after[t] + gain < d - needs.total:
+            out.append(t)
+    return tuple(out)
+
+
+@pytest.mark.parametrize("rules", [r.name for r in ALL_RULES])
+def test_useful_draws_match_a_face_by_face_count(rules: str) -> None:
+    # The useful draws are found with masks of one byte per face; every hand kept in a
+    # hand of bots must name the faces that looking at each face in turn names.
+    checked = 0
+    for seed in range(2):
+        round_ = Round(rules, seed=seed)
+        bot = EfficientBot(random.Random(seed))
+        while not round_.over:
+            for s in round_.pending():
+                obs = round_.observe(s)
+                if obs.phase is Phase.TURN:
+                    table = table_of(obs)
+                    memo = bot.memo(table, table.melds)
+                    hand = bytearray(obs.hand)
+                    for t in _held(hand):
+                        hand[t] -= 1
+                        h = bytes(hand)
+                        hand[t] += 1
+                        d = memo.distance(h)
+                        want = _useful_face_by_face(memo, h, d)
+                        assert bot.useful_faces(table, h, table.melds, d) == want
+                        checked += 1
+                round_.act(s, bot.act(obs))
+    assert checked > 200

@@ -18,10 +18,11 @@ and `fangcheng.scoring.score`. Each bot draws its randomness from the seeded
 from __future__ import annotations
 
 import random
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from operator import add
+from itertools import compress
 from typing import ClassVar, Final, NamedTuple, TypeVar
 
 from .actions import Act, Action, called_meld
@@ -32,18 +33,34 @@ from .requirements import final_counts, wait_set
 from .rules import Options, RuleSet, find_rules
 from .scoring import score
 from .situation import Seat, Situation, WinBy
-from .tiles import DRAGONS, KINDS, TERMINAL_COUNTS, TERMINALS_AND_HONOURS
+from .tiles import DRAGONS, KINDS, TERMINALS_AND_HONOURS
 
 __all__ = ["BOTS", "Bot", "EfficientBot", "RandomBot", "StrongBot", "Table", "make_bot", "table_of"]
 
-#: Bits of the faces within two steps of each face, in its suit: the draws that can join it.
-_NEAR: Final = tuple(
-    1 << t if t >= 27 else sum(1 << x for x in range(t - 2, t + 3) if x // 9 == t // 9 and x >= 0)
-    for t in range(KINDS)
-)
-_SUIT_BITS: Final = (1 << 9) - 1
-_TERMINAL_BITS: Final = sum(1 << t for t in TERMINALS_AND_HONOURS)
-_NO_GAIN: Final = (0,) * KINDS
+
+def _face_mask(faces: Iterable[int]) -> int:
+    """``faces`` as a mask of 34 bytes, 1 for each face, read like a hand's counts by
+    ``int.from_bytes`` (face 0 the highest byte): sets of faces then combine in C."""
+    chosen = set(faces)
+    return int.from_bytes(bytes(t in chosen for t in range(KINDS)))
+
+
+#: Each suit's nine faces, by its first tile.
+_SUIT_MASK: Final = {base: _face_mask(range(base, base + 9)) for base in (0, 9, 18)}
+_TERMINAL_MASK: Final = _face_mask(TERMINALS_AND_HONOURS)
+_TERMINAL_COUNTS: Final = 255 * _TERMINAL_MASK  # with a hand's counts: its terminals' counts
+_DRAGON_MASK: Final = _face_mask(DRAGONS)
+#: A mask shifted by 8 bits per step moves each face one face down (``<<``) or up (``>>``):
+#: the faces that such a step reaches without leaving the suit, by step.
+_DOWN: Final = tuple(_face_mask(t for t in range(27) if t % 9 < 9 - k) for k in (1, 2))
+_UP: Final = tuple(_face_mask(t for t in range(27) if t % 9 >= k) for k in (1, 2))
+#: Added to each draw shanten (from -1) in a byte, so that a gain (from -3) keeps it ≥ 0.
+_BIAS: Final = 4
+#: A draw shanten's signed byte to itself plus `_BIAS`, as a translation table.
+_BIASED: Final = bytes((value + _BIAS) % 256 for value in range(256))
+_HELD: Final = bytes(min(count, 1) for count in range(256))  # translation: held or not
+_FACES: Final = range(KINDS)
+_UNIT: Final = tuple(1 << 8 * (KINDS - 1 - t) for t in range(KINDS))  # one of a face, as a mask
 _NO_SUIT: Final = bytes(9)
 _FAR: Final = 99  # beyond any distance
 #: Copies left of a face seen ``count`` times (never below 0), as a translation table.
@@ -88,26 +105,25 @@ class Table:
     rules: RuleSet
     melds: tuple[Meld, ...]
     que: int | None
-    unseen: tuple[int, ...]  # copies of each face not visible to this seat
+    unseen: bytes  # copies of each face not visible to this seat
 
 
 def table_of(obs: Observation) -> Table:
     rules = find_rules(obs.rules)
-    seen = bytearray(obs.hand)
+    seen = int.from_bytes(obs.hand)  # counts, summed as masks: no face is seen 256 times
     shown = list(obs.retired)
     if obs.treasure is not None:
         shown.append(obs.treasure)  # the indicator itself is out of play
     for s, view in enumerate(obs.seats):
         if view.revealed is not None and s != obs.seat:  # a hand laid face up (血战)
-            seen = bytearray(map(add, seen, view.revealed))
+            seen += int.from_bytes(view.revealed)
         shown += view.river
         for meld in view.melds:
             shown += meld.tiles
-    for t in shown:
-        seen[t] += 1
-    left = int.from_bytes(seen.translate(_LEFT)) & _in_play(rules.name)
+    seen += sum(map(_UNIT.__getitem__, shown))
+    left = int.from_bytes(seen.to_bytes(KINDS).translate(_LEFT)) & _in_play(rules.name)
     me = obs.seats[obs.seat]
-    return Table(obs, rules, me.melds, me.que, tuple(left.to_bytes(KINDS)))
+    return Table(obs, rules, me.melds, me.que, left.to_bytes(KINDS))
 
 
 @cache
@@ -134,19 +150,27 @@ class _Memo:
     until its next turn, and each discard's hand for the look-ahead)."""
 
     __slots__ = (
-        "after", "melds", "needed", "open_suits", "pung_laid", "que", "rules", "steps",
-        "terminal_laid", "usefuls", "void", "void_laid", "waited",
+        "after", "in_play", "melds", "needed", "open_suits", "pung_open", "que", "que_gains",
+        "rules", "shapes", "steps", "terminal_open", "usefuls", "void", "void_laid", "waited",
     )  # fmt: skip
 
     def __init__(self, rules: RuleSet, melds: tuple[Meld, ...], que: int | None) -> None:
         self.rules, self.melds, self.que = rules, melds, que
+        self.shapes = rules.shapes
+        self.in_play = _face_mask(rules.faces)
+        #: `gains` of a hand lacking nothing: a 缺 tile sets it back
+        self.que_gains = _SUIT_MASK[9 * que] if que is not None else 0
         laid = final_counts(bytes(KINDS), melds)
         #: the first tile of the 缺 suit when 缺一门 counts its tiles, and how many are laid
         self.void = 9 * que if rules.void_suit and que is not None else None
         self.void_laid = sum(laid[self.void : self.void + 9]) if self.void is not None else 0
-        self.open_suits = tuple(s for s in (0, 9, 18) if laid[s : s + 9] == _NO_SUIT)
-        self.terminal_laid = any(TERMINAL_COUNTS(laid))
-        self.pung_laid = any(
+        #: the requirements the laid melds leave to the concealed hand: 三门全's suits
+        #: none is laid in, 么九, 必须有碰
+        self.open_suits: tuple[int, ...] = ()
+        if rules.three_suits:
+            self.open_suits = tuple(s for s in (0, 9, 18) if laid[s : s + 9] == _NO_SUIT)
+        self.terminal_open = rules.terminal and not int.from_bytes(laid) & _TERMINAL_COUNTS
+        self.pung_open = rules.pung and not any(
             m.is_pung_like or (rules.dragon_set_is_pung and m.kind is MeldKind.XUANFENG)
             for m in melds
         )
@@ -154,12 +178,12 @@ class _Memo:
         self.after: dict[bytes, tuple[int, ...]] = {}  # discard_shanten of 14 - 3k tiles
         self.waited: dict[bytes, tuple[int, ...]] = {}  # wait_set
         self.needed: dict[bytes, _Needs] = {}
-        self.usefuls: dict[bytes, tuple[int, ...]] = {}
+        self.usefuls: dict[bytes, bytes] = {}
 
     def shanten(self, h: bytes) -> int:
         found = self.steps.get(h)
         if found is None:
-            found = _bounded(self.steps)[h] = shanten(h, shapes=self.rules.shapes)
+            found = _bounded(self.steps)[h] = shanten(h, shapes=self.shapes)
         return found
 
     def waits(self, h: bytes) -> tuple[int, ...]:
@@ -176,13 +200,10 @@ class _Memo:
 
     def lacking(self, h: bytes) -> _Needs:
         """`needs` worked out: the laid melds' part is counted once, in ``__init__``."""
-        rules = self.rules
         void = self.void_laid + sum(h[self.void : self.void + 9]) if self.void is not None else 0
-        missing: tuple[int, ...] = ()
-        if rules.three_suits:
-            missing = tuple(s for s in self.open_suits if h[s : s + 9] == _NO_SUIT)
-        no_terminal = rules.terminal and not self.terminal_laid and not any(TERMINAL_COUNTS(h))
-        no_pung = rules.pung and not self.pung_laid and not self.pung_in_reach(h)
+        missing = tuple(s for s in self.open_suits if h[s : s + 9] == _NO_SUIT)
+        no_terminal = self.terminal_open and not int.from_bytes(h) & _TERMINAL_COUNTS
+        no_pung = self.pung_open and not self.pung_in_reach(h)
         return _Needs(void + len(missing) + no_terminal + no_pung, missing, no_terminal, no_pung)
 
     def pung_in_reach(self, h: bytes) -> bool:
@@ -194,54 +215,48 @@ class _Memo:
             self.rules.dragon_set_is_pung and 0 not in dragons
         )
 
-    def gains(self, h: bytes, needs: _Needs) -> Sequence[int]:
+    def gains(self, h: bytes, needs: _Needs) -> int:
         """Per face, the change in the requirements' count when it joins ``h`` (negative:
-        closer)."""
-        que = self.que
-        if que is None and not (needs.missing or needs.no_terminal or needs.no_pung):
-            return _NO_GAIN
-        out = [0] * KINDS
-        if que is not None:
-            for t in range(9 * que, 9 * que + 9):
-                out[t] += 1
+        closer), in a mask's bytes (a sum of masks, so negative bytes borrow)."""
+        out = self.que_gains
         for base in needs.missing:
-            for t in range(base, base + 9):
-                out[t] -= 1
+            out -= _SUIT_MASK[base]
         if needs.no_terminal:
-            for t in TERMINALS_AND_HONOURS:
-                out[t] -= 1
+            out -= _TERMINAL_MASK
         if needs.no_pung:
-            rules = self.rules
-            paired = KINDS - h.count(0) - h.count(1) >= 1
-            two_dragons = h[_DRAGONS].count(0) == 1
-            for t in range(KINDS):
-                c = h[t]
-                if (
-                    c >= 2
-                    or (c == 1 and paired)
-                    or (rules.dragon_pair_is_pung and t in DRAGONS and c == 1)
-                    or (rules.dragon_set_is_pung and t in DRAGONS and not c and two_dragons)
-                ):
-                    out[t] -= 1
+            out -= self.pung_draws(h)
+        return out
+
+    def pung_draws(self, h: bytes) -> int:
+        """The faces whose draw brings a pung (or the rule set's substitute) in reach of a
+        hand without one, as a mask: a second pair, a pair's third tile, a dragon."""
+        held = int.from_bytes(h.translate(_HELD))
+        out = held if max(h) >= 2 else 0  # with a pair, any held face makes a second
+        if self.rules.dragon_pair_is_pung:
+            out |= held & _DRAGON_MASK
+        if self.rules.dragon_set_is_pung and h[_DRAGONS].count(0) == 1:
+            out |= _DRAGON_MASK & ~held
         return out
 
     @staticmethod
     def reach(h: bytes, needs: _Needs) -> int:
-        """Faces worth trying as the next draw, as bits: near a held tile, or filling a
+        """Faces worth trying as the next draw, as a mask: near a held tile, or filling a
         requirement."""
-        bits = 0
-        for x in range(KINDS):
-            if h[x]:
-                bits |= _NEAR[x]
+        held = int.from_bytes(h.translate(_HELD))
+        out = held | held << 8 & _DOWN[0] | held << 16 & _DOWN[1]
+        out |= held >> 8 & _UP[0] | held >> 16 & _UP[1]
         for base in needs.missing:
-            bits |= _SUIT_BITS << base
+            out |= _SUIT_MASK[base]
         if needs.no_terminal:
-            bits |= _TERMINAL_BITS
-        return bits
+            out |= _TERMINAL_MASK
+        return out
 
     def distance(self, h: bytes) -> int:
         """Shanten plus the requirements still missing; 0 only for a hand with live waits."""
-        s = self.shanten(h)
+        return self.distance_at(h, self.shanten(h))
+
+    def distance_at(self, h: bytes, s: int) -> int:
+        """`distance` of ``h``, whose shanten is ``s``."""
         if s == 0:
             return 0 if self.waits(h) else 1
         return s + self.needs(h).total
@@ -250,7 +265,7 @@ class _Memo:
         """`discard_shanten`: a claim decision measures the same hand again."""
         found = self.after.get(h14)
         if found is None:
-            found = _bounded(self.after)[h14] = discard_shanten(h14, shapes=self.rules.shapes)
+            found = _bounded(self.after)[h14] = discard_shanten(h14, shapes=self.shapes)
         return found
 
     def discarded(self, h14: bytes, faces: Iterable[int]) -> Iterator[tuple[int, int, bytes]]:
@@ -275,29 +290,47 @@ class _Memo:
         Shanten is a floor of the distance, so faces are measured in its order, until it
         passes the best distance found."""
         after = self.after_discard(h14)
+        steps = _bounded(self.steps)
+        hand = bytearray(h14)
         best, close = _FAR, []
-        for t, s, h in self.discarded(h14, sorted(faces, key=after.__getitem__)):
+        for t in sorted(faces, key=after.__getitem__):
+            s = after[t]
             if s > best:
                 break
-            d = self.distance(h)
+            hand[t] -= 1
+            h = bytes(hand)
+            hand[t] += 1
+            steps[h] = s
+            d = self.distance_at(h, s)
             if d < best:
                 best, close = d, [t]
             elif d == best:
                 close.append(t)
         return best, sorted(close)
 
-    def useful(self, h: bytes, d: int) -> tuple[int, ...]:
-        """The faces whose draw lowers the distance ``d`` of ``h`` (a face held four times
-        has a draw shanten of 99, so it never counts)."""
+    def useful(self, h: bytes, d: int) -> bytes:
+        """The faces whose draw lowers the distance ``d`` of ``h``, one byte each (1 if so):
+        those in reach whose draw shanten plus gain is below ``d`` less the requirements'
+        count (a face held four times has a draw shanten of 99, so it never counts)."""
         found = self.usefuls.get(h)
         if found is None:
             needs = self.needs(h)
-            after = draw_shanten(h, shapes=self.rules.shapes)
-            gains, reach, limit = self.gains(h, needs), self.reach(h, needs), d - needs.total
-            found = _bounded(self.usefuls)[h] = tuple(
-                t for t in self.rules.faces if reach >> t & 1 and after[t] + gains[t] < limit
-            )
+            after = draw_shanten(h, shapes=self.shapes)
+            try:
+                signed = bytes(after)
+            except ValueError:  # a draw completes the hand: shanten -1, a signed char
+                signed = array("b", after).tobytes()
+            raised = int.from_bytes(signed.translate(_BIASED)) + self.gains(h, needs)
+            below = raised.to_bytes(KINDS).translate(_below(d - needs.total + _BIAS))
+            chosen = int.from_bytes(below) & self.reach(h, needs) & self.in_play
+            found = _bounded(self.usefuls)[h] = chosen.to_bytes(KINDS)
         return found
+
+
+@cache
+def _below(limit: int) -> bytes:
+    """A translation: 1 for a byte below ``limit``, else 0."""
+    return bytes(value < limit for value in range(256))
 
 
 def _bounded(memory: dict[bytes, _V]) -> dict[bytes, _V]:
@@ -408,14 +441,13 @@ class EfficientBot(Bot):
 
     def useful(self, table: Table, h: bytes, melds: Sequence[Meld], d: int) -> int:
         """Unseen copies of the faces whose draw lowers the distance (ukeire)."""
-        unseen = table.unseen
-        return sum(unseen[t] for t in self.useful_faces(table, h, melds, d))
+        return sum(compress(table.unseen, self.memo(table, melds).useful(h, d)))
 
     def useful_faces(
         self, table: Table, h: bytes, melds: Sequence[Meld], d: int
     ) -> tuple[int, ...]:
         """The faces whose draw lowers the distance ``d`` of ``h``."""
-        return self.memo(table, melds).useful(h, d)
+        return tuple(compress(_FACES, self.memo(table, melds).useful(h, d)))
 
     # --- choosing --------------------------------------------------------------------
 
@@ -455,15 +487,15 @@ class EfficientBot(Bot):
 
     def turn(self, table: Table) -> Action:
         legal = table.obs.legal
-        kong = self.kong(table)
-        if kong is not None:
-            return kong
         discards = [a for a in legal if a.kind is Act.DISCARD]
+        offers = len(discards) < len(legal)  # a kong or 报听 (a win was taken already)
+        if offers and (kong := self.kong(table)) is not None:
+            return kong
         if len(discards) == 1 and not any(a.kind is Act.READY for a in legal):
             return discards[0]
         choice = self.discard(table, discards)
         assert choice.tile is not None
-        for a in legal:
+        for a in legal if offers else ():
             if a.kind is Act.READY and a.tile == choice.tile and self.declare(table, a):
                 return a
         return choice
