@@ -502,7 +502,13 @@ def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
             kinds = KINDS - h.count(0)
             by_count = (now - (kinds < 7), now - 1, now, now, _NO_CHANGE)
         out = list(map(min, out, map(by_count.__getitem__, h)))
-    if n == 13 and shapes.thirteen_orphans and _thirteen_orphans(h) <= standard:
+    # Thirteen orphans is at least one short per honour face not held, less the pair.
+    if (
+        n == 13
+        and shapes.thirteen_orphans
+        and h.count(0, 27) <= standard + 1
+        and _thirteen_orphans(h) <= standard
+    ):
         orphans = _orphan_counts(h)
         orphan_kinds, paired = 13 - orphans.count(0), max(orphans) >= 2
         for t, count in zip(_ORPHAN_FACES, orphans, strict=True):
@@ -535,7 +541,12 @@ def discard_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
             kinds = KINDS - h.count(0)
             by_count = (_NO_CHANGE, now + (kinds <= 7), now + 1, now, now)
         out = list(map(min, out, map(by_count.__getitem__, h)))
-    if n == 14 and shapes.thirteen_orphans and _thirteen_orphans(h) < worst:
+    if (
+        n == 14
+        and shapes.thirteen_orphans
+        and h.count(0, 27) <= worst
+        and _thirteen_orphans(h) < worst
+    ):
         orphans = _orphan_counts(h)
         orphan_kinds = 13 - orphans.count(0)
         doubled = sum(1 for x in orphans if x >= 2)
