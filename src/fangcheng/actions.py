@@ -36,6 +36,9 @@ class Act(Enum):
 
 _TILE_ACTS = {Act.DISCARD, Act.READY, Act.PENG, Act.GANG, Act.AN_GANG, Act.BU_GANG, Act.ADD}
 _SUITS = "mps"
+# enum members looked up once (a lookup on the class is slow): every call reads them
+_CHI, _PENG, _GANG = Act.CHI, Act.PENG, Act.GANG
+_CHI_MELD, _PENG_MELD, _GANG_MELD = MeldKind.CHI, MeldKind.PENG, MeldKind.MING_GANG
 
 
 class IllegalActionError(ValueError):
@@ -104,12 +107,13 @@ def called_meld(
 ) -> tuple[Meld, tuple[int, ...]]:
     """The meld a chi, peng or gang on ``tile`` (discarded by ``source``) lays down, and
     the tiles it takes from the caller's hand. A peng of the treasure face is 叉宝."""
-    if action.kind is Act.CHI:
+    kind = action.kind
+    if kind is _CHI:
         taken = list(action.run)
         taken.remove(tile)
-        return Meld(MeldKind.CHI, action.run, source), tuple(taken)
-    if action.kind is Act.PENG:
-        return Meld(MeldKind.PENG, (tile,) * 3, source, treasure=tile == treasure), (tile,) * 2
-    if action.kind is Act.GANG:
-        return Meld(MeldKind.MING_GANG, (tile,) * 4, source), (tile,) * 3
+        return Meld(_CHI_MELD, action.run, source), tuple(taken)
+    if kind is _PENG:
+        return Meld(_PENG_MELD, (tile,) * 3, source, treasure=tile == treasure), (tile,) * 2
+    if kind is _GANG:
+        return Meld(_GANG_MELD, (tile,) * 4, source), (tile,) * 3
     raise ValueError(f"{action} does not call a discard")

@@ -20,6 +20,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
 from itertools import chain, compress, repeat
 from operator import is_, itemgetter
 from typing import Any, Final
@@ -103,11 +104,31 @@ class Phase(Enum):
 
 
 # Enum members read on every turn, looked up once: a lookup on the class is slow.
-_TURN, _CLAIM, _END = Phase.TURN, Phase.CLAIM, Phase.END
+_TURN, _CLAIM = Phase.TURN, Phase.CLAIM
 _A_HU, _A_DISCARD, _A_READY = Act.HU, Act.DISCARD, Act.READY
 _A_PENG, _A_GANG, _A_CHI = Act.PENG, Act.GANG, Act.CHI
 _M_PENG, _M_AN_GANG, _M_XUANFENG = MeldKind.PENG, MeldKind.AN_GANG, MeldKind.XUANFENG
+_M_CHI, _M_MING_GANG = MeldKind.CHI, MeldKind.MING_GANG
+_BY_DISCARD: Final = WinBy.DISCARD
 _DRAGON_COUNTS: Final = itemgetter(*DRAGONS)
+
+
+@cache
+def _meld_text(tiles: tuple[int, ...]) -> str:
+    """A called meld's tiles in notation, in their order; memoised, as the same few
+    melds are logged hand after hand."""
+    return format_tiles(tiles, sort=False)
+
+
+def _may_kong(hand: bytes, melds: Sequence[Meld], xuanfeng: bool) -> bool:
+    """Whether the hand holds a peng's fourth tile or the dragons of a 旋风杠 or its
+    addition: a cheap screen before `Round._kong_actions`, as most turns have none."""
+    laid = False
+    for m in melds:
+        if m.kind is _M_PENG and hand[m.face]:
+            return True
+        laid = laid or m.kind is _M_XUANFENG
+    return xuanfeng and (any if laid else all)(_DRAGON_COUNTS(hand))
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +179,7 @@ class Round:
         self.kong_transfers: list[Transfer] = []  # 刮风下雨 paid so far (for 退税)
         self.fenzhang_kept: set[int] = set()
         self.phase = Phase.PIAO
+        self.over = False  # the phase is END: a plain attribute, read before every decision
         self.turn = dealer
         self.drawn: int | None = None  # the tile just drawn by the seat to move
         self.after_kong = False  # the tile to move on came from a kong replacement
@@ -188,7 +210,7 @@ class Round:
     def pending(self) -> list[int]:
         """Seats whose decision is awaited, in seat order."""
         if self._answers:
-            return sorted(s for s in self._asked if s not in self._answers)
+            return sorted(self._asked.keys() - self._answers.keys())
         return sorted(self._asked)
 
     def revealed(self, seat: int) -> bytes:
@@ -207,15 +229,12 @@ class Round:
             return []
         return list(self._asked.get(seat, ()))
 
-    @property
-    def over(self) -> bool:
-        return self.phase is _END
-
     def act(self, seat: int, action: Action | str) -> None:
         """Record one decision; the hand moves on once every asked seat has answered."""
         if isinstance(action, str):
             action = Action.parse(action)
-        legal = () if seat in self._answers else self._asked.get(seat, ())
+        asked, answers = self._asked, self._answers
+        legal = () if seat in answers else asked.get(seat, ())
         # The legal lists hold shared values: an identity scan is done in C and spares
         # the dataclass __eq__ on every entry before the chosen one.
         if not any(map(is_, legal, repeat(action))) and action not in legal:
@@ -225,13 +244,15 @@ class Round:
                 f"hand {format_counts(self.hands[seat])}"
             )
         self.decisions.append({"seat": seat, "action": _TEXT.get(id(action)) or str(action)})
-        self._answers[seat] = action
-        if len(self._answers) == len(self._asked):
-            asked, answers = self._asked, self._answers
+        answers[seat] = action
+        if len(answers) == len(asked):
             self._asked, self._answers = {}, {}
             if self.rules.bloody:
                 self._passed_wins(asked, answers)
-            self._resolve(answers)
+            if self.phase is _TURN:  # the usual decision: the one seat to move
+                self._turn_action(seat, action)
+            else:
+                self._resolve(answers)
 
     def escape(self, seat: int) -> None:
         """逃跑: ``seat`` leaves; it pays each other seat, kongs are settled, the hand ends."""
@@ -263,9 +284,9 @@ class Round:
 
     def _deal(self) -> None:
         dealt = self.wall.deal(self.dealer)
-        for seat, tiles in enumerate(dealt):
+        for hand, tiles in zip(self.hands, dealt, strict=True):
             for t in tiles:
-                self.hands[seat][t] += 1
+                hand[t] += 1
         self._event(
             "deal",
             dealer=self.dealer,
@@ -296,11 +317,9 @@ class Round:
         return self.wall.indicator if self.rules.treasure else None
 
     def _resolve(self, answers: dict[int, Action]) -> None:
+        """Act on a window's answers (a turn's one answer is acted on at once)."""
         phase = self.phase
-        if phase is _TURN:
-            ((seat, action),) = answers.items()
-            self._turn_action(seat, action)
-        elif phase is _CLAIM:
+        if phase is _CLAIM:
             self._resolve_claim(answers)
         elif phase is Phase.ROB:
             self._resolve_rob(answers)
@@ -321,22 +340,75 @@ class Round:
     # --- turns -----------------------------------------------------------------------
 
     def _begin_turn(self, seat: int, drawn: int | None, *, after_kong: bool = False) -> None:
+        """Give ``seat`` the move and ask what it does; ``drawn`` is the tile it drew
+        (None after a call and on the dealer's first turn)."""
         self.phase = _TURN
         self.turn, self.drawn, self.after_kong = seat, drawn, after_kong
-        acts = self._turn_actions(seat)
+        held = self.hands[seat]
+        hand = bytes(held)
+        rules = self.rules
+        acts: list[Action] = []
+        floor = -1
+        opening = seat == self.dealer and not self.rivers[seat]
+        if drawn is not None or opening:
+            if drawn is None:
+                won = self._can_win(seat, hand)
+            else:
+                held[drawn] -= 1
+                key, shape = self._held[seat]  # looked up in place, as for a claim
+                shape = shape if key == held else self._held_shape(seat)
+                won = drawn in shape and self._wins_on(seat, drawn)
+                if (
+                    not won
+                    and rules.treasure
+                    and drawn == self.wall.indicator
+                    and seat not in self.won
+                ):
+                    # the treasure stands in for a wait of a ready hand (D19)
+                    won = bool(shape) and bool(self._waits(seat, bytes(held)))
+                known, resting = self._floor[seat]
+                if known == held:  # a draw lowers shanten by one at most
+                    floor = resting - 1
+                held[drawn] += 1
+            if won:
+                acts.append(_HU)
+        locked = self.ready[seat] or seat in self.won  # 报听, or a sichuan winner (D53)
+        melds = self.melds[seat]
+        if (
+            (4 in hand or ((melds or rules.xuanfeng) and _may_kong(hand, melds, rules.xuanfeng)))
+            and not self.just_chowed
+            and not (opening and self.dealer_kongs >= 1)
+            and self.wall.can_replace()
+        ):
+            acts += self._kong_actions(seat, hand, locked)
+        if locked and drawn is not None:
+            acts.append(_DISCARD[drawn])
+        else:
+            acts += compress(_DISCARD, hand)
+            if rules.declare_ready and not self.ready[seat] and floor <= 0:
+                floor = shanten(hand, shapes=rules.shapes)
+                for t in range(KINDS) if floor <= 0 else ():
+                    if hand[t]:
+                        after = bytearray(hand)
+                        after[t] -= 1
+                        key = bytes(after)
+                        if self._shape(key) and len(self._waits(seat, key)) == 1:
+                            acts.append(_READY[t])
+        self._floor[seat] = hand, floor
         self._asked, self._answers = ({seat: acts} if acts else {}), {}
 
     def _draw_for(self, seat: int) -> None:
-        left = len(self.wall)
+        live = self.wall.live  # read in place: a draw is the step of every turn
+        left = len(live)
         if self.rules.treasure and left <= 4:
             self._start_fenzhang(seat)
             return
         if not left:
             self._exhausted()
             return
-        if seat == self.dealer or self.rivers[seat]:
+        if self.first_go_around and (seat == self.dealer or self.rivers[seat]):
             self.first_go_around = False
-        tile = self.wall.draw()
+        tile = live.popleft()  # `Wall.draw`
         self.hands[seat][tile] += 1
         self.events.append({"type": "draw", "seat": seat, "tile": _NAME[tile]})
         self.just_chowed = False
@@ -401,56 +473,6 @@ class Round:
     def _is_que(self, seat: int, tile: int) -> bool:
         que = self.que[seat]
         return que is not None and tile < 27 and tile // 9 == que
-
-    def _turn_actions(self, seat: int) -> list[Action]:
-        held = self.hands[seat]
-        hand = bytes(held)
-        rules = self.rules
-        acts: list[Action] = []
-        drawn = self.drawn
-        floor = -1
-        opening = seat == self.dealer and not self.rivers[seat]
-        if drawn is not None or opening:
-            treasure = self.wall.indicator if rules.treasure else None
-            if drawn is None:
-                won = self._can_win(seat, hand)
-            else:
-                held[drawn] -= 1
-                key, shape = self._held[seat]  # looked up in place, as for a claim
-                shape = shape if key == held else self._held_shape(seat)
-                won = drawn in shape and self._wins_on(seat, drawn)
-                if not won and drawn == treasure and seat not in self.won:
-                    # the treasure stands in for a wait of a ready hand (D19)
-                    won = bool(shape) and bool(self._waits(seat, bytes(held)))
-                known, resting = self._floor[seat]
-                if known == held:  # a draw lowers shanten by one at most
-                    floor = resting - 1
-                held[drawn] += 1
-            if won:
-                acts.append(_HU)
-        locked = self.ready[seat] or seat in self.won  # 报听, or a sichuan winner (D53)
-        if (
-            (4 in hand or self.melds[seat] or rules.xuanfeng)
-            and not self.just_chowed
-            and not (opening and self.dealer_kongs >= 1)
-            and self.wall.can_replace()
-        ):
-            acts += self._kong_actions(seat, hand, locked)
-        if locked and drawn is not None:
-            acts.append(_DISCARD[drawn])
-        else:
-            acts += compress(_DISCARD, hand)
-            if rules.declare_ready and not self.ready[seat] and floor <= 0:
-                floor = shanten(hand, shapes=rules.shapes)
-                for t in range(KINDS) if floor <= 0 else ():
-                    if hand[t]:
-                        after = bytearray(hand)
-                        after[t] -= 1
-                        key = bytes(after)
-                        if self._shape(key) and len(self._waits(seat, key)) == 1:
-                            acts.append(_READY[t])
-        self._floor[seat] = hand, floor
-        return acts
 
     def _kong_actions(self, seat: int, hand: bytes, locked: bool) -> list[Action]:
         acts: list[Action] = []
@@ -556,35 +578,43 @@ class Round:
         else:  # the most common event, written directly
             self.events.append({"type": "discard", "seat": seat, "tile": _NAME[tile]})
         rules = self.rules
-        if rules.chase_dealer_pays:
+        if rules.chase_dealer_pays and self.first_go_around:
             self._chase_dealer(seat, tile)
-        if rules.treasure:
+        if rules.treasure and (tile == self.wall.indicator or not len(self.wall)):
+            # A discard shows only its own face, so only a copy of the treasure face can
+            # newly expose the treasure. Once the live wall is empty no indicator can be
+            # flipped, and each check logs that anew, so those checks all still run.
             self._check_treasure()
-        self.claim = (seat, tile)
         asked = {}
-        chi_seat = (seat + 1) % 4 if rules.chi and tile < 27 else None
+        hands, held_shapes, won = self.hands, self._held, self.won
+        chi_seat = (seat + 1) % 4 if rules.chi and tile < 27 else -1
         for o in _OTHERS[seat]:
-            if o in self.won:
+            if won and o in won:
                 continue
             # A seat can claim only a tile it may win on, holds two of, or may chi; its
             # shape waits are looked up in place while its hand is unchanged.
-            hand = self.hands[o]
-            key, shape = self._held[o]
-            chis = []
-            if o == chi_seat:
-                chis = [run for run, x, y in _CHI_ON[tile] if hand[x] and hand[y]]
+            hand = hands[o]
+            key, shape = held_shapes[o]
+            chis: Sequence[Action] = ()
+            if o == chi_seat:  # a plain loop: a comprehension costs a call
+                chis = []
+                for run, x, y in _CHI_ON[tile]:
+                    if hand[x] and hand[y]:
+                        chis.append(run)
             if (
                 hand[tile] >= 2 or chis or tile in (shape if key == hand else self._held_shape(o))
             ) and (acts := self._claim_actions(o, tile, chis)):
                 asked[o] = acts
             elif self.ask_all:
                 asked[o] = [_PASS]
-        self.phase = _CLAIM
-        self._asked, self._answers = asked, {}
-        if not asked:
+        if asked:
+            self.claim = (seat, tile)
+            self.phase = _CLAIM
+            self._asked, self._answers = asked, {}
+        else:  # nobody to ask: the usual turn, so play goes straight on
             self._after_discard(seat)
 
-    def _claim_actions(self, seat: int, tile: int, chis: list[Action]) -> list[Action]:
+    def _claim_actions(self, seat: int, tile: int, chis: Sequence[Action]) -> list[Action]:
         """What ``seat`` may do with a discarded ``tile``; ``chis``: the runs it could chi."""
         acts = [_HU] if self._wins_on(seat, tile) else []
         held = self.hands[seat][tile]
@@ -621,7 +651,7 @@ class Round:
             winners = winners[:1]
         if not self.won and len(winners) > 1:
             self.first_multi_source = source
-        if by is WinBy.DISCARD:
+        if by is _BY_DISCARD:
             self.rivers[source].pop()
         else:  # the robbed addition is void (D9)
             self.hands[source][tile] -= 1
@@ -635,7 +665,7 @@ class Round:
     def _resolve_claim(self, answers: dict[int, Action]) -> None:
         assert self.claim is not None
         discarder, tile = self.claim
-        if self._claimed_wins(discarder, tile, answers, WinBy.DISCARD):
+        if self._claimed_wins(discarder, tile, answers, _BY_DISCARD):
             return
         order = _OTHERS[discarder]
         for seat in order:
@@ -661,15 +691,15 @@ class Round:
             "call",
             seat=seat,
             kind=meld.kind.value,
-            tiles=format_tiles(meld.tiles, sort=False),  # a meld's tiles are in order
+            tiles=_meld_text(meld.tiles),
             source=discarder,
         )
         self._check_treasure()
-        if meld.kind is MeldKind.MING_GANG:
+        if meld.kind is _M_MING_GANG:
             self._kong_paid(seat, meld)
             self._replacement(seat)
         else:
-            self.just_chowed = meld.kind is MeldKind.CHI
+            self.just_chowed = meld.kind is _M_CHI
             self._begin_turn(seat, None)
 
     # --- robbing a kong --------------------------------------------------------------
@@ -885,6 +915,7 @@ class Round:
 
     def _finish(self, how: str) -> None:
         self.phase = Phase.END
+        self.over = True
         self._asked, self._answers = {}, {}
         deltas = [sum(item.deltas[s] for item in self.items) for s in SEATS]
         fees = service_fees(self.options, deltas)

@@ -24,8 +24,9 @@ class MeldKind(Enum):
     XUANFENG = "xuanfeng"  # 旋风杠: 中发白 laid down, extra dragons appended (baicheng)
 
 
-_KONGS = frozenset({MeldKind.MING_GANG, MeldKind.BU_GANG, MeldKind.AN_GANG})
-_PUNG_LIKE = _KONGS | {MeldKind.PENG}
+# Compared by identity: an enum member's hash and a lookup on its class are Python-level.
+_PENG, _AN_GANG = MeldKind.PENG, MeldKind.AN_GANG
+_MING_GANG, _BU_GANG = MeldKind.MING_GANG, MeldKind.BU_GANG
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +49,9 @@ class Meld:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
+        kind = self.kind
+        is_kong = kind is _MING_GANG or kind is _BU_GANG or kind is _AN_GANG
         set_(self, "face", self.tiles[0])
-        set_(self, "is_kong", self.kind in _KONGS)
-        set_(self, "is_pung_like", self.kind in _PUNG_LIKE)
-        set_(self, "opens", self.kind is not MeldKind.AN_GANG)
+        set_(self, "is_kong", is_kong)
+        set_(self, "is_pung_like", is_kong or kind is _PENG)
+        set_(self, "opens", kind is not _AN_GANG)

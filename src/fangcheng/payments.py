@@ -47,6 +47,10 @@ _MING_GANG: Final = MeldKind.MING_GANG
 _BU_GANG: Final = MeldKind.BU_GANG
 
 
+# The kong transfers are built with tuple.__new__, skipping their Python-level __new__.
+_new: Final = tuple.__new__
+
+
 class Transfer(NamedTuple):
     """``amount`` coins from ``payer`` to ``payee``, with a short reason."""
 
@@ -59,9 +63,9 @@ class Transfer(NamedTuple):
 def deltas_of(transfers: Iterable[Transfer]) -> tuple[int, ...]:
     """Per-seat net of some transfers."""
     out = [0, 0, 0, 0]
-    for t in transfers:
-        out[t.payer] -= t.amount
-        out[t.payee] += t.amount
+    for payer, payee, amount, _ in transfers:  # unpacked: a named field read is slower
+        out[payer] -= amount
+        out[payee] += amount
     return tuple(out)
 
 
@@ -112,13 +116,11 @@ def _kong(
         unit *= table.big_multiplier
         label = f"大杠 {label}"
     each = unit * base
-    transfers = tuple(
-        [
-            Transfer(p, seat, each * (table.dealer_multiplier if dealer in (seat, p) else 1), label)
-            for p in payers
-        ]
-    )
-    return KongPayment(seat, label, transfers)
+    transfers = []
+    for p in payers:  # a plain loop, and tuple.__new__: every kong of every win comes here
+        amount = each * (table.dealer_multiplier if dealer in (seat, p) else 1)
+        transfers.append(_new(Transfer, (p, seat, amount, label)))
+    return _new(KongPayment, (seat, label, tuple(transfers)))
 
 
 def kong_payments(

@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from operator import itemgetter
 
 from .tiles import format_tiles, tile_set
 
@@ -69,6 +70,20 @@ def deal_order(dealer: int) -> list[int]:
     return order
 
 
+@cache
+def _dealt_to(dealer: int) -> tuple[itemgetter[tuple[int, ...]], ...]:
+    """Per seat, a getter of the tiles `deal_order` gives it, in order. Memoised: every
+    hand deals, and a getter picks a seat's tiles in one C-level call."""
+    order = deal_order(dealer)
+    return tuple(itemgetter(*[i for i, s in enumerate(order) if s == seat]) for seat in range(4))
+
+
+@cache
+def _tile_set(rules: str) -> tuple[int, ...]:
+    """`tile_set`, memoised: every hand shuffles a copy."""
+    return tuple(tile_set(rules))
+
+
 class Wall:
     """The undealt tiles of one hand, in draw order."""
 
@@ -80,15 +95,18 @@ class Wall:
         self.undealt: list[int] = list(self.tiles[:DEALT])  # until `deal`
         self.reserve: deque[int] = deque()
         self.indicators: list[int] = []
+        #: The current indicator (the last of ``indicators``), read on every turn.
+        self.indicator: int | None = None
         if treasure:
             self.reserve.extend(reversed(rest[-4:]))  # t1 = the last tile, then t2, t3, t4
-            self.indicators.append(rest[-5])
+            self.indicator = rest[-5]
+            self.indicators.append(self.indicator)
             rest = rest[:-5]
         self.live: deque[int] = deque(rest)
 
     @classmethod
     def shuffled(cls, rules: str, rng: random.Random) -> Wall:
-        tiles = tile_set(rules)
+        tiles = list(_tile_set(rules))
         rng.shuffle(tiles)
         return cls(tiles, treasure=rules == "baicheng")
 
@@ -96,9 +114,7 @@ class Wall:
         """Each seat's starting tiles: 14 for the dealer, 13 for the others."""
         if not self.undealt:
             raise ValueError("the wall has already been dealt")
-        hands: list[list[int]] = [[], [], [], []]
-        for tile, seat in zip(self.undealt, deal_order(dealer), strict=True):
-            hands[seat].append(tile)
+        hands = [list(take(self.undealt)) for take in _dealt_to(dealer)]
         self.undealt = []
         return hands
 
@@ -121,12 +137,9 @@ class Wall:
         """换宝: retire the indicator and flip the next one from the live tail (D29)."""
         if not self.live:
             return None
-        self.indicators.append(self.live.pop())
-        return self.indicators[-1]
-
-    @property
-    def indicator(self) -> int | None:
-        return self.indicators[-1] if self.indicators else None
+        self.indicator = self.live.pop()
+        self.indicators.append(self.indicator)
+        return self.indicator
 
     def __repr__(self) -> str:
         return (
