@@ -23,7 +23,7 @@ from enum import Enum
 from functools import cache
 from itertools import chain, compress, repeat
 from operator import is_, itemgetter
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from .actions import Act, Action, IllegalActionError, called_meld
 from .analysis import shanten, waits
@@ -111,6 +111,7 @@ _M_PENG, _M_AN_GANG, _M_XUANFENG = MeldKind.PENG, MeldKind.AN_GANG, MeldKind.XUA
 _M_CHI, _M_MING_GANG = MeldKind.CHI, MeldKind.MING_GANG
 _BY_DISCARD: Final = WinBy.DISCARD
 _DRAGON_COUNTS: Final = itemgetter(*DRAGONS)
+_NO_SCORES: Final = (0, 0, 0, 0)
 
 
 @cache
@@ -992,9 +993,9 @@ class Round:
 # --- observations ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
-    """What everyone can see of one seat."""
+class SeatView(NamedTuple):
+    """What everyone can see of one seat. (Named tuples, as `Observation`: a view is
+    built for every decision, and a tuple is built in one call.)"""
 
     melds: tuple[Meld, ...]  # laid melds; another seat's 暗杠 is only counted below
     hidden_kongs: int  # 暗杠 face down (shown to the others only when the hand ends)
@@ -1008,8 +1009,7 @@ class SeatView:
     revealed: bytes | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
+class Observation(NamedTuple):
     """Exactly what ``seat`` may know: the public table, its own hand, its legal actions."""
 
     seat: int
@@ -1063,41 +1063,43 @@ class Observation:
 def observe(round_: Round, seat: int) -> Observation:
     """The view of ``seat``: never another seat's concealed tiles or the wall order."""
     ended = round_.over
-    que_known = all(q is not None for q in round_.que)
+    que_known = None not in round_.que
+    won, hands, rivers = round_.won, round_.hands, round_.rivers
     views = []
     for s in SEATS:
         melds = round_.melds[s]
-        shown = tuple(m for m in melds if ended or s == seat or m.kind is not MeldKind.AN_GANG)
+        shown = tuple(m for m in melds if ended or s == seat or m.kind is not _M_AN_GANG)
         views.append(
             SeatView(
-                melds=shown,
-                hidden_kongs=len(melds) - len(shown),
-                river=tuple(round_.rivers[s]),
-                concealed=sum(round_.hands[s]),
-                ready=round_.ready[s],
-                que=round_.que[s] if que_known else None,
-                won=s in round_.won,
-                piao=round_.piao[s],
-                revealed=round_.revealed(s) if ended or s in round_.won else None,
+                shown,
+                len(melds) - len(shown),
+                tuple(rivers[s]),
+                int.from_bytes(hands[s], "little") % 255,  # the tile count, in C
+                round_.ready[s],
+                round_.que[s] if que_known else None,
+                s in won,
+                round_.piao[s],
+                round_.revealed(s) if ended or s in won else None,
             )
         )
-    scores = tuple(sum(item.deltas[s] for item in round_.items) for s in SEATS)
-    open_claim = round_.claim if round_.phase in (Phase.CLAIM, Phase.ROB) else None
+    items = round_.items
+    scores = tuple(sum(item.deltas[s] for item in items) for s in SEATS) if items else _NO_SCORES
+    phase = round_.phase
     indicators = round_.wall.indicators
     return Observation(
-        seat=seat,
-        rules=round_.rules.name,
-        phase=round_.phase,
-        dealer=round_.dealer,
-        turn=round_.turn,
-        base=round_.base,
-        wall=len(round_.wall),
-        treasure=round_.treasure,
-        retired=tuple(indicators[:-1]),
-        hand=bytes(round_.hands[seat]),
-        drawn=round_.drawn if round_.turn == seat else None,
-        seats=tuple(views),
-        scores=scores,
-        last_discard=open_claim,
-        legal=tuple(round_.legal_actions(seat)),
+        seat,
+        round_.rules.name,
+        phase,
+        round_.dealer,
+        round_.turn,
+        round_.base,
+        len(round_.wall),
+        round_.treasure,
+        tuple(indicators[:-1]),
+        bytes(hands[seat]),
+        round_.drawn if round_.turn == seat else None,
+        tuple(views),
+        scores,
+        round_.claim if phase is _CLAIM or phase is Phase.ROB else None,
+        tuple(round_.legal_actions(seat)),
     )
