@@ -166,6 +166,36 @@ def test_strong_waits_for_a_self_draw_in_xuezhan() -> None:
     assert StrongBot(random.Random(0)).act(baishan) == Action(Act.HU)
 
 
+def test_strong_makes_a_kong_that_costs_one_step_while_the_wall_is_long() -> None:
+    # baishan: 1m is both a 暗杠 and the run 1m-3m; konging it leaves the hand three from
+    # ready instead of two. The kong is paid whether or not the hand wins, so strong
+    # makes it; efficiency, and strong near the end of the wall, keep the run instead.
+    hand = "1111m3m5m6p7p9p2s3s8sEE"
+    one_m = parse_tiles("1m")[0]
+    legal = (
+        Action(Act.AN_GANG, one_m),
+        *(Action(Act.DISCARD, t) for t in sorted(set(parse_tiles(hand)))),
+    )
+    long_wall = _obs("baishan", hand, Phase.TURN, legal, wall=40)
+    assert StrongBot(random.Random(0)).act(long_wall) == Action(Act.AN_GANG, one_m)
+    assert EfficientBot(random.Random(0)).act(long_wall).kind is Act.DISCARD
+    short_wall = _obs("baishan", hand, Phase.TURN, legal, wall=10)
+    assert StrongBot(random.Random(0)).act(short_wall).kind is Act.DISCARD
+
+
+def test_strong_calls_a_kong_that_costs_one_step_while_the_wall_is_long() -> None:
+    # The same hand with 1m discarded: efficiency calls 碰 (a step closer), strong the
+    # 明杠 (paid whether or not it wins); near the end of the wall it calls 碰 too.
+    hand = "111m3m5m6p7p9p2s3s8sEE"
+    legal = (Action(Act.GANG), Action(Act.PENG), Action(Act.PASS))
+    kw: dict[str, object] = {"turn": 3, "last_discard": (3, parse_tiles("1m")[0])}
+    long_wall = _obs("baishan", hand, Phase.CLAIM, legal, wall=40, **kw)
+    assert StrongBot(random.Random(0)).act(long_wall) == Action(Act.GANG)
+    assert EfficientBot(random.Random(0)).act(long_wall) == Action(Act.PENG)
+    short_wall = _obs("baishan", hand, Phase.CLAIM, legal, wall=10, **kw)
+    assert StrongBot(random.Random(0)).act(short_wall) == Action(Act.PENG)
+
+
 @pytest.mark.parametrize(
     ("hand", "que"),
     [

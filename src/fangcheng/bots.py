@@ -11,8 +11,9 @@ and `fangcheng.scoring.score`. Each bot draws its randomness from the seeded
   its live waits times what each wait would pay.
 - `StrongBot` looks further ahead (one draw at distance 1, two at distance 2), values
   waits by their fans against the table as it is (who is closed), passes a cheap discard
-  win in 血战 when a self-draw is likely to pay more, and folds against a declared 报听
-  when its own hand is far, with the faces that seat has let pass known to be safe.
+  win in 血战 when a self-draw is likely to pay more, makes kongs that cost one step of
+  distance while the wall is long, and folds against a declared 报听 when its own hand is
+  far, with the faces that seat has let pass known to be safe.
 """
 
 from __future__ import annotations
@@ -73,6 +74,10 @@ _CACHE_LIMIT: Final = 200_000
 _WAIT_FOR_SELF_DRAW: Final = 1.4
 #: How many of the best discards at distance 2 `StrongBot` looks two draws ahead for.
 _SECOND_STEP: Final = 4
+#: `StrongBot` makes a kong that costs this much distance while the wall holds at least
+#: `_KONG_WALL` tiles: its coins are paid whether or not the hand wins, and it draws.
+_KONG_SLACK: Final = 1
+_KONG_WALL: Final = 16
 _V = TypeVar("_V")
 
 
@@ -575,22 +580,27 @@ class EfficientBot(Bot):
             return options[0]
         best, _ = self.closest(table, h, table.melds, _held(h))
         for a in options:
-            hand = bytearray(h)
-            if a.kind is Act.XUANFENG:
-                if not any(h[t] >= 2 for t in DRAGONS):
-                    continue  # laying the set only opens the hand; it pays concealed too
-                for t in DRAGONS:
-                    hand[t] -= 1
-                melds = [*table.melds, Meld(MeldKind.XUANFENG, (33, 32, 31))]
-                held = _held(hand)
-                after = self.closest(table, bytes(hand), melds, held)[0] if held else best
-            else:
-                assert a.tile is not None
-                hand[a.tile] -= 4 if a.kind is Act.AN_GANG else 1
-                after = self.distance(table, bytes(hand), table.melds)
-            if after <= best:
+            after = self.after_kong(table, a, best)
+            if after is not None and after <= best:
                 return a
         return None
+
+    def after_kong(self, table: Table, kong: Action, best: int) -> int | None:
+        """The hand's distance after ``kong`` (``best``: its distance after a discard);
+        None for a 旋风杠 that would only open the hand (the set pays concealed too)."""
+        h = table.obs.hand
+        hand = bytearray(h)
+        if kong.kind is Act.XUANFENG:
+            if not any(h[t] >= 2 for t in DRAGONS):
+                return None
+            for t in DRAGONS:
+                hand[t] -= 1
+            melds = [*table.melds, Meld(MeldKind.XUANFENG, (33, 32, 31))]
+            held = _held(hand)
+            return self.closest(table, bytes(hand), melds, held)[0] if held else best
+        assert kong.tile is not None
+        hand[kong.tile] -= 4 if kong.kind is Act.AN_GANG else 1
+        return self.distance(table, bytes(hand), table.melds)
 
     def claim(self, table: Table, calls: Sequence[Action]) -> Action:
         """Call when the hand after it (and its best discard) beats the hand without it:
@@ -661,6 +671,8 @@ class StrongBot(EfficientBot):
       are (立门, 门清, 三家清 and 四家清 depend on them), not against a closed table.
     - 血战 (sichuan): a discard win is passed while a self-draw, paid by every seat still
       playing with one more fan, is expected to pay more (`wait_for_self_draw`).
+    - Kongs: while the wall is long, a kong is made even when it costs one step of
+      distance; its coins are paid whether or not the hand wins.
     - Defence: each other seat's chance of being ready (declared 报听: 1; else from its
       discards and calls, fitted on efficient play) and each face's chance of completing
       its wait (the unseen wait patterns; 0 for its 缺 suit and for the faces it let pass
@@ -860,6 +872,41 @@ class StrongBot(EfficientBot):
         return best
 
     # --- choosing ----------------------------------------------------------------------
+
+    def kong(self, table: Table) -> Action | None:
+        """As `EfficientBot.kong`, else a 暗杠 or 补杠 that costs at most `_KONG_SLACK` of
+        distance while the wall is long: the kong money (2 to 30 × 底注) is paid whether
+        or not the hand wins, and the replacement draw wins back part of the step."""
+        found = super().kong(table)
+        obs = table.obs
+        if found is not None or obs.wall < _KONG_WALL:
+            return found
+        kongs = [a for a in obs.legal if a.kind in (Act.AN_GANG, Act.BU_GANG)]
+        if not kongs:
+            return None
+        best, _ = self.closest(table, obs.hand, table.melds, _held(obs.hand))
+        for a in kongs:
+            after = self.after_kong(table, a, best)
+            if after is not None and after <= best + _KONG_SLACK:
+                return a
+        return None
+
+    def claim(self, table: Table, calls: Sequence[Action]) -> Action:
+        """As `EfficientBot.claim`, but a 明杠 is made at up to `_KONG_SLACK` of distance
+        while the wall is long, for the same reason as in `kong`."""
+        obs = table.obs
+        if obs.wall >= _KONG_WALL and obs.last_discard is not None:
+            source, tile = obs.last_discard
+            now = self.distance(table, obs.hand, table.melds)
+            for a in calls:
+                if a.kind is Act.GANG:
+                    hand = bytearray(obs.hand)
+                    meld, used = called_meld(a, tile, source)
+                    for x in used:
+                        hand[x] -= 1
+                    if self.distance(table, bytes(hand), (*table.melds, meld)) <= now + _KONG_SLACK:
+                        return a
+        return super().claim(table, calls)
 
     def discard(self, table: Table, discards: Sequence[Action]) -> Action:
         """Efficiency first; a hand two or more from ready folds against a declared seat
