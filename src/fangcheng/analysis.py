@@ -218,7 +218,10 @@ def _checked(hand: Hand, rest: tuple[int, ...], what: str) -> tuple[bytes, int]:
     h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
     if h.translate(None, _LEGAL_COUNTS):
         raise _bad_counts(h)
-    return h, _check_size(_tile_count(h), h, rest, what)
+    n = int.from_bytes(h, "little") % 255  # `_tile_count`, inline: bots call this often
+    if n % 3 not in rest or n > 14:
+        _check_size(n, h, rest, what)
+    return h, n
 
 
 def _tile_count(h: bytes) -> int:
@@ -422,10 +425,26 @@ def _rows(honours: tables.Honours) -> _Rows:
     )
 
 
-_ROWS: Final = {False: _rows(_T.honours), True: _rows(_T.dragon_set)}
-_NEIGHBOURS: Final[dict[tuple[str, int], dict[bytes, tuple[int, bytes]]]] = {
-    (kind, step): {} for kind in ("suit", "honours", "dragons") for step in (1, -1)
-}
+class _After(NamedTuple):
+    """What `_standard_after_each` reads for one honours kind and one step."""
+
+    rows: _Rows
+    honours: tables.Honours
+    suit_memo: dict[bytes, tuple[int, bytes]]  # `_neighbour_ids` of suits, for this step
+    honours_memo: dict[bytes, tuple[int, bytes]]  # the same of the honours
+
+
+def _after(step: int) -> tuple[_After, _After]:
+    """The plain honours' and baicheng's (中发白 a meld) `_After` for ``step``."""
+    suit_memo: dict[bytes, tuple[int, bytes]] = {}
+    return (
+        _After(_rows(_T.honours), _T.honours, suit_memo, {}),
+        _After(_rows(_T.dragon_set), _T.dragon_set, suit_memo, {}),
+    )
+
+
+#: By step (1: a draw, -1: a discard), then by whether 中发白 is a meld.
+_AFTER: Final = {1: _after(1), -1: _after(-1)}
 
 
 def _neighbour_ids(
@@ -447,15 +466,14 @@ def _neighbour_ids(
     return found
 
 
-def _standard_after_each(h: bytes, n: int, step: int, dragon_set: bool) -> tuple[list[int], int]:
+def _standard_after_each(
+    h: bytes, n: int, step: int, dragon_set: bool
+) -> tuple[tuple[int, ...], int]:
     """Standard-form shanten after one more (or one fewer) of each face, by lookups —
     only the changed tile's component moves; the other three stay joined — and the
     hand's own standard shanten."""
-    honours = _T.dragon_set if dragon_set else _T.honours
-    rows = _ROWS[dragon_set]
+    rows, honours, suit_memo, hon_memo = _AFTER[step][dragon_set]
     hon_entries, hon_size = honours.component.entries, honours.component.size
-    suit_memo = _NEIGHBOURS["suit", step]
-    hon_memo = _NEIGHBOURS["dragons" if dragon_set else "honours", step]
     m, p, s, z = _SPLIT(h)
     ia, na = suit_memo.get(m) or _neighbour_ids(m, _SUIT, suit_memo, step)
     ib, nb = suit_memo.get(p) or _neighbour_ids(p, _SUIT, suit_memo, step)
@@ -476,7 +494,7 @@ def _standard_after_each(h: bytes, n: int, step: int, dragon_set: bool) -> tuple
         + nd.translate(rows.joined_by_honours[ic]).translate(by_joined)
     )
     own = honours.final[(two * honours.size + joined) * 5 + melds] - 1
-    return memoryview(out).cast("b").tolist(), own
+    return tuple(memoryview(out).cast("b")), own
 
 
 def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
@@ -501,7 +519,7 @@ def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
         else:
             kinds = KINDS - h.count(0)
             by_count = (now - (kinds < 7), now - 1, now, now, _NO_CHANGE)
-        out = list(map(min, out, map(by_count.__getitem__, h)))
+        out = tuple(map(min, out, map(by_count.__getitem__, h)))
     # Thirteen orphans is at least one short per honour face not held, less the pair.
     if (
         n == 13
@@ -511,13 +529,15 @@ def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
     ):
         orphans = _orphan_counts(h)
         orphan_kinds, paired = 13 - orphans.count(0), max(orphans) >= 2
+        found = list(out)
         for t, count in zip(_ORPHAN_FACES, orphans, strict=True):
             if count < 4:
-                out[t] = min(out[t], 13 - orphan_kinds - (count == 0) - (paired or count == 1))
+                found[t] = min(found[t], 13 - orphan_kinds - (count == 0) - (paired or count == 1))
         for t in range(KINDS):
             if t not in _ORPHAN_SET and h[t] < 4:
-                out[t] = min(out[t], 13 - orphan_kinds - paired)
-    return tuple(out)
+                found[t] = min(found[t], 13 - orphan_kinds - paired)
+        out = tuple(found)
+    return out
 
 
 def discard_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
@@ -540,7 +560,7 @@ def discard_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
         else:
             kinds = KINDS - h.count(0)
             by_count = (_NO_CHANGE, now + (kinds <= 7), now + 1, now, now)
-        out = list(map(min, out, map(by_count.__getitem__, h)))
+        out = tuple(map(min, out, map(by_count.__getitem__, h)))
     if (
         n == 14
         and shapes.thirteen_orphans
@@ -550,14 +570,16 @@ def discard_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
         orphans = _orphan_counts(h)
         orphan_kinds = 13 - orphans.count(0)
         doubled = sum(1 for x in orphans if x >= 2)
+        found = list(out)
         for t, count in zip(_ORPHAN_FACES, orphans, strict=True):
             if count:
                 paired = doubled - (count == 2) > 0
-                out[t] = min(out[t], 13 - orphan_kinds + (count == 1) - paired)
+                found[t] = min(found[t], 13 - orphan_kinds + (count == 1) - paired)
         for t in range(KINDS):
             if t not in _ORPHAN_SET and h[t]:
-                out[t] = min(out[t], 13 - orphan_kinds - (doubled > 0))
-    return tuple(out)
+                found[t] = min(found[t], 13 - orphan_kinds - (doubled > 0))
+        out = tuple(found)
+    return out
 
 
 # --- waits -----------------------------------------------------------------------------
