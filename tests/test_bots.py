@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
 from fangcheng.actions import Act, Action
 from fangcheng.analysis import draw_shanten
-from fangcheng.bots import BOTS, EfficientBot, StrongBot, _held, _Memo, make_bot, table_of
+from fangcheng.bots import (
+    BOTS,
+    EfficientBot,
+    StrongBot,
+    Table,
+    _held,
+    _Memo,
+    make_bot,
+    table_of,
+)
 from fangcheng.engine import Observation, Phase, Round, SeatView
 from fangcheng.melds import Meld, MeldKind
 from fangcheng.rules import ALL_RULES
@@ -226,22 +236,29 @@ def test_registry() -> None:
 def test_closest_discards_are_those_of_every_distance(rules: str) -> None:
     # `closest` stops measuring once shanten (a floor of the distance) passes the best
     # distance found: it must name the discards that measuring every one would.
-    round_ = Round(rules, seed=3)
-    bot = EfficientBot(random.Random(3))  # one bot for all four seats: memos are per hand
     checked = 0
+    for _, table, memo in _turn_memos(rules, 3):
+        hand = table.obs.hand
+        faces = [t for t in range(34) if hand[t]]
+        every = memo.distances(hand, faces)
+        best = min(d for d, _ in every)
+        assert memo.closest(hand, faces) == (best, [t for d, t in every if d == best])
+        checked += 1
+    assert checked > 20
+
+
+def _turn_memos(rules: str, seed: int) -> Iterator[tuple[EfficientBot, Table, _Memo]]:
+    """Each turn of a hand four efficient seats play: the bot, the mover's table and its
+    memo. One bot plays every seat (memos are per hand)."""
+    round_ = Round(rules, seed=seed)
+    bot = EfficientBot(random.Random(seed))
     while not round_.over:
         for s in round_.pending():
             obs = round_.observe(s)
             if obs.phase is Phase.TURN:
                 table = table_of(obs)
-                memo = bot.memo(table, table.melds)
-                faces = [t for t in range(34) if obs.hand[t]]
-                every = memo.distances(obs.hand, faces)
-                best = min(d for d, _ in every)
-                assert memo.closest(obs.hand, faces) == (best, [t for d, t in every if d == best])
-                checked += 1
+                yield bot, table, bot.memo(table, table.melds)
             round_.act(s, bot.act(obs))
-    assert checked > 20
 
 
 def _useful_face_by_face(memo: _Memo, h: bytes, d: int) -> tuple[int, ...]:
@@ -277,22 +294,14 @@ def test_useful_draws_match_a_face_by_face_count(rules: str) -> None:
     # hand of bots must name the faces that looking at each face in turn names.
     checked = 0
     for seed in range(2):
-        round_ = Round(rules, seed=seed)
-        bot = EfficientBot(random.Random(seed))
-        while not round_.over:
-            for s in round_.pending():
-                obs = round_.observe(s)
-                if obs.phase is Phase.TURN:
-                    table = table_of(obs)
-                    memo = bot.memo(table, table.melds)
-                    hand = bytearray(obs.hand)
-                    for t in _held(hand):
-                        hand[t] -= 1
-                        h = bytes(hand)
-                        hand[t] += 1
-                        d = memo.distance(h)
-                        want = _useful_face_by_face(memo, h, d)
-                        assert bot.useful_faces(table, h, table.melds, d) == want
-                        checked += 1
-                round_.act(s, bot.act(obs))
+        for bot, table, memo in _turn_memos(rules, seed):
+            hand = bytearray(table.obs.hand)
+            for t in _held(hand):
+                hand[t] -= 1
+                h = bytes(hand)
+                hand[t] += 1
+                d = memo.distance(h)
+                want = _useful_face_by_face(memo, h, d)
+                assert bot.useful_faces(table, h, table.melds, d) == want
+                checked += 1
     assert checked > 200
