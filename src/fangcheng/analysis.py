@@ -218,7 +218,7 @@ def _checked(hand: Hand, rest: tuple[int, ...], what: str) -> tuple[bytes, int]:
     h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
     if h.translate(None, _LEGAL_COUNTS):
         raise _bad_counts(h)
-    n = int.from_bytes(h, "little") % 255  # `_tile_count`, inline: bots call this often
+    n = _tile_count(h)
     if n % 3 not in rest or n > 14:
         _check_size(n, h, rest, what)
     return h, n
@@ -379,7 +379,7 @@ _NO_CHANGE: Final = 99  # reported for a face that cannot be drawn (four held) o
 class _Rows(NamedTuple):
     """The tables of one honours kind re-laid for `bytes.translate`, which maps every
     byte of a string through a 256-byte row in one C call. A component's neighbours (its
-    id after one more or one fewer of each face) are a ``bytes`` of ids, the id ``size``
+    id after one more or one fewer of each face) are a ``bytes`` of ids, `_NO_ID`
     standing for no such hand; translating them through these rows gives the hand's
     shanten after each change, as one signed byte each (99: no such hand)."""
 
@@ -434,17 +434,18 @@ class _After(NamedTuple):
     honours_memo: dict[bytes, tuple[int, bytes]]  # the same of the honours
 
 
-def _after(step: int) -> tuple[_After, _After]:
-    """The plain honours' and baicheng's (中发白 a meld) `_After` for ``step``."""
+_HONOUR_ROWS: Final = ((_T.honours, _rows(_T.honours)), (_T.dragon_set, _rows(_T.dragon_set)))
+
+
+def _after() -> tuple[_After, ...]:
+    """The plain honours' and baicheng's (中发白 a meld) `_After` for one step: the rows
+    are shared by both steps, the memos are the step's own."""
     suit_memo: dict[bytes, tuple[int, bytes]] = {}
-    return (
-        _After(_rows(_T.honours), _T.honours, suit_memo, {}),
-        _After(_rows(_T.dragon_set), _T.dragon_set, suit_memo, {}),
-    )
+    return tuple(_After(rows, honours, suit_memo, {}) for honours, rows in _HONOUR_ROWS)
 
 
 #: By step (1: a draw, -1: a discard), then by whether 中发白 is a meld.
-_AFTER: Final = {1: _after(1), -1: _after(-1)}
+_AFTER: Final = {1: _after(), -1: _after()}
 
 
 def _neighbour_ids(
