@@ -1071,15 +1071,15 @@ def observe(round_: Round, seat: int) -> Observation:
         shown = tuple(m for m in melds if ended or s == seat or m.kind is not _M_AN_GANG)
         views.append(
             SeatView(
-                shown,
-                len(melds) - len(shown),
-                tuple(rivers[s]),
-                int.from_bytes(hands[s], "little") % 255,  # the tile count, in C
-                round_.ready[s],
-                round_.que[s] if que_known else None,
-                s in won,
-                round_.piao[s],
-                round_.revealed(s) if ended or s in won else None,
+                melds=shown,
+                hidden_kongs=len(melds) - len(shown),
+                river=tuple(rivers[s]),
+                concealed=sum(hands[s]),
+                ready=round_.ready[s],
+                que=round_.que[s] if que_known else None,
+                won=s in won,
+                piao=round_.piao[s],
+                revealed=round_.revealed(s) if ended or s in won else None,
             )
         )
     items = round_.items
@@ -1087,19 +1087,19 @@ def observe(round_: Round, seat: int) -> Observation:
     phase = round_.phase
     indicators = round_.wall.indicators
     return Observation(
-        seat,
-        round_.rules.name,
-        phase,
-        round_.dealer,
-        round_.turn,
-        round_.base,
-        len(round_.wall),
-        round_.treasure,
-        tuple(indicators[:-1]),
-        bytes(hands[seat]),
-        round_.drawn if round_.turn == seat else None,
-        tuple(views),
-        scores,
-        round_.claim if phase is _CLAIM or phase is Phase.ROB else None,
-        tuple(round_.legal_actions(seat)),
+        seat=seat,
+        rules=round_.rules.name,
+        phase=phase,
+        dealer=round_.dealer,
+        turn=round_.turn,
+        base=round_.base,
+        wall=len(round_.wall),
+        treasure=round_.treasure,
+        retired=tuple(indicators[:-1]),
+        hand=bytes(hands[seat]),
+        drawn=round_.drawn if round_.turn == seat else None,
+        seats=tuple(views),
+        scores=scores,
+        last_discard=round_.claim if phase is _CLAIM or phase is Phase.ROB else None,
+        legal=tuple(round_.legal_actions(seat)),
     )
