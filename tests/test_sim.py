@@ -46,6 +46,20 @@ def test_duplicate_rotates_the_bots_over_one_wall(tmp_path: Path) -> None:
         assert sorted(r.seat_of[p] for r in first) == [0, 1, 2, 3]
 
 
+def test_duplicate_rotations_share_each_seats_random_choices() -> None:
+    """Common random numbers: a seat's random stream is fixed by the wall and the seat,
+    so with the same bot in every seat the four rotations of a wall play one game."""
+    summary = simulate("baishan", 8, ["random"] * 4, seed=5, duplicate=True)
+    for wall in (0, 1):
+        games = {
+            tuple(r.totals[r.seat_of.index(seat)] for seat in range(4))
+            for r in summary.results
+            if r.wall == wall
+        }
+        assert len(games) == 1
+    assert len({tuple(r.totals) for r in summary.results}) > 1  # the walls do differ
+
+
 def test_saved_records_replay_identically(tmp_path: Path) -> None:
     simulate("baishan_platform", 6, SEATS, seed=4, records_dir=tmp_path)
     files = sorted(tmp_path.glob("hand-*.json"))

@@ -28,7 +28,10 @@ minutes before it gives up.
 In duplicate mode each wall is played four times with the bots rotated one seat further
 each time (same seed, same wall, same dealer), so every bot meets every deal from every
 seat; confidence intervals are then taken over walls, which cancels most of the luck of
-the deal.
+the deal. A seat's random choices, too, are drawn from a stream fixed by the wall and the
+seat, whoever sits there (common random numbers): where the bots of two rotations decide
+alike, their games stay alike, so the rotations differ only by what the bots do
+differently.
 """
 
 from __future__ import annotations
@@ -111,7 +114,7 @@ def play_hand(job: Job, index: int) -> HandResult:
     player_at = {seat: p for p, seat in enumerate(seat_of)}
     round_ = Round(job.rules, seed=derive(job.seed, wall), dealer=wall % 4)
     bots = [
-        make_bot(job.seats[player_at[seat]], random.Random(derive(job.seed, index, seat)))
+        make_bot(job.seats[player_at[seat]], random.Random(derive(job.seed, wall, seat)))
         for seat in range(4)
     ]
     while not round_.over:
