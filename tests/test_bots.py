@@ -219,6 +219,15 @@ def test_que_is_the_shortest_least_useful_suit(hand: str, que: int) -> None:
     assert EfficientBot(random.Random(0)).act(obs) == Action(Act.QUE, value=que)
 
 
+def test_strong_chooses_the_que_that_leaves_the_closest_hand() -> None:
+    """Efficient voids 234m, the fewest tiles; without them 1479p125589s is four from
+    ready, while without 1479p the hand 234m125589s is three away, so strong voids p."""
+    ques = tuple(Action(Act.QUE, value=v) for v in range(3))
+    obs = _obs("sichuan", "234m1479p125589s", Phase.QUE, ques, seat=2, wall=55)
+    assert EfficientBot(random.Random(0)).act(obs) == Action(Act.QUE, value=0)
+    assert StrongBot(random.Random(0)).act(obs) == Action(Act.QUE, value=1)
+
+
 def test_a_legal_win_is_always_taken() -> None:
     legal = (Action(Act.DISCARD, 0), Action(Act.HU), Action(Act.DISCARD, 26))
     obs = _obs("baishan", "111m456p789s234m99s", Phase.TURN, legal, drawn=26)

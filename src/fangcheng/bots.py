@@ -10,10 +10,11 @@ and `fangcheng.scoring.score`. Each bot draws its randomness from the seeded
   lack), then maximises the unseen tiles that advance the hand; a ready hand is valued by
   its live waits times what each wait would pay.
 - `StrongBot` looks further ahead (one draw at distance 1, two at distance 2), values
-  waits by their fans against the table as it is (who is closed), passes a cheap discard
-  win in 血战 when a self-draw is likely to pay more, makes kongs that cost one step of
-  distance while the wall is long, and folds against a declared 报听 when its own hand is
-  far, with the faces that seat has let pass known to be safe.
+  waits by their fans against the table as it is (who is closed), chooses its 缺 by the
+  hand it leaves, passes a cheap discard win in 血战 when a self-draw is likely to pay
+  more, makes kongs that cost one step of distance while the wall is long, and folds
+  against a declared 报听 when its own hand is far, with the faces that seat has let
+  pass known to be safe.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ _HELD: Final = bytes(min(count, 1) for count in range(256))  # translation: held
 _FACES: Final = range(KINDS)
 _UNIT: Final = tuple(1 << 8 * (KINDS - 1 - t) for t in range(KINDS))  # one of a face, as a mask
 _NO_SUIT: Final = bytes(9)
+_HONOURS: Final = KINDS - 27
 _FAR: Final = 99  # beyond any distance
 #: Copies left of a face seen ``count`` times (never below 0), as a translation table.
 _LEFT: Final = bytes(max(0, 4 - count) for count in range(256))
@@ -476,19 +478,16 @@ class EfficientBot(Bot):
         return next(a for a in legal if a.kind is Act.PASS)
 
     def choose_que(self, obs: Observation) -> Action:
-        """定缺: the suit with the fewest tiles; ties go to the one with fewer pairs and
-        neighbours (the least useful)."""
-        h = obs.hand
+        """定缺: the legal choice of least `que_weight`."""
+        return min(obs.legal, key=lambda a: self.que_weight(obs, 9 * a.value))
 
-        def weight(a: Action) -> tuple[int, int]:
-            suit = h[9 * a.value : 9 * a.value + 9]
-            links = sum(1 for c in suit if c >= 2)  # pairs, then neighbours one or two apart
-            links += sum(
-                1 for i in range(8) for j in (i + 1, i + 2) if j < 9 and suit[i] and suit[j]
-            )
-            return sum(suit), links
-
-        return min(obs.legal, key=weight)
+    def que_weight(self, obs: Observation, suit: int) -> tuple[int, ...]:
+        """The suit starting at ``suit`` as the 缺: the fewest tiles first; ties go to the
+        one with fewer pairs and neighbours (the least useful)."""
+        tiles = obs.hand[suit : suit + 9]
+        links = sum(1 for c in tiles if c >= 2)  # pairs, then neighbours one or two apart
+        links += sum(1 for i in range(8) for j in (i + 1, i + 2) if j < 9 and tiles[i] and tiles[j])
+        return sum(tiles), links
 
     def turn(self, table: Table) -> Action:
         legal = table.obs.legal
@@ -669,6 +668,7 @@ class StrongBot(EfficientBot):
       useful draws of the best hand they allow (two draws ahead).
     - A ready hand's fans are scored against the other seats as open or closed as they
       are (立门, 门清, 三家清 and 四家清 depend on them), not against a closed table.
+    - 定缺 (sichuan): the suit whose tiles leave the closest hand once set aside.
     - 血战 (sichuan): a discard win is passed while a self-draw, paid by every seat still
       playing with one more fan, is expected to pay more (`wait_for_self_draw`).
     - Kongs: while the wall is long, a kong is made even when it costs one step of
@@ -701,6 +701,20 @@ class StrongBot(EfficientBot):
             if self.wait_for_self_draw(table):
                 return next(a for a in observation.legal if a.kind is Act.PASS)
         return super().act(observation)
+
+    def que_weight(self, obs: Observation, suit: int) -> tuple[int, ...]:
+        """The shanten of the hand the 缺 leaves first: the suit's tiles are set aside as
+        isolated tiles (each will be discarded, and draws replace them); then as
+        `EfficientBot`. Sichuan plays no honours, so each set-aside tile becomes one."""
+        h = obs.hand
+        n = sum(h[suit : suit + 9])
+        if n > _HONOURS:
+            return (_FAR, *super().que_weight(obs, suit))
+        aside = bytearray(h)
+        aside[suit : suit + 9] = _NO_SUIT
+        aside[27 : 27 + n] = b"\x01" * n
+        steps = shanten(bytes(aside), shapes=find_rules(obs.rules).shapes)
+        return (steps, *super().que_weight(obs, suit))
 
     def wait_for_self_draw(self, table: Table) -> bool:
         """血战 (a discard win paid by the discarder alone, a self-draw by every seat still
