@@ -33,6 +33,7 @@ from fangcheng import (
     is_win,
     parse_tiles,
     shanten,
+    shanten_flush,
     shanten_seven_pairs,
     shanten_standard,
     shanten_thirteen_orphans,
@@ -460,6 +461,30 @@ def test_shanten_is_the_least_over_allowed_forms(hand: bytes, shapes: Shapes) ->
         if shapes.thirteen_orphans:
             forms.append(shanten_thirteen_orphans(hand))
     assert shanten(hand, shapes=shapes) == min(forms)
+
+
+@PROPERTY
+@given(hands(SIZES_13 + SIZES_14), st.integers(0, 2), st.booleans())
+def test_flush_shanten_counts_each_tile_outside_the_flush_as_one_exchange(
+    hand: bytes, suit: int, honours: bool
+) -> None:
+    def inside(t: int) -> bool:
+        return t // 9 == suit or (honours and t >= 27)
+
+    flush = shanten_flush(hand, suit, honours=honours)
+    plain = shanten_standard(hand)
+    assert flush >= plain
+    outside = [t for t in range(34) if hand[t] and not inside(t)]
+    if not outside:
+        assert flush == plain
+    else:  # swapping a tile outside for the right face inside is one step nearer
+        swapped = add(hand, outside[0], -1)
+        nearer = min(
+            shanten_flush(add(swapped, f, 1), suit, honours=honours)
+            for f in range(34)
+            if inside(f) and swapped[f] < 4
+        )
+        assert nearer == flush - 1
 
 
 @PROPERTY

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from fangcheng.actions import Act, Action
-from fangcheng.analysis import draw_shanten
+from fangcheng.analysis import draw_shanten, shanten_flush
 from fangcheng.bots import (
     BOTS,
     EfficientBot,
@@ -226,6 +226,23 @@ def test_strong_chooses_the_que_that_leaves_the_closest_hand() -> None:
     obs = _obs("sichuan", "234m1479p125589s", Phase.QUE, ques, seat=2, wall=55)
     assert EfficientBot(random.Random(0)).act(obs) == Action(Act.QUE, value=0)
     assert StrongBot(random.Random(0)).act(obs) == Action(Act.QUE, value=1)
+
+
+def test_strong_pursues_a_flush_worth_its_extra_step_while_the_wall_is_long() -> None:
+    """1235678m45pEEESS is ready after 8m (waits 3p 6p). Without 45p it is one step from
+    a 混一色, worth two fans on the platform (credited 1.5 steps): strong gives up the
+    ready hand for it while the wall is long. Baishan's 混一色 is one fan, worth no step."""
+    hand = "1235678m45pEEESS"
+    discards = tuple(Action(Act.DISCARD, t) for t in sorted(set(parse_tiles(hand))))
+    four_p, eight_m = (Action(Act.DISCARD, t) for t in parse_tiles("4p8m"))
+    long_wall = _obs("baishan_platform", hand, Phase.TURN, discards, wall=60)
+    assert shanten_flush(long_wall.hand, 0, honours=True) == 1
+    assert StrongBot(random.Random(0)).act(long_wall) == four_p
+    assert EfficientBot(random.Random(0)).act(long_wall) == eight_m
+    short_wall = _obs("baishan_platform", hand, Phase.TURN, discards, wall=20)
+    assert StrongBot(random.Random(0)).act(short_wall) == eight_m
+    one_fan = _obs("baishan", hand, Phase.TURN, discards, wall=60)
+    assert StrongBot(random.Random(0)).act(one_fan) == eight_m
 
 
 def test_a_legal_win_is_always_taken() -> None:

@@ -45,6 +45,7 @@ __all__ = [
     "draw_shanten",
     "is_win",
     "shanten",
+    "shanten_flush",
     "shanten_seven_pairs",
     "shanten_standard",
     "shanten_thirteen_orphans",
@@ -300,8 +301,11 @@ def is_win(hand: Hand, *, shapes: Shapes = CLASSIC) -> bool:
 # --- shanten ---------------------------------------------------------------------------
 
 
-def _standard(h: bytes, dragon_set: bool, rest: tuple[int, ...] = (1, 2)) -> tuple[int, int]:
-    """(standard-form shanten, tile count) of a checked hand."""
+def _standard(
+    h: bytes, dragon_set: bool, rest: tuple[int, ...] = (1, 2), melds: int | None = None
+) -> tuple[int, int]:
+    """(standard-form shanten, tile count) of a checked hand, toward ``melds`` melds and a
+    pair (by default as many melds as its tile count holds)."""
     honours = _T.dragon_set if dragon_set else _T.honours
     m, p, s, z = _SPLIT(h)
     try:
@@ -313,13 +317,37 @@ def _standard(h: bytes, dragon_set: bool, rest: tuple[int, ...] = (1, 2)) -> tup
         _check_size(n, h, rest, "shanten")
     two = _TWO_SUITS[(a >> _ID) * _N_SUIT + (b >> _ID)]
     joined = honours.pairs[(c >> _ID) * honours.component.size + (d >> _ID)]
-    return honours.final[(two * honours.size + joined) * 5 + n // 3] - 1, n
+    target = n // 3 if melds is None else melds
+    return honours.final[(two * honours.size + joined) * 5 + target] - 1, n
 
 
 def shanten_standard(hand: Hand, *, shapes: Shapes = CLASSIC) -> int:
     """Shanten of the four-melds-and-a-pair form (-1: complete, 0: ready)."""
     h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
     return _standard(h, shapes.dragon_set)[0]
+
+
+def shanten_flush(hand: Hand, suit: int, *, honours: bool = False, shapes: Shapes = CLASSIC) -> int:
+    """Standard-form shanten toward a flush of ``suit`` (0 m, 1 p, 2 s), with honours
+    allowed too if ``honours`` (a half flush). Tiles of other faces are set aside: each
+    must be discarded, and a tile of the flush drawn in its place.
+
+    >>> shanten_standard("123m456p789s1122z"), shanten_flush("123m456p789s1122z", 0, honours=True)
+    (0, 6)
+    """
+    h, n = _checked(hand, (1, 2), "flush shanten")
+    kept = (int.from_bytes(h) & _FLUSH_FACES[suit, honours]).to_bytes(KINDS)
+    return _standard(kept, shapes.dragon_set, (0, 1, 2), n // 3)[0]
+
+
+#: For `shanten_flush`: by (suit, honours too), a mask keeping those faces' count bytes.
+_FLUSH_FACES: Final = {
+    (suit, honours): int.from_bytes(
+        bytes(255 if t // 9 == suit or (honours and t >= 27) else 0 for t in range(KINDS))
+    )
+    for suit in range(3)
+    for honours in (False, True)
+}
 
 
 # Both forms count faces with C-level bytes methods: deleting the 0 and 1 bytes leaves

@@ -28,7 +28,7 @@ from itertools import compress
 from typing import ClassVar, Final, NamedTuple, TypeVar
 
 from .actions import Act, Action, called_meld
-from .analysis import discard_shanten, draw_shanten, shanten
+from .analysis import discard_shanten, draw_shanten, shanten, shanten_flush
 from .engine import Observation, Phase
 from .melds import Meld, MeldKind
 from .requirements import final_counts, wait_set
@@ -80,6 +80,10 @@ _SECOND_STEP: Final = 4
 #: `_KONG_WALL` tiles: its coins are paid whether or not the hand wins, and it draws.
 _KONG_SLACK: Final = 1
 _KONG_WALL: Final = 16
+#: `StrongBot` pursues a flush while the wall holds at least this many tiles, crediting
+#: it with this many steps of distance, by its fans (1, or 2 and more).
+_FLUSH_WALL: Final = 30
+_FLUSH_CREDIT: Final = {1: 0.75, 2: 1.5}
 _V = TypeVar("_V")
 
 
@@ -887,6 +891,65 @@ class StrongBot(EfficientBot):
 
     # --- choosing ----------------------------------------------------------------------
 
+    def flushes(self, table: Table) -> list[_Flush]:
+        """The flushes this hand may still pursue while the wall is long: a suit (not the
+        缺) every laid meld is in, with honours or without, as the rule set's 混一色 and
+        清一色 pay."""
+        obs, que = table.obs, table.que
+        values = _flush_values(table.rules)
+        if not values or obs.wall < _FLUSH_WALL:
+            return []
+        if que is not None and any(obs.hand[9 * que : 9 * que + 9]):
+            return []  # 缺 tiles are discarded first whatever is pursued
+        laid = {t // 9 if t < 27 else _HONOURS for m in table.melds for t in m.tiles}
+        out = []
+        for suit in range(3):
+            if suit == que or not laid <= {suit, _HONOURS}:
+                continue
+            for honours, value in values:
+                if honours or _HONOURS not in laid:
+                    out.append(_Flush(suit, honours, _FLUSH_CREDIT[min(value, 2)]))
+        return out
+
+    def flush_discard(self, table: Table, discards: Sequence[Action]) -> Action | None:
+        """The discard that pursues a flush, or None when no flush is worth it. A flush
+        counts as ``credit`` steps nearer than its shanten says (1.5 for two fans or more:
+        it is worth one extra step; 0.75 for one fan: it only breaks ties), and wins when
+        that beats the plain distance."""
+        flushes = self.flushes(table)
+        if not flushes:
+            return None
+        h, melds, shapes = table.obs.hand, table.melds, table.rules.shapes
+        faces = self.discard_faces(table, discards)
+        plain, _ = self.closest(table, h, melds, faces)
+        # Discarding never lowers a flush's shanten: the whole hand's is a floor.
+        flushes = [
+            f
+            for f in flushes
+            if shanten_flush(h, f.suit, honours=f.honours, shapes=shapes) - f.credit < plain
+        ]
+        if not flushes:
+            return None
+        memo = self.memo(table, melds)
+        hand = bytearray(h)
+        scored = []
+        for t in faces:
+            hand[t] -= 1
+            after = bytes(hand)
+            hand[t] += 1
+            d = memo.distance(after)
+            near = min(
+                shanten_flush(after, f.suit, honours=f.honours, shapes=shapes) - f.credit
+                for f in flushes
+            )
+            scored.append((min(d, near), d, t))
+        best, least, _ = min(scored)
+        if best >= plain:
+            return None
+        tied = [t for near, d, t in scored if (near, d) == (best, least)]
+        tile = tied[0] if len(tied) == 1 else self.ranked(table, h, melds, tied)[0][2]
+        return next(a for a in discards if a.tile == tile)
+
     def kong(self, table: Table) -> Action | None:
         """As `EfficientBot.kong`, else a 暗杠 or 补杠 that costs at most `_KONG_SLACK` of
         distance while the wall is long: the kong money (2 to 30 × 底注) is paid whether
@@ -923,11 +986,12 @@ class StrongBot(EfficientBot):
         return super().claim(table, calls)
 
     def discard(self, table: Table, discards: Sequence[Action]) -> Action:
-        """Efficiency first; a hand two or more from ready folds against a declared seat
-        (its waits are fixed, and every face it let pass since is known safe)."""
+        """Efficiency first, or a flush worth its extra steps (`flush_discard`); a hand two
+        or more from ready folds against a declared seat (its waits are fixed, and every
+        face it let pass since is known safe)."""
         threat = self.threats(table.obs)
         if max(threat) < 1.0:
-            return super().discard(table, discards)
+            return self.flush_discard(table, discards) or super().discard(table, discards)
         faces = self.discard_faces(table, discards)
         ranked = self.ranked(table, table.obs.hand, table.melds, faces)
         if ranked[0][0] < 2:
@@ -936,6 +1000,21 @@ class StrongBot(EfficientBot):
         order = {t: i for i, (_, _, t) in enumerate(ranked)}
         tile = min(order, key=lambda t: (round(self.danger(table, t, threat, norm), 3), order[t]))
         return next(a for a in discards if a.tile == tile)
+
+
+class _Flush(NamedTuple):
+    """A flush `StrongBot` may pursue, and how many steps of distance it is worth."""
+
+    suit: int
+    honours: bool  # 混一色 (honours allowed), or 清一色
+    credit: float
+
+
+@cache
+def _flush_values(rules: RuleSet) -> tuple[tuple[bool, int], ...]:
+    """(honours allowed, fans) of the rule set's 混一色 and 清一色."""
+    kinds = {"混一色": True, "清一色": False}
+    return tuple((kinds[f.name], f.value) for f in rules.fans if f.name in kinds)
 
 
 #: Another seat that has opened its hand, as the scorer needs to see it (立门, 三家清 …).
