@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from operator import attrgetter
 from typing import Final, NamedTuple
 
 from .analysis import Arrangement, Form, GroupKind, WaitShape
@@ -44,12 +45,12 @@ class Scope(Enum):
     BOTH = "both"  # WL: W when the winner has it, L for each payer that has it
 
 
-@dataclass(frozen=True, slots=True)
-class WinContext:
+class WinContext(NamedTuple):
     """Everything about one win that is not the decomposition: who, how, on what.
 
-    Slotted: the predicates read it dozens of times per win, and a slot read is several
-    times cheaper than a named tuple's field.
+    A named tuple, so frozen: the scorer builds one per candidate tile in one C call
+    (tuple.__new__), where a frozen dataclass's nineteen ``object.__setattr__`` calls
+    cost more than its cheaper field reads save over the predicates of a win.
     ``tile`` is the winning face; under 摸宝 it is the face the treasure stands in for.
     ``concealed`` are 34-count vectors per seat, the winner's *without* the winning tile;
     ``final`` is the winner's whole hand (concealed, melds and the winning tile);
@@ -135,6 +136,7 @@ _THIRTEEN_ORPHANS: Final = Form.THIRTEEN_ORPHANS
 _CHI: Final = MeldKind.CHI
 _PENG: Final = MeldKind.PENG
 _AN_GANG: Final = MeldKind.AN_GANG
+_KIND: Final = attrgetter("kind")
 _JIA_SHAPES: Final = frozenset(
     {WaitShape.EDGE, WaitShape.CLOSED, WaitShape.SINGLE, WaitShape.DRAGONS}
 )
@@ -147,7 +149,7 @@ def _all_pungs(c: WinContext, a: Arrangement) -> bool:
     for g in a.groups:
         if g.kind is _CHOW:
             return False
-    return all(m.kind is not _CHI for m in c.melds[c.winner])
+    return _CHI not in map(_KIND, c.melds[c.winner])  # in C: a generator costs a call
 
 
 def _winner_runs(c: WinContext, a: Arrangement) -> list[int]:
@@ -316,10 +318,12 @@ def _payer_three_runs(c: WinContext, seat: int) -> int:
 def _winner_four_of_a_face(c: WinContext, a: Arrangement) -> int:
     """四过一 (D71): suited faces with all four copies in the hand and no kong of them."""
     final = c.final
-    if 4 not in final[:27]:
-        return 0
-    konged = {m.face for m in c.melds[c.winner] if m.is_kong}
-    return sum(1 for t in range(27) if final[t] == 4 and t not in konged)
+    n = final.count(4, 0, 27)
+    if n:
+        for m in c.melds[c.winner]:  # a kong's face holds its four copies
+            if m.is_kong and m.face < 27 and final[m.face] == 4:
+                n -= 1
+    return n
 
 
 def _payer_four_of_a_face(c: WinContext, seat: int) -> int:

@@ -106,6 +106,7 @@ def _kong(
     label: str,
     unit: int,
     payers: Sequence[int],
+    options: Options,
     base: int,
     dealer: int,
     meld: Meld | None = None,
@@ -115,7 +116,7 @@ def _kong(
     if meld is not None and meld.face in table.big_faces:
         unit *= table.big_multiplier
         label = f"大杠 {label}"
-    each = unit * base
+    each = unit * effective_base(options, base)
     transfers = []
     for p in payers:  # a plain loop, and tuple.__new__: every kong of every win comes here
         amount = each * (table.dealer_multiplier if dealer in (seat, p) else 1)
@@ -141,7 +142,6 @@ def kong_payments(
     nothing. ``won``: seats that had won when the kongs were made (sichuan, D75).
     """
     table = rules.kongs
-    b = effective_base(options, base)
     dragon_sets = rules.xuanfeng and table.xuanfeng
     triplets = treasure is not None and table.treasure_triplet
     out: list[KongPayment] = []
@@ -155,13 +155,17 @@ def kong_payments(
                 unit = table.xuanfeng + table.extra_dragon * extra
                 label = "旋风杠" + (f" +{extra} 补" if extra else "")
                 payers = _payers(_BY_OTHERS, seat, None, won)
-                out.append(_kong(rules, seat, label, unit, payers, b, dealer))
+                out.append(_kong(rules, seat, label, unit, payers, options, base, dealer))
                 continue
             if kind is _PENG:  # 叉宝
                 if table.treasure_peng:
                     payers = _payers(_BY_OTHERS, seat, None, won)
                     label = f"叉宝 {tile_name(meld.face)}"
-                    out.append(_kong(rules, seat, label, table.treasure_peng, payers, b, dealer))
+                    out.append(
+                        _kong(
+                            rules, seat, label, table.treasure_peng, payers, options, base, dealer
+                        )
+                    )
                 continue
             if kind is _MING_GANG or kind is _BU_GANG:
                 if kind is _MING_GANG:
@@ -174,16 +178,18 @@ def kong_payments(
                 name, unit, policy = "暗杠", table.an, table.an_payers
             payers = _payers(policy, seat, meld, won)
             label = f"{name} {tile_name(meld.face)}"
-            out.append(_kong(rules, seat, label, unit, payers, b, dealer, meld))
-        if dragon_sets:
+            out.append(_kong(rules, seat, label, unit, payers, options, base, dealer, meld))
+        if dragon_sets and concealed[31] and concealed[32] and concealed[33]:
             for _ in range(min(concealed[31], concealed[32], concealed[33])):
                 payers = _payers(_BY_OTHERS, seat, None, won)
                 label = "中发白 (concealed)"
-                out.append(_kong(rules, seat, label, table.xuanfeng, payers, b, dealer))
+                out.append(_kong(rules, seat, label, table.xuanfeng, payers, options, base, dealer))
         if triplets and treasure is not None and concealed[treasure] >= 3:
             payers = _payers(_BY_OTHERS, seat, None, won)
             label = f"three treasure {tile_name(treasure)}"
-            out.append(_kong(rules, seat, label, table.treasure_triplet, payers, b, dealer))
+            out.append(
+                _kong(rules, seat, label, table.treasure_triplet, payers, options, base, dealer)
+            )
     return tuple(out)
 
 

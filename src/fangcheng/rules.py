@@ -289,10 +289,12 @@ class Options:
     room: Room | None = None  # baishan_platform room type
     piao: tuple[int, ...] = (0, 0, 0, 0)  # 漂 bets per seat, × 底注
     que: tuple[int, ...] | None = None  # 缺 suit per seat, 0 m / 1 p / 2 s; None if unknown
+    #: The room doubles 底注 and lets only the discarder pay (§3.7); kept as a field, not a
+    #: property, since the scorer reads it for every win.
+    anti_cheat: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def anti_cheat(self) -> bool:
-        return self.room is not None and self.room.anti_cheat
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "anti_cheat", self.room is not None and self.room.anti_cheat)
 
 
 def _option_names(rules: RuleSet) -> tuple[str, ...]:

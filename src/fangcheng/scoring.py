@@ -299,12 +299,12 @@ def _readings(
     found; the payers' own fans are found once, with the first tile that wins."""
     rules = s.rules
     shapes = rules.shapes
-    winner = s.seats[s.winner]
-    concealed, melds = winner.concealed, winner.melds
-    que = s.options.que[s.winner] if s.options.que is not None else None
+    winner = s.winner
+    concealed, melds = s.concealed[winner], s.melds[winner]
+    que = s.options.que[winner] if s.options.que is not None else None
     base = effective_base(s.options, s.base)
     own: PayerFans | None = None
-    out = []
+    out: list[Reading] = []
     for tile in tiles:
         hand = bytearray(concealed)
         hand[tile] += 1
@@ -315,29 +315,38 @@ def _readings(
         final = final_counts(hand14, melds)
         if hand_failure(rules, final, que) is not None:
             continue
-        legal = [a for a in found if has_pung(rules, a, melds)] if rules.pung else found
-        if not legal:
-            continue
-        context = WinContext(  # positional, in field order: this is the hot path
-            s.winner,
-            s.dealer,
-            tile,
-            s.source is None,  # self-drawn: every win but a discard or a robbed kong
-            s.source,
-            s.win_by is _ROBBED,
-            s.after_kong,
-            s.treasure,
-            treasure_win,
-            s.last_tile,
-            s.first_draw,
-            s.declared_ready,
-            s.closed,
-            s.melds,
-            s.concealed,
-            final,
-            (final[0:9] != _NONE9) + (final[9:18] != _NONE9) + (final[18:27] != _NONE9),
-            final[27:34] != _NONE7,
-            _shapes(found, tile) if rules.wait_shapes else _NO_SHAPES,
+        legal = found
+        if rules.pung:
+            legal = []
+            for a in found:  # a plain loop: a comprehension costs a call
+                if has_pung(rules, a, melds):
+                    legal.append(a)
+            if not legal:
+                continue
+        # positional, in field order, and built in one C call: this is the hot path
+        context = _new(
+            WinContext,
+            (
+                winner,
+                s.dealer,
+                tile,
+                s.source is None,  # self-drawn: every win but a discard or a robbed kong
+                s.source,
+                s.win_by is _ROBBED,
+                s.after_kong,
+                s.treasure,
+                treasure_win,
+                s.last_tile,
+                s.first_draw,
+                s.declared_ready,
+                s.closed,
+                s.melds,
+                s.concealed,
+                final,
+                (final[0:9] != _NONE9) + (final[9:18] != _NONE9) + (final[18:27] != _NONE9),
+                final[27:34] != _NONE7,
+                _shapes(found, tile) if rules.wait_shapes else _NO_SHAPES,
+            ),
         )
         if own is None:
             own = payer_fans(rules, context, payers)
