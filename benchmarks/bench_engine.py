@@ -26,10 +26,18 @@ from fangcheng.rules import ALL_RULES
 
 def play_random(rules: str, seed: int) -> Round:
     round_ = Round(rules, seed=seed, dealer=seed % 4)
-    rng = random.Random(seed)
+    bits = random.Random(seed).getrandbits
     while not round_.over:
         for seat in round_.pending():
-            round_.act(seat, rng.choice(round_.legal_actions(seat)))
+            legal = round_.legal_actions(seat)
+            # rng.choice(legal), draw for draw (k random bits, again while past the end),
+            # without its two Python calls
+            n = len(legal)
+            k = n.bit_length()
+            i = bits(k)
+            while i >= n:
+                i = bits(k)
+            round_.act(seat, legal[i])
     return round_
 
 

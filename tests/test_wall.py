@@ -85,6 +85,14 @@ def test_tiles_are_conserved_by_dealing(rules, dealer, seed):
     assert Counter(t for h in hands for t in h) + Counter(rest) == Counter(tile_set(rules))
 
 
+@given(st.sampled_from(RULES), st.integers(0, 2**32))
+def test_the_wall_is_random_shuffle_of_the_tile_set(rules, seed):
+    """A seed deals the wall `random.shuffle` gives (records made before keep replaying)."""
+    tiles = tile_set(rules)
+    random.Random(seed).shuffle(tiles)
+    assert Wall.shuffled(rules, random.Random(seed)).tiles == tuple(tiles)
+
+
 def test_break_dice_per_rule_set():
     """§1.4 and D6: baicheng has no dice; sichuan throws twice; baishan counts clockwise."""
     assert throw_break("baicheng", 2, random.Random(1)).dice == ()

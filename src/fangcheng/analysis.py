@@ -330,6 +330,9 @@ def is_win(hand: Hand, *, shapes: Shapes = CLASSIC) -> bool:
 # --- shanten ---------------------------------------------------------------------------
 
 
+_NO_CHANGE: Final = 99  # reported for a face that cannot be drawn (four held) or discarded
+
+
 def _standard(
     h: bytes, dragon_set: bool, rest: tuple[int, ...] = (1, 2), melds: int | None = None
 ) -> tuple[int, int]:
@@ -383,8 +386,13 @@ _FLUSH_FACES: Final = {
 # one byte per face held two or more times.
 
 
-def _seven_pairs(h: bytes, quad_pairs: bool) -> int:
+def _seven_pairs(h: bytes, quad_pairs: bool, below: int = _NO_CHANGE) -> int:
+    """The form's shanten; a hand whose pairs alone show it is ``below`` or more gets that
+    bound instead, without the second count (most hands hold too few pairs to matter)."""
     pairs = len(h.translate(None, _NONE_OR_ONE))
+    least = 6 - pairs * (2 if quad_pairs else 1)  # every pair a quad, no face missing
+    if least >= below:
+        return least
     if quad_pairs:
         return 6 - pairs - h.count(4)
     kinds = KINDS - h.count(0)
@@ -421,16 +429,13 @@ def shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> int:
     h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
     best, n = _standard(h, shapes.dragon_set)
     if n >= 13 and best > -1:
-        if shapes.seven_pairs:
-            best = min(best, _seven_pairs(h, shapes.quad_pairs))
+        if shapes.seven_pairs and (pairs := _seven_pairs(h, shapes.quad_pairs, best)) < best:
+            best = pairs
         # Each honour face not held costs one draw toward thirteen orphans (one of them
         # may be saved by the pair), so that count often rules the form out unread.
         if shapes.thirteen_orphans and h.count(0, 27) <= best:
             best = min(best, _thirteen_orphans(h))
     return best
-
-
-_NO_CHANGE: Final = 99  # reported for a face that cannot be drawn (four held) or discarded
 
 
 class _Rows(NamedTuple):
@@ -704,7 +709,9 @@ def waits(
             found = tuple(sorted(extra.union(found)))
     if melds:
         used = _meld_counts(melds)
-        check_counts([a + b for a, b in zip(h, used, strict=True)], "hand and melds")
+        total = [a + b for a, b in zip(h, used, strict=True)]
+        if max(total) > 4:  # checked face by face only to name the fifth copy
+            check_counts(total, "hand and melds")
         found = tuple(t for t in found if h[t] + used[t] < 4)
     return found
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from itertools import chain, compress, repeat
-from operator import is_, itemgetter
+from operator import itemgetter
 from typing import Any, Final, NamedTuple
 
 from .actions import Act, Action, IllegalActionError, called_meld
@@ -89,8 +89,19 @@ _TEXT: Final = {
     )
 }
 _NO_WAITS: Final[frozenset[int]] = frozenset()
+#: A `bytes.translate` row: 1 for a face held two or more times.
+_PAIRED: Final = bytes((0, 0, 1, 1, 1)) + bytes(251)
+# The other seats in play order (claims resolve in it), and in seat order: a window asks
+# in that order, so that `pending` lists its seats as asked.
 _OTHERS: Final = tuple(tuple((seat + k) % 4 for k in (1, 2, 3)) for seat in SEATS)
+_OTHERS_ASKED: Final = tuple(tuple(s for s in SEATS if s != seat) for seat in SEATS)
 _NAME: Final = tuple(tile_name(t) for t in range(KINDS))
+# The events of every turn, by seat and tile: copying a prepared dict costs half of
+# building it, and the copy has the same keys in the same order.
+_DRAWS, _DISCARDS = (
+    tuple(tuple({"type": type_, "seat": s, "tile": _NAME[t]} for t in range(KINDS)) for s in SEATS)
+    for type_ in ("draw", "discard")
+)
 
 
 class Phase(Enum):
@@ -196,10 +207,12 @@ class Round:
         self._fenzhang_order: list[int] = []
         self._shape_waits: dict[bytes, frozenset[int]] = {}
         self._wait_sets: dict[tuple[bytes, tuple[Meld, ...], int | None], tuple[int, ...]] = {}
-        # Per seat: its concealed hand with the hand's shape waits, and a hand with a lower
-        # bound of its shanten (-1 says nothing), carried from turn to turn.
-        self._held: list[tuple[bytes, frozenset[int]]] = [(b"", _NO_WAITS)] * 4
-        self._floor: list[tuple[bytes, int]] = [(b"", -1)] * 4
+        # Per seat, of its hand at rest (see `_rest`): its shape waits and a lower bound of
+        # its shanten (-1 says nothing), and by face whether a discard of it may be claimed.
+        # A sichuan winner's stay as they were: it claims nothing and discards its draws.
+        self._rested: list[tuple[frozenset[int], int]] = [(_NO_WAITS, -1)] * 4
+        self._screens: list[bytearray] = [bytearray(KINDS)] * 4
+        self._turn_floor = -1  # a lower bound of the shanten of the hand to move
         self.events: list[dict[str, Any]] = []
         self.decisions: list[dict[str, Any]] = []
         self.items: list[Item] = []
@@ -209,10 +222,10 @@ class Round:
     # --- public interface ------------------------------------------------------------
 
     def pending(self) -> list[int]:
-        """Seats whose decision is awaited, in seat order."""
+        """Seats whose decision is awaited, in seat order (the order they are asked in)."""
         if self._answers:
-            return sorted(self._asked.keys() - self._answers.keys())
-        return sorted(self._asked)
+            return [s for s in self._asked if s not in self._answers]
+        return [*self._asked]
 
     def revealed(self, seat: int) -> bytes:
         """A seat's concealed tiles with its winning tile, as laid face up."""
@@ -228,32 +241,41 @@ class Round:
     def legal_actions(self, seat: int) -> list[Action]:
         if seat in self._answers:
             return []
-        return list(self._asked.get(seat, ()))
+        return [*self._asked.get(seat, ())]
 
     def act(self, seat: int, action: Action | str) -> None:
         """Record one decision; the hand moves on once every asked seat has answered."""
-        if isinstance(action, str):
-            action = Action.parse(action)
         asked, answers = self._asked, self._answers
         legal = () if seat in answers else asked.get(seat, ())
-        # The legal lists hold shared values: an identity scan is done in C and spares
-        # the dataclass __eq__ on every entry before the chosen one.
-        if not any(map(is_, legal, repeat(action))) and action not in legal:
-            shown = ", ".join(map(str, legal)) or "none (not this seat's decision)"
-            raise IllegalActionError(
-                f"seat {seat} cannot {action} in phase {self.phase.value}; legal: {shown}; "
-                f"hand {format_counts(self.hands[seat])}"
-            )
+        # The legal lists hold shared values: an identity scan spares the dataclass
+        # __eq__ on every entry before the chosen one.
+        for shared in legal:
+            if shared is action:
+                break
+        else:
+            action = self._legal(seat, action, legal)
         self.decisions.append({"seat": seat, "action": _TEXT.get(id(action)) or str(action)})
         answers[seat] = action
         if len(answers) == len(asked):
             self._asked, self._answers = {}, {}
-            if self.rules.bloody:
+            if self.rules.bloody and len(self.wall) <= 4:
                 self._passed_wins(asked, answers)
             if self.phase is _TURN:  # the usual decision: the one seat to move
                 self._turn_action(seat, action)
             else:
                 self._resolve(answers)
+
+    def _legal(self, seat: int, action: Action | str, legal: Sequence[Action]) -> Action:
+        """``action`` (or its text) as one of ``legal`` by value, or the error naming them."""
+        if isinstance(action, str):
+            action = Action.parse(action)
+        if action not in legal:
+            shown = ", ".join(map(str, legal)) or "none (not this seat's decision)"
+            raise IllegalActionError(
+                f"seat {seat} cannot {action} in phase {self.phase.value}; legal: {shown}; "
+                f"hand {format_counts(self.hands[seat])}"
+            )
+        return action
 
     def escape(self, seat: int) -> None:
         """逃跑: ``seat`` leaves; it pays each other seat, kongs are settled, the hand ends."""
@@ -288,6 +310,8 @@ class Round:
         for hand, tiles in zip(self.hands, dealt, strict=True):
             for t in tiles:
                 hand[t] += 1
+        for seat in _OTHERS[self.dealer]:
+            self._rest(seat, -1)
         self._event(
             "deal",
             dealer=self.dealer,
@@ -340,9 +364,11 @@ class Round:
 
     # --- turns -----------------------------------------------------------------------
 
-    def _begin_turn(self, seat: int, drawn: int | None, *, after_kong: bool = False) -> None:
-        """Give ``seat`` the move and ask what it does; ``drawn`` is the tile it drew
-        (None after a call and on the dealer's first turn)."""
+    def _begin_turn(
+        self, seat: int, drawn: int | None, *, after_kong: bool = False, called: bool = False
+    ) -> None:
+        """Give ``seat`` the move and ask what it does; ``drawn`` is the tile it drew (None
+        on the dealer's first turn, and after a call: then ``called``)."""
         self.phase = _TURN
         self.turn, self.drawn, self.after_kong = seat, drawn, after_kong
         held = self.hands[seat]
@@ -350,29 +376,23 @@ class Round:
         rules = self.rules
         acts: list[Action] = []
         floor = -1
-        opening = seat == self.dealer and not self.rivers[seat]
-        if drawn is not None or opening:
-            if drawn is None:
-                won = self._can_win(seat, hand)
+        opening = not self.rivers[seat] and seat == self.dealer
+        if drawn is not None:
+            if after_kong:  # the hand before a replacement was never at rest
+                shape, floor = self._ready_shape(self._without(hand, drawn))
             else:
-                held[drawn] -= 1
-                key, shape = self._held[seat]  # looked up in place, as for a claim
-                shape = shape if key == held else self._held_shape(seat)
-                won = drawn in shape and self._wins_on(seat, drawn)
-                if (
-                    not won
-                    and rules.treasure
-                    and drawn == self.wall.indicator
-                    and seat not in self.won
-                ):
-                    # the treasure stands in for a wait of a ready hand (D19)
-                    won = bool(shape) and bool(self._waits(seat, bytes(held)))
-                known, resting = self._floor[seat]
-                if known == held:  # a draw lowers shanten by one at most
-                    floor = resting - 1
-                held[drawn] += 1
+                shape, floor = self._rested[seat]
+            floor -= 1  # a draw lowers shanten by one at most
+            won = drawn in shape and self._can_win(seat, hand)
+            if not won and rules.treasure and drawn == self.wall.indicator and seat not in self.won:
+                # the treasure stands in for a wait of a ready hand (D19)
+                won = bool(shape) and bool(self._waits(seat, self._without(hand, drawn)))
             if won:
                 acts.append(_HU)
+        elif called:  # taking a discard lowers shanten by one at most, as a draw does
+            floor = self._rested[seat][1] - 1
+        elif opening and self._can_win(seat, hand):
+            acts.append(_HU)
         locked = self.ready[seat] or seat in self.won  # 报听, or a sichuan winner (D53)
         melds = self.melds[seat]
         if (
@@ -390,13 +410,11 @@ class Round:
                 floor = shanten(hand, shapes=rules.shapes)
                 for t in range(KINDS) if floor <= 0 else ():
                     if hand[t]:
-                        after = bytearray(hand)
-                        after[t] -= 1
-                        key = bytes(after)
+                        key = self._without(hand, t)
                         if self._shape(key) and len(self._waits(seat, key)) == 1:
                             acts.append(_READY[t])
-        self._floor[seat] = hand, floor
-        self._asked, self._answers = ({seat: acts} if acts else {}), {}
+        self._turn_floor = floor
+        self._asked = {seat: acts} if acts else {}  # no answers: the last was acted on
 
     def _draw_for(self, seat: int) -> None:
         live = self.wall.live  # read in place: a draw is the step of every turn
@@ -411,7 +429,7 @@ class Round:
             self.first_go_around = False
         tile = live.popleft()  # `Wall.draw`
         self.hands[seat][tile] += 1
-        self.events.append({"type": "draw", "seat": seat, "tile": _NAME[tile]})
+        self.events.append(_DRAWS[seat][tile].copy())
         self.just_chowed = False
         self._begin_turn(seat, tile)
 
@@ -427,34 +445,26 @@ class Round:
             shape = self._shape_waits[key] = frozenset(waits(key, shapes=self.rules.shapes))
         return shape
 
-    def _held_shape(self, seat: int) -> frozenset[int]:
-        """The shape waits of the seat's concealed hand, kept until the hand changes: the
-        same hand is asked about on every discard until its owner moves."""
-        key, shape = self._held[seat]
-        hand = self.hands[seat]
-        if key != hand:
-            key = bytes(hand)
-            known = self._shape_waits.get(key)
-            if known is not None:
-                shape = known
-            else:  # a hand that is not ready has no waits
-                shape = self._shape(key) if self._shanten_floor(seat, key) <= 0 else _NO_WAITS
-            self._held[seat] = key, shape
-        return shape
+    @staticmethod
+    def _without(hand: bytes, tile: int) -> bytes:
+        """``hand`` less one ``tile``."""
+        less = bytearray(hand)
+        less[tile] -= 1
+        return bytes(less)
 
-    def _shanten_floor(self, seat: int, hand: bytes) -> int:
-        """A lower bound of the shanten of the seat's ``hand``: the one carried from its
-        turn if that rules out a wait, else the shanten itself."""
-        known, floor = self._floor[seat]
-        if known != hand or floor <= 0:
-            floor = shanten(hand, shapes=self.rules.shapes)
-            self._floor[seat] = hand, floor
-        return floor
+    def _ready_shape(self, key: bytes) -> tuple[frozenset[int], int]:
+        """The shape waits of a concealed hand of 13 - 3k tiles, and a lower bound of its
+        shanten: -1 if its waits were known, else the shanten (no waits if above 0)."""
+        shape = self._shape_waits.get(key)
+        if shape is not None:
+            return shape, -1
+        floor = shanten(key, shapes=self.rules.shapes)
+        return (self._shape(key) if floor <= 0 else _NO_WAITS), floor
 
     def _wins_on(self, seat: int, tile: int) -> bool:
-        """Whether ``tile`` completes the seat's waiting hand (a claim, a robbed kong or a
-        draw): only a tile of its shape waits is checked against the requirements."""
-        if seat in self.won or seat in self.flower_pigs or tile not in self._held_shape(seat):
+        """Whether ``tile`` completes the hand of a seat at rest (a claim or a robbed
+        kong): only a tile of its shape waits is checked against the requirements."""
+        if seat in self.won or seat in self.flower_pigs or tile not in self._rested[seat][0]:
             return False
         grown = bytearray(self.hands[seat])
         grown[tile] += 1
@@ -516,7 +526,7 @@ class Round:
         kind = action.kind
         if kind is _A_DISCARD or kind is _A_READY:
             assert action.tile is not None
-            self._discard(seat, action.tile, ready=kind is _A_READY)
+            self._discard(seat, action.tile, kind is _A_READY)
         elif kind is _A_HU:
             self._self_draw_win(seat)
         elif kind is Act.AN_GANG:
@@ -558,16 +568,9 @@ class Round:
         self._check_treasure()
         self._begin_turn(seat, tile, after_kong=True)
 
-    def _discard(self, seat: int, tile: int, *, ready: bool = False) -> None:
-        held = self.hands[seat]
-        known, floor = self._floor[seat]
-        carried = known == held
-        held[tile] -= 1
-        if carried:  # a discard never lowers shanten
-            key = bytes(held)
-            self._floor[seat] = key, floor
-            if floor > 0:  # a hand that is not ready has no waits
-                self._held[seat] = key, _NO_WAITS
+    def _discard(self, seat: int, tile: int, ready: bool) -> None:
+        self.hands[seat][tile] -= 1
+        self._rest(seat, self._turn_floor)  # a discard never lowers shanten
         self.rivers[seat].append(tile)
         self.kong_discard = self.after_kong
         self.after_kong = False
@@ -576,8 +579,8 @@ class Round:
         if ready:
             self.ready[seat] = True
             self._event("discard", seat=seat, tile=_NAME[tile], ready=True)
-        else:  # the most common event, written directly
-            self.events.append({"type": "discard", "seat": seat, "tile": _NAME[tile]})
+        else:  # the most common event
+            self.events.append(_DISCARDS[seat][tile].copy())
         rules = self.rules
         if rules.chase_dealer_pays and self.first_go_around:
             self._chase_dealer(seat, tile)
@@ -587,24 +590,20 @@ class Round:
             # flipped, and each check logs that anew, so those checks all still run.
             self._check_treasure()
         asked = {}
-        hands, held_shapes, won = self.hands, self._held, self.won
+        screens, won = self._screens, self.won
         chi_seat = (seat + 1) % 4 if rules.chi and tile < 27 else -1
-        for o in _OTHERS[seat]:
+        for o in _OTHERS_ASKED[seat]:
             if won and o in won:
                 continue
-            # A seat can claim only a tile it may win on, holds two of, or may chi; its
-            # shape waits are looked up in place while its hand is unchanged.
-            hand = hands[o]
-            key, shape = held_shapes[o]
+            # A seat can claim only a tile it holds two of, waits on, or may chi.
             chis: Sequence[Action] = ()
             if o == chi_seat:  # a plain loop: a comprehension costs a call
+                hand = self.hands[o]
                 chis = []
                 for run, x, y in _CHI_ON[tile]:
                     if hand[x] and hand[y]:
                         chis.append(run)
-            if (
-                hand[tile] >= 2 or chis or tile in (shape if key == hand else self._held_shape(o))
-            ) and (acts := self._claim_actions(o, tile, chis)):
+            if (screens[o][tile] or chis) and (acts := self._claim_actions(o, tile, chis)):
                 asked[o] = acts
             elif self.ask_all:
                 asked[o] = [_PASS]
@@ -614,6 +613,23 @@ class Round:
             self._asked, self._answers = asked, {}
         else:  # nobody to ask: the usual turn, so play goes straight on
             self._after_discard(seat)
+
+    def _rest(self, seat: int, floor: int) -> None:
+        """Note what the seat's hand is at rest, as it stays until its next turn (or a
+        robbed addition) while the others play: its shape waits, a lower bound of its
+        shanten (``floor`` is one), and by face whether it may claim a discard of it — a
+        face it holds two of or waits on. `_discard` reads this screen for three seats on
+        every discard, and `_begin_turn` the waits and bound on the seat's next draw."""
+        held = self.hands[seat]
+        shape = _NO_WAITS  # a hand that is not ready has no waits
+        if floor <= 0:
+            shape, floor = self._ready_shape(bytes(held))
+        self._rested[seat] = shape, floor
+        screen = held.translate(_PAIRED)
+        if shape:
+            for t in shape:
+                screen[t] = 1
+        self._screens[seat] = screen
 
     def _claim_actions(self, seat: int, tile: int, chis: Sequence[Action]) -> list[Action]:
         """What ``seat`` may do with a discarded ``tile``; ``chis``: the runs it could chi."""
@@ -636,12 +652,11 @@ class Round:
     def _passed_wins(
         self, asked: Mapping[int, list[Action]], answers: Mapping[int, Action]
     ) -> None:
-        """Sichuan: passing a win in the last four tiles makes a 花猪 (D56)."""
-        if self.rules.bloody and len(self.wall) <= 4:
-            for seat, action in answers.items():
-                if action.kind is not _A_HU and _HU in asked.get(seat, ()):
-                    self.flower_pigs.add(seat)
-                    self._event("flower_pig", seat=seat)
+        """Sichuan, in the last four tiles: passing a win makes a 花猪 (D56)."""
+        for seat, action in answers.items():
+            if action.kind is not _A_HU and _HU in asked.get(seat, ()):
+                self.flower_pigs.add(seat)
+                self._event("flower_pig", seat=seat)
 
     def _claimed_wins(self, source: int, tile: int, answers: dict[int, Action], by: WinBy) -> bool:
         """Book the wins of a claim window (截胡 or 一炮多响); False if nobody won."""
@@ -656,6 +671,7 @@ class Round:
             self.rivers[source].pop()
         else:  # the robbed addition is void (D9)
             self.hands[source][tile] -= 1
+            self._rest(source, -1)
             self._event("robbed", seat=source, tile=_NAME[tile])
         for i, w in enumerate(winners):
             self._win(w, tile, by, source, takes_tile=i == 0)
@@ -701,7 +717,7 @@ class Round:
             self._replacement(seat)
         else:
             self.just_chowed = meld.kind is _M_CHI
-            self._begin_turn(seat, None)
+            self._begin_turn(seat, None, called=True)
 
     # --- robbing a kong --------------------------------------------------------------
 
@@ -710,7 +726,7 @@ class Round:
         self.rob_kind = kind
         self._event("add", seat=seat, kind=kind.value, tile=_NAME[tile])
         asked: dict[int, list[Action]] = {}
-        for o in _OTHERS[seat]:
+        for o in _OTHERS_ASKED[seat]:
             if o in self.won:
                 continue
             acts = []
@@ -749,6 +765,7 @@ class Round:
         for seat in order:
             if answers.get(seat, _PASS).kind is Act.PENG:
                 self.hands[konger][tile] -= 1
+                self._rest(konger, -1)
                 self.rivers[konger].append(tile)  # the robbed dragon is taken like a discard
                 self._call(seat, konger, tile, _PENG[tile])
                 return

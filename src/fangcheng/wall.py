@@ -84,6 +84,25 @@ def _tile_set(rules: str) -> tuple[int, ...]:
     return tuple(tile_set(rules))
 
 
+@cache
+def _steps(size: int) -> tuple[tuple[int, int], ...]:
+    """The steps of `random.shuffle` on ``size`` items: the index it fills, last first,
+    and how many random bits it draws for the index swapped in."""
+    return tuple((i, (i + 1).bit_length()) for i in reversed(range(1, size)))
+
+
+def _shuffle(tiles: list[int], rng: random.Random) -> None:
+    """``rng.shuffle(tiles)`` step for step (an index of ``k`` random bits, drawn again
+    while past ``i``), so a seed deals the same wall, without `random.shuffle`'s two
+    Python calls per tile: every hand shuffles a wall."""
+    bits = rng.getrandbits
+    for i, k in _steps(len(tiles)):
+        j = bits(k)
+        while j > i:
+            j = bits(k)
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+
+
 class Wall:
     """The undealt tiles of one hand, in draw order."""
 
@@ -107,7 +126,7 @@ class Wall:
     @classmethod
     def shuffled(cls, rules: str, rng: random.Random) -> Wall:
         tiles = list(_tile_set(rules))
-        rng.shuffle(tiles)
+        _shuffle(tiles, rng)
         return cls(tiles, treasure=rules == "baicheng")
 
     def deal(self, dealer: int) -> list[list[int]]:
