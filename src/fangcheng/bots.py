@@ -64,7 +64,8 @@ _HELD: Final = bytes(min(count, 1) for count in range(256))  # translation: held
 _FACES: Final = range(KINDS)
 _UNIT: Final = tuple(1 << 8 * (KINDS - 1 - t) for t in range(KINDS))  # one of a face, as a mask
 _NO_SUIT: Final = bytes(9)
-_HONOURS: Final = KINDS - 27
+_HONOURS: Final = KINDS - 27  # honour faces
+_HONOUR_ROW: Final = 27 // 9  # ``t // 9`` of every honour, beside the suits' 0, 1, 2
 _FAR: Final = 99  # beyond any distance
 #: Copies left of a face seen ``count`` times (never below 0), as a translation table.
 _LEFT: Final = bytes(max(0, 4 - count) for count in range(256))
@@ -901,13 +902,13 @@ class StrongBot(EfficientBot):
             return []
         if que is not None and any(obs.hand[9 * que : 9 * que + 9]):
             return []  # 缺 tiles are discarded first whatever is pursued
-        laid = {t // 9 if t < 27 else _HONOURS for m in table.melds for t in m.tiles}
+        laid = {t // 9 for m in table.melds for t in m.tiles}  # suits, honours as 3
         out = []
         for suit in range(3):
-            if suit == que or not laid <= {suit, _HONOURS}:
+            if suit == que or not laid <= {suit, _HONOUR_ROW}:
                 continue
             for honours, value in values:
-                if honours or _HONOURS not in laid:
+                if honours or _HONOUR_ROW not in laid:
                     out.append(_Flush(suit, honours, _FLUSH_CREDIT[min(value, 2)]))
         return out
 
