@@ -331,6 +331,7 @@ def is_win(hand: Hand, *, shapes: Shapes = CLASSIC) -> bool:
 
 
 _NO_CHANGE: Final = 99  # reported for a face that cannot be drawn (four held) or discarded
+_FAR: Final = _NO_CHANGE + 1  # the same, as shanten + 1
 
 
 def _standard(
@@ -443,18 +444,20 @@ class _Rows(NamedTuple):
     byte of a string through a 256-byte row in one C call. A component's neighbours (its
     id after one more or one fewer of each face) are a ``bytes`` of ids, `_NO_ID`
     standing for no such hand; translating them through these rows gives the hand's
-    shanten after each change, as one signed byte each (99: no such hand)."""
+    shanten + 1 after each change, one byte each (`_FAR`: no such hand)."""
 
     two: tuple[bytes, ...]  # per suit id: other suit id -> two-suit id
     joined_by_suit: tuple[bytes, ...]  # per honours id: suit id -> joined id
     joined_by_honours: tuple[bytes, ...]  # per suit id: honours id -> joined id
-    by_two: bytes  # (joined id * 5 + melds) * 256 + two-suit id -> shanten
-    by_joined: bytes  # (two-suit id * 5 + melds) * 256 + joined id -> shanten
+    by_two: tuple[bytes, ...]  # per joined id * 5 + melds: two-suit id -> shanten + 1
+    by_joined: tuple[bytes, ...]  # per two-suit id * 5 + melds: joined id -> shanten + 1
 
 
-#: In a row of ids, the id of no hand; rows of shanten map it (and any id past their
-#: table) to `_NO_CHANGE`.
+#: In a row of ids, the id of no hand; rows of shanten + 1 map it (and any id past their
+#: table) to `_FAR`.
 _NO_ID: Final = 255
+#: What `_neighbour_ids` finds of a component: its id, its neighbours' ids, its tile count.
+_Neighbours: TypeAlias = tuple[int, bytes, int]
 
 
 def _row(values: Iterable[int], fill: int) -> bytes:
@@ -467,23 +470,21 @@ def _rows(honours: tables.Honours) -> _Rows:
     n_suit, n_hon, size, final = _N_SUIT, honours.component.size, honours.size, honours.final
     n_two = len(final) // (size * 5)
     pairs = honours.pairs
-    # Distances are stored as shanten + 1; the rows hold shanten, -1 as the byte 255.
-    minus_one = bytes((v - 1) % 256 for v in range(256))
-    far = _NO_CHANGE + 1
     return _Rows(
         two=tuple(_row(_TWO_SUITS[i * n_suit : (i + 1) * n_suit], _NO_ID) for i in range(n_suit)),
         joined_by_suit=tuple(_row(pairs[d::n_hon], _NO_ID) for d in range(n_hon)),
         joined_by_honours=tuple(
             _row(pairs[c * n_hon : (c + 1) * n_hon], _NO_ID) for c in range(n_suit)
         ),
-        by_two=b"".join(
-            _row(final[j * 5 + m :: size * 5], far) for j in range(size) for m in range(5)
-        ).translate(minus_one),
-        by_joined=b"".join(
-            _row(final[t * size * 5 + m : (t + 1) * size * 5 : 5], far)
+        # The tables hold shanten + 1 already.
+        by_two=tuple(
+            _row(final[j * 5 + m :: size * 5], _FAR) for j in range(size) for m in range(5)
+        ),
+        by_joined=tuple(
+            _row(final[t * size * 5 + m : (t + 1) * size * 5 : 5], _FAR)
             for t in range(n_two)
             for m in range(5)
-        ).translate(minus_one),
+        ),
     )
 
 
@@ -492,8 +493,8 @@ class _After(NamedTuple):
 
     rows: _Rows
     honours: tables.Honours
-    suit_memo: dict[bytes, tuple[int, bytes]]  # `_neighbour_ids` of suits, for this step
-    honours_memo: dict[bytes, tuple[int, bytes]]  # the same of the honours
+    suit_memo: dict[bytes, _Neighbours]  # `_neighbour_ids` of suits, for this step
+    honours_memo: dict[bytes, _Neighbours]  # the same of the honours
 
 
 _HONOUR_ROWS: Final = ((_T.honours, _rows(_T.honours)), (_T.dragon_set, _rows(_T.dragon_set)))
@@ -502,7 +503,7 @@ _HONOUR_ROWS: Final = ((_T.honours, _rows(_T.honours)), (_T.dragon_set, _rows(_T
 def _after() -> tuple[_After, ...]:
     """The plain honours' and baicheng's (中发白 a meld) `_After` for one step: the rows
     are shared by both steps, the memos are the step's own."""
-    suit_memo: dict[bytes, tuple[int, bytes]] = {}
+    suit_memo: dict[bytes, _Neighbours] = {}
     return tuple(_After(rows, honours, suit_memo, {}) for honours, rows in _HONOUR_ROWS)
 
 
@@ -511,11 +512,12 @@ _AFTER: Final = {1: _after(), -1: _after()}
 
 
 def _neighbour_ids(
-    key: bytes, entries: dict[bytes, int], memo: dict[bytes, tuple[int, bytes]], step: int
-) -> tuple[int, bytes]:
-    """A component's distance-vector id, and its ids with one more (``step`` 1) or one
-    fewer (-1) of each face, `_NO_ID` where that is no hand. Kept in ``memo`` (the caller
-    looks there first): a bot asks about the same suits turn after turn."""
+    key: bytes, entries: dict[bytes, int], memo: dict[bytes, _Neighbours], step: int
+) -> _Neighbours:
+    """A component's distance-vector id, its ids with one more (``step`` 1) or one fewer
+    (-1) of each face, `_NO_ID` where that is no hand, and its tile count. Kept in
+    ``memo`` (the caller looks there first): a bot asks about the same suits turn after
+    turn."""
     ids = []
     for face, count in enumerate(key):
         changed = count + step
@@ -525,39 +527,113 @@ def _neighbour_ids(
             else None
         )
         ids.append(_NO_ID if entry is None else entry >> _ID)
-    found = memo[key] = (entries[key] >> _ID, bytes(ids))
+    found = memo[key] = (entries[key] >> _ID, bytes(ids), sum(key))
     return found
 
 
-def _standard_after_each(
-    h: bytes, n: int, step: int, dragon_set: bool
-) -> tuple[tuple[int, ...], int]:
-    """Standard-form shanten after one more (or one fewer) of each face, by lookups —
-    only the changed tile's component moves; the other three stay joined — and the
-    hand's own standard shanten."""
+def _standard_after_each(h: bytes, step: int, dragon_set: bool) -> tuple[bytes, int, int]:
+    """Standard-form shanten + 1 after one more (or one fewer) of each face, one byte each,
+    by lookups — only the changed tile's component moves; the other three stay joined —
+    the hand's own standard shanten, and its tile count."""
     rows, honours, suit_memo, hon_memo = _AFTER[step][dragon_set]
-    hon_entries, hon_size = honours.component.entries, honours.component.size
+    two_rows, by_suit, by_honours, by_two, by_joined = rows
     m, p, s, z = _SPLIT(h)
-    ia, na = suit_memo.get(m) or _neighbour_ids(m, _SUIT, suit_memo, step)
-    ib, nb = suit_memo.get(p) or _neighbour_ids(p, _SUIT, suit_memo, step)
-    ic, nc = suit_memo.get(s) or _neighbour_ids(s, _SUIT, suit_memo, step)
-    id_, nd = hon_memo.get(z) or _neighbour_ids(z, hon_entries, hon_memo, step)
+    ia, na, ca = suit_memo.get(m) or _neighbour_ids(m, _SUIT, suit_memo, step)
+    ib, nb, cb = suit_memo.get(p) or _neighbour_ids(p, _SUIT, suit_memo, step)
+    ic, nc, cc = suit_memo.get(s) or _neighbour_ids(s, _SUIT, suit_memo, step)
+    id_, nd, cd = hon_memo.get(z) or _neighbour_ids(z, honours.component.entries, hon_memo, step)
+    n = ca + cb + cc + cd
     melds = (n + step) // 3  # the same as n // 3: n is 3k + 1 or 3k + 2
     two = _TWO_SUITS[ia * _N_SUIT + ib]
-    joined = honours.pairs[ic * hon_size + id_]
+    joined = honours.pairs[ic * honours.component.size + id_]
     # A change in the first two suits moves the two-suit id; in the others, the joined id.
-    at = (joined * 5 + melds) * 256
-    by_two = rows.by_two[at : at + 256]
-    at = (two * 5 + melds) * 256
-    by_joined = rows.by_joined[at : at + 256]
-    out = (
-        na.translate(rows.two[ib]).translate(by_two)
-        + nb.translate(rows.two[ia]).translate(by_two)
-        + nc.translate(rows.joined_by_suit[id_]).translate(by_joined)
-        + nd.translate(rows.joined_by_honours[ic]).translate(by_joined)
+    # Each pair's ids share their last row, so they are translated through it together.
+    suits = na.translate(two_rows[ib]) + nb.translate(two_rows[ia])
+    others = nc.translate(by_suit[id_]) + nd.translate(by_honours[ic])
+    out = suits.translate(by_two[joined * 5 + melds]) + others.translate(by_joined[two * 5 + melds])
+    return out, honours.final[(two * honours.size + joined) * 5 + melds] - 1, n
+
+
+#: The top bit of each of a hand's 34 bytes, as an integer (`_least`).
+_TOP_BITS: Final = int.from_bytes(b"\x80" * KINDS)
+#: 255 in each count byte of a thirteen orphans face, as an integer.
+_ORPHAN_BYTES: Final = int.from_bytes(bytes(255 if t in _ORPHAN_SET else 0 for t in range(KINDS)))
+
+
+def _least(a: bytes, b: bytes) -> bytes:
+    """The lesser of each pair of bytes (all below 128), in a few whole-integer operations:
+    in each byte, (a + 128) - b lies in 1..255, so no borrow crosses into the next byte,
+    and its top bit is set exactly where b <= a."""
+    x, y = int.from_bytes(a), int.from_bytes(b)
+    b_least = ((x | _TOP_BITS) - y & _TOP_BITS) >> 7  # 1 in each byte where b <= a
+    return (x ^ (x ^ y) & b_least * 255).to_bytes(KINDS)
+
+
+def _by_count(h: bytes, shanten: tuple[int, ...]) -> bytes:
+    """A form's shanten + 1 after changing each face, when it depends only on how many of
+    that face the hand holds: ``shanten`` by count (0 to 4)."""
+    return h.translate(_count_row(shanten))
+
+
+@cache
+def _count_row(shanten: tuple[int, ...]) -> bytes:
+    """The translate row of `_by_count` (a few dozen occur, each built once)."""
+    return _row([s + 1 for s in shanten], _FAR)
+
+
+def _orphans_by_count(h: bytes, orphans: tuple[int, ...], others: tuple[int, ...]) -> bytes:
+    """`_by_count` for thirteen orphans: its faces by ``orphans``, the other faces by
+    ``others``."""
+    mixed = (
+        int.from_bytes(_by_count(h, orphans)) & _ORPHAN_BYTES
+        | int.from_bytes(_by_count(h, others)) & ~_ORPHAN_BYTES
     )
-    own = honours.final[(two * honours.size + joined) * 5 + melds] - 1
-    return tuple(memoryview(out).cast("b")), own
+    return mixed.to_bytes(KINDS)
+
+
+#: Bytes of shanten + 1 to bytes of shanten, -1 as 255: signed chars for `_SIGNED`.
+_LESS_ONE: Final = bytes((v - 1) % 256 for v in range(256))
+_SIGNED: Final = struct.Struct(f"{KINDS}b").unpack
+
+
+def _signed(after: bytes) -> tuple[int, ...]:
+    """Each byte of shanten + 1 as the shanten (-1 for a complete hand)."""
+    return _SIGNED(after.translate(_LESS_ONE))
+
+
+def draw_shanten_bytes(h: bytes, shapes: Shapes) -> bytes:
+    """`draw_shanten` of a legal ``13 - 3k`` hand as bytes of shanten + 1, unchecked: what
+    the bots read, adding their own terms to it as one integer."""
+    out, standard, n = _standard_after_each(h, 1, shapes.dragon_set)
+    # A draw lowers a form's shanten by one at most and never raises the standard one, so
+    # a form at least two behind the standard form cannot matter.
+    if (
+        n == 13
+        and shapes.seven_pairs
+        and (now := _seven_pairs(h, shapes.quad_pairs, standard + 1)) <= standard
+    ):
+        # The form's shanten after a draw depends only on how many of the face are held:
+        # by count, a new face or a second copy helps (a third only toward a quad pair).
+        if shapes.quad_pairs:
+            by_count = (now, now - 1, now, now - 1, _NO_CHANGE)
+        else:
+            kinds = KINDS - h.count(0)
+            by_count = (now - (kinds < 7), now - 1, now, now, _NO_CHANGE)
+        pairs = _by_count(h, by_count)
+        # Ahead of the standard form, this one stays at least as low after every draw.
+        out = pairs if now < standard else _least(out, pairs)
+    # Thirteen orphans is at least one short per honour face not held, less the pair.
+    if (
+        n == 13
+        and shapes.thirteen_orphans
+        and h.count(0, 27) <= standard + 1
+        and (now := _thirteen_orphans(h)) <= standard
+    ):
+        # A new orphan face helps, and a second copy of one while none is paired.
+        paired = max(_orphan_counts(h)) >= 2
+        orphans = (now - 1, now - (not paired), now, now, _NO_CHANGE)
+        out = _least(out, _orphans_by_count(h, orphans, (now,) * 4 + (_NO_CHANGE,)))
+    return out
 
 
 def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
@@ -570,37 +646,8 @@ def draw_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
     >>> [t for t in range(34) if s[t] < shanten("123m456p789s1234z")]
     [27, 28, 29, 30]
     """
-    h, n = _checked(hand, (1,), "draw shanten")
-    out, standard = _standard_after_each(h, n, 1, shapes.dragon_set)
-    # A draw lowers a form's shanten by one at most and never raises the standard one, so
-    # a form at least two behind the standard form cannot matter.
-    if n == 13 and shapes.seven_pairs and (now := _seven_pairs(h, shapes.quad_pairs)) <= standard:
-        # The form's shanten after a draw depends only on how many of the face are held:
-        # by count, a new face or a second copy helps (a third only toward a quad pair).
-        if shapes.quad_pairs:
-            by_count = (now, now - 1, now, now - 1, _NO_CHANGE)
-        else:
-            kinds = KINDS - h.count(0)
-            by_count = (now - (kinds < 7), now - 1, now, now, _NO_CHANGE)
-        out = tuple(map(min, out, map(by_count.__getitem__, h)))
-    # Thirteen orphans is at least one short per honour face not held, less the pair.
-    if (
-        n == 13
-        and shapes.thirteen_orphans
-        and h.count(0, 27) <= standard + 1
-        and _thirteen_orphans(h) <= standard
-    ):
-        orphans = _orphan_counts(h)
-        orphan_kinds, paired = 13 - orphans.count(0), max(orphans) >= 2
-        found = list(out)
-        for t, count in zip(_ORPHAN_FACES, orphans, strict=True):
-            if count < 4:
-                found[t] = min(found[t], 13 - orphan_kinds - (count == 0) - (paired or count == 1))
-        for t in range(KINDS):
-            if t not in _ORPHAN_SET and h[t] < 4:
-                found[t] = min(found[t], 13 - orphan_kinds - paired)
-        out = tuple(found)
-    return out
+    h, _ = _checked(hand, (1,), "draw shanten")
+    return _signed(draw_shanten_bytes(h, shapes))
 
 
 def discard_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
@@ -612,37 +659,35 @@ def discard_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
     [29]
     """
     h, n = _checked(hand, (2,), "discard shanten")
-    out, worst = _standard_after_each(h, n, -1, shapes.dragon_set)
+    out, standard, _ = _standard_after_each(h, -1, shapes.dragon_set)
     # A discard raises a form's shanten by one at most and never lowers it below the
     # hand's, so a form already behind the worst standard discard cannot matter.
-    worst += 1
-    if n == 14 and shapes.seven_pairs and (now := _seven_pairs(h, shapes.quad_pairs)) < worst:
+    worst = standard + 1
+    if (
+        n == 14
+        and shapes.seven_pairs
+        and (now := _seven_pairs(h, shapes.quad_pairs, worst)) < worst
+    ):
         # By count, as in `draw_shanten`: losing a face or breaking a pair costs one.
         if shapes.quad_pairs:
             by_count = (_NO_CHANGE, now, now + 1, now, now + 1)
         else:
             kinds = KINDS - h.count(0)
             by_count = (_NO_CHANGE, now + (kinds <= 7), now + 1, now, now)
-        out = tuple(map(min, out, map(by_count.__getitem__, h)))
+        pairs = _by_count(h, by_count)
+        # Ahead of the standard form, this one stays at least as low after every discard.
+        out = pairs if now < standard else _least(out, pairs)
     if (
         n == 14
         and shapes.thirteen_orphans
         and h.count(0, 27) <= worst
-        and _thirteen_orphans(h) < worst
+        and (now := _thirteen_orphans(h)) < worst
     ):
-        orphans = _orphan_counts(h)
-        orphan_kinds = 13 - orphans.count(0)
-        doubled = sum(1 for x in orphans if x >= 2)
-        found = list(out)
-        for t, count in zip(_ORPHAN_FACES, orphans, strict=True):
-            if count:
-                paired = doubled - (count == 2) > 0
-                found[t] = min(found[t], 13 - orphan_kinds + (count == 1) - paired)
-        for t in range(KINDS):
-            if t not in _ORPHAN_SET and h[t]:
-                found[t] = min(found[t], 13 - orphan_kinds - (doubled > 0))
-        out = tuple(found)
-    return out
+        # Losing an orphan face costs one, and so does breaking the only pair of them.
+        doubled = len(_orphan_counts(h).translate(None, _NONE_OR_ONE))
+        orphans = (_NO_CHANGE, now + 1, now + (doubled == 1), now, now)
+        out = _least(out, _orphans_by_count(h, orphans, (_NO_CHANGE,) + (now,) * 4))
+    return _signed(out)
 
 
 # --- waits -----------------------------------------------------------------------------

@@ -20,7 +20,6 @@ and `fangcheng.scoring.score`. Each bot draws its randomness from the seeded
 from __future__ import annotations
 
 import random
-from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -28,7 +27,7 @@ from itertools import compress
 from typing import ClassVar, Final, NamedTuple, TypeVar
 
 from .actions import Act, Action, called_meld
-from .analysis import discard_shanten, draw_shanten, shanten, shanten_flush
+from .analysis import discard_shanten, draw_shanten_bytes, shanten, shanten_flush
 from .engine import Observation, Phase
 from .melds import Meld, MeldKind
 from .requirements import final_counts, wait_set
@@ -327,13 +326,9 @@ class _Memo:
         found = self.usefuls.get(h)
         if found is None:
             needs = self.needs(h)
-            after = draw_shanten(h, shapes=self.shapes)
-            try:
-                signed = bytes(after)
-            except ValueError:  # a draw completes the hand: shanten -1, a signed char
-                signed = array("b", after).tobytes()
-            raised = int.from_bytes(signed.translate(_BIASED)) + self.gains(h, needs)
-            below = raised.to_bytes(KINDS).translate(_below(d - needs.total + _BIAS))
+            after = draw_shanten_bytes(h, self.shapes)  # `draw_shanten` + 1, as bytes
+            raised = int.from_bytes(after.translate(_BIASED)) + self.gains(h, needs)
+            below = raised.to_bytes(KINDS).translate(_below(d - needs.total + 1 + _BIAS))
             chosen = int.from_bytes(below) & self.reach(h, needs) & self.in_play
             found = _bounded(self.usefuls)[h] = chosen.to_bytes(KINDS)
         return found
