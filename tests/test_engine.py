@@ -292,6 +292,31 @@ def test_observation_never_shows_other_concealed_tiles_or_the_wall(rules):
         play_random(rules, seed, check=check)
 
 
+@pytest.mark.parametrize("rules", RULES)
+def test_observation_fields_hold_the_round_state(rules):
+    """`observe` builds its named tuples by position: each field holds what it names."""
+
+    def check(r: Round) -> None:
+        for seat in range(4):
+            view = r.observe(seat)
+            assert (view.seat, view.rules, view.phase, view.dealer, view.turn, view.base) == (
+                seat, r.rules.name, r.phase, r.dealer, r.turn, r.base
+            )  # fmt: skip
+            assert view.wall == len(r.wall) and view.treasure == r.treasure
+            assert view.retired == tuple(r.wall.indicators[:-1])
+            assert view.drawn == (r.drawn if r.turn == seat else None)
+            assert view.legal == tuple(r.legal_actions(seat))
+            assert view.scores == tuple(sum(i.deltas[s] for i in r.items) for s in range(4))
+            for s, sv in enumerate(view.seats):
+                assert sv.river == tuple(r.rivers[s]) and sv.ready == r.ready[s]
+                assert sv.won == (s in r.won) and sv.piao == r.piao[s]
+                assert sv.que == (r.que[s] if None not in r.que else None)
+                assert len(sv.melds) + sv.hidden_kongs == len(r.melds[s])
+
+    for seed in range(3):
+        play_random(rules, seed, check=check)
+
+
 def test_scripted_wall_head_and_tail():
     wall = wall_of({"head": "123m", "tail": "CF"}, "baicheng", 5)
     assert wall[:3] == parse_tiles("123m")

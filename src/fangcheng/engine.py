@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from itertools import chain, compress, repeat
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Final, NamedTuple
 
 from .actions import Act, Action, IllegalActionError, called_meld
@@ -123,6 +123,9 @@ _M_CHI, _M_MING_GANG = MeldKind.CHI, MeldKind.MING_GANG
 _BY_DISCARD: Final = WinBy.DISCARD
 _DRAGON_COUNTS: Final = itemgetter(*DRAGONS)
 _NO_SCORES: Final = (0, 0, 0, 0)
+_NO_QUE: Final = (None, None, None, None)  # 定缺 as shown until all four have chosen
+_KIND: Final = attrgetter("kind")
+_DELTAS: Final = attrgetter("deltas")
 
 
 @cache
@@ -132,7 +135,7 @@ def _meld_text(tiles: tuple[int, ...]) -> str:
     return format_tiles(tiles, sort=False)
 
 
-def _may_kong(hand: bytes, melds: Sequence[Meld], xuanfeng: bool) -> bool:
+def _may_kong(hand: bytearray, melds: Sequence[Meld], xuanfeng: bool) -> bool:
     """Whether the hand holds a peng's fourth tile or the dragons of a 旋风杠 or its
     addition: a cheap screen before `Round._kong_actions`, as most turns have none."""
     laid = False
@@ -255,15 +258,18 @@ class Round:
         else:
             action = self._legal(seat, action, legal)
         self.decisions.append({"seat": seat, "action": _TEXT.get(id(action)) or str(action)})
+        if self.phase is _TURN:  # the usual decision: the one seat to move, acted on at once
+            self._asked = {}
+            if self.rules.bloody and len(self.wall) <= 4:
+                self._passed_wins(asked, {seat: action})
+            self._turn_action(seat, action)
+            return
         answers[seat] = action
         if len(answers) == len(asked):
             self._asked, self._answers = {}, {}
             if self.rules.bloody and len(self.wall) <= 4:
                 self._passed_wins(asked, answers)
-            if self.phase is _TURN:  # the usual decision: the one seat to move
-                self._turn_action(seat, action)
-            else:
-                self._resolve(answers)
+            self._resolve(answers)
 
     def _legal(self, seat: int, action: Action | str, legal: Sequence[Action]) -> Action:
         """``action`` (or its text) as one of ``legal`` by value, or the error naming them."""
@@ -371,42 +377,44 @@ class Round:
         on the dealer's first turn, and after a call: then ``called``)."""
         self.phase = _TURN
         self.turn, self.drawn, self.after_kong = seat, drawn, after_kong
+        # The screens read the counts in place; a check that needs the hand as a key or
+        # for analysis (a win, a kong, shanten) takes a copy, which most turns never need.
         held = self.hands[seat]
-        hand = bytes(held)
         rules = self.rules
         acts: list[Action] = []
         floor = -1
         opening = not self.rivers[seat] and seat == self.dealer
         if drawn is not None:
             if after_kong:  # the hand before a replacement was never at rest
-                shape, floor = self._ready_shape(self._without(hand, drawn))
+                shape, floor = self._ready_shape(self._without(held, drawn))
             else:
                 shape, floor = self._rested[seat]
             floor -= 1  # a draw lowers shanten by one at most
-            won = drawn in shape and self._can_win(seat, hand)
+            won = drawn in shape and self._can_win(seat, bytes(held))
             if not won and rules.treasure and drawn == self.wall.indicator and seat not in self.won:
                 # the treasure stands in for a wait of a ready hand (D19)
-                won = bool(shape) and bool(self._waits(seat, self._without(hand, drawn)))
+                won = bool(shape) and bool(self._waits(seat, self._without(held, drawn)))
             if won:
                 acts.append(_HU)
         elif called:  # taking a discard lowers shanten by one at most, as a draw does
             floor = self._rested[seat][1] - 1
-        elif opening and self._can_win(seat, hand):
+        elif opening and self._can_win(seat, bytes(held)):
             acts.append(_HU)
         locked = self.ready[seat] or seat in self.won  # 报听, or a sichuan winner (D53)
         melds = self.melds[seat]
         if (
-            (4 in hand or ((melds or rules.xuanfeng) and _may_kong(hand, melds, rules.xuanfeng)))
+            (4 in held or ((melds or rules.xuanfeng) and _may_kong(held, melds, rules.xuanfeng)))
             and not self.just_chowed
             and not (opening and self.dealer_kongs >= 1)
             and self.wall.can_replace()
         ):
-            acts += self._kong_actions(seat, hand, locked)
+            acts += self._kong_actions(seat, bytes(held), locked)
         if locked and drawn is not None:
             acts.append(_DISCARD[drawn])
         else:
-            acts += compress(_DISCARD, hand)
+            acts += compress(_DISCARD, held)
             if rules.declare_ready and not self.ready[seat] and floor <= 0:
+                hand = bytes(held)
                 floor = shanten(hand, shapes=rules.shapes)
                 for t in range(KINDS) if floor <= 0 else ():
                     if hand[t]:
@@ -446,7 +454,7 @@ class Round:
         return shape
 
     @staticmethod
-    def _without(hand: bytes, tile: int) -> bytes:
+    def _without(hand: bytes | bytearray, tile: int) -> bytes:
         """``hand`` less one ``tile``."""
         less = bytearray(hand)
         less[tile] -= 1
@@ -589,21 +597,32 @@ class Round:
             # newly expose the treasure. Once the live wall is empty no indicator can be
             # flipped, and each check logs that anew, so those checks all still run.
             self._check_treasure()
+        # A seat can claim only a tile it holds two of, waits on, or may chi: most discards
+        # pass all three screens, and play goes straight on.
+        chis: list[Action] = []
+        if rules.chi and tile < 27:  # a plain loop: a comprehension costs a call
+            hand = self.hands[(seat + 1) % 4]
+            for run, x, y in _CHI_ON[tile]:
+                if hand[x] and hand[y]:
+                    chis.append(run)
+        screens = self._screens
+        a, b, c = _OTHERS_ASKED[seat]
+        if chis or screens[a][tile] or screens[b][tile] or screens[c][tile] or self.ask_all:
+            self._open_claims(seat, tile, chis)
+        else:
+            self._after_discard(seat)
+
+    def _open_claims(self, seat: int, tile: int, chis: Sequence[Action]) -> None:
+        """Ask the seats that may claim ``seat``'s discard (every seat still playing, with
+        ``ask_all``); ``chis``: the runs its 下家 could chi. Play goes on if none may."""
         asked = {}
-        screens, won = self._screens, self.won
-        chi_seat = (seat + 1) % 4 if rules.chi and tile < 27 else -1
+        won = self.won
+        chi_seat = (seat + 1) % 4
         for o in _OTHERS_ASKED[seat]:
             if won and o in won:
                 continue
-            # A seat can claim only a tile it holds two of, waits on, or may chi.
-            chis: Sequence[Action] = ()
-            if o == chi_seat:  # a plain loop: a comprehension costs a call
-                hand = self.hands[o]
-                chis = []
-                for run, x, y in _CHI_ON[tile]:
-                    if hand[x] and hand[y]:
-                        chis.append(run)
-            if (screens[o][tile] or chis) and (acts := self._claim_actions(o, tile, chis)):
+            runs = chis if o == chi_seat else ()
+            if (self._screens[o][tile] or runs) and (acts := self._claim_actions(o, tile, runs)):
                 asked[o] = acts
             elif self.ask_all:
                 asked[o] = [_PASS]
@@ -611,7 +630,7 @@ class Round:
             self.claim = (seat, tile)
             self.phase = _CLAIM
             self._asked, self._answers = asked, {}
-        else:  # nobody to ask: the usual turn, so play goes straight on
+        else:
             self._after_discard(seat)
 
     def _rest(self, seat: int, floor: int) -> None:
@@ -1079,44 +1098,52 @@ class Observation(NamedTuple):
 
 def observe(round_: Round, seat: int) -> Observation:
     """The view of ``seat``: never another seat's concealed tiles or the wall order."""
+    # Bots observe before every decision. The views are built with `_make`, fields in
+    # order: a named tuple's keyword constructor costs several times as much.
     ended = round_.over
-    que_known = None not in round_.que
+    que = round_.que if None not in round_.que else _NO_QUE
     won, hands, rivers = round_.won, round_.hands, round_.rivers
     views = []
     for s in SEATS:
         melds = round_.melds[s]
-        shown = tuple(m for m in melds if ended or s == seat or m.kind is not _M_AN_GANG)
+        shown = tuple(melds)
+        if not ended and s != seat and _M_AN_GANG in map(_KIND, shown):  # laid face down
+            shown = tuple(m for m in shown if m.kind is not _M_AN_GANG)
         views.append(
-            SeatView(
-                melds=shown,
-                hidden_kongs=len(melds) - len(shown),
-                river=tuple(rivers[s]),
-                concealed=sum(hands[s]),
-                ready=round_.ready[s],
-                que=round_.que[s] if que_known else None,
-                won=s in won,
-                piao=round_.piao[s],
-                revealed=round_.revealed(s) if ended or s in won else None,
+            SeatView._make(
+                (
+                    shown,  # melds
+                    len(melds) - len(shown),  # hidden_kongs
+                    tuple(rivers[s]),  # river
+                    sum(hands[s]),  # concealed
+                    round_.ready[s],
+                    que[s],
+                    s in won,
+                    round_.piao[s],
+                    round_.revealed(s) if ended or s in won else None,
+                )
             )
         )
     items = round_.items
-    scores = tuple(sum(item.deltas[s] for item in items) for s in SEATS) if items else _NO_SCORES
+    # each seat's sum over the items' deltas
+    scores = tuple(map(sum, zip(*map(_DELTAS, items), strict=True))) if items else _NO_SCORES
     phase = round_.phase
-    indicators = round_.wall.indicators
-    return Observation(
-        seat=seat,
-        rules=round_.rules.name,
-        phase=phase,
-        dealer=round_.dealer,
-        turn=round_.turn,
-        base=round_.base,
-        wall=len(round_.wall),
-        treasure=round_.treasure,
-        retired=tuple(indicators[:-1]),
-        hand=bytes(hands[seat]),
-        drawn=round_.drawn if round_.turn == seat else None,
-        seats=tuple(views),
-        scores=scores,
-        last_discard=round_.claim if phase is _CLAIM or phase is Phase.ROB else None,
-        legal=tuple(round_.legal_actions(seat)),
+    return Observation._make(
+        (
+            seat,
+            round_.rules.name,
+            phase,
+            round_.dealer,
+            round_.turn,
+            round_.base,
+            len(round_.wall),
+            round_.treasure,
+            tuple(round_.wall.indicators[:-1]),  # retired
+            bytes(hands[seat]),  # hand
+            round_.drawn if round_.turn == seat else None,  # drawn
+            tuple(views),  # seats
+            scores,
+            round_.claim if phase is _CLAIM or phase is Phase.ROB else None,  # last_discard
+            tuple(round_.legal_actions(seat)),  # legal
+        )
     )
