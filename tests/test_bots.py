@@ -266,7 +266,7 @@ def test_closest_discards_are_those_of_every_distance(rules: str) -> None:
     for _, table, memo in _turn_memos(rules, 3):
         hand = table.obs.hand
         faces = [t for t in range(34) if hand[t]]
-        every = memo.distances(hand, faces)
+        every = [(memo.distance_at(h, s), t) for t, s, h in memo.discarded(hand, faces)]
         best = min(d for d, _ in every)
         assert memo.closest(hand, faces) == (best, [t for d, t in every if d == best])
         checked += 1

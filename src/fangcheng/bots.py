@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from functools import cache
 from itertools import compress
 from typing import ClassVar, Final, NamedTuple, TypeVar
@@ -61,7 +60,9 @@ _BIAS: Final = 4
 _BIASED: Final = bytes((value + _BIAS) % 256 for value in range(256))
 _HELD: Final = bytes(min(count, 1) for count in range(256))  # translation: held or not
 _FACES: Final = range(KINDS)
-_UNIT: Final = tuple(1 << 8 * (KINDS - 1 - t) for t in range(KINDS))  # one of a face, as a mask
+#: One of a face, as a mask; a dict, as its ``__getitem__`` is a plain C method (a
+#: tuple's is a slot wrapper, slower to call from ``map``).
+_UNIT: Final = {t: 1 << 8 * (KINDS - 1 - t) for t in range(KINDS)}
 _NO_SUIT: Final = bytes(9)
 _HONOURS: Final = KINDS - 27  # honour faces
 _HONOUR_ROW: Final = 27 // 9  # ``t // 9`` of every honour, beside the suits' 0, 1, 2
@@ -70,7 +71,11 @@ _FAR: Final = 99  # beyond any distance
 _LEFT: Final = bytes(max(0, 4 - count) for count in range(256))
 _DRAGONS: Final = slice(DRAGONS[0], DRAGONS[-1] + 1)
 _BLANK: Final = Seat(bytes(KINDS))
-_CALLS: Final = (Act.PENG, Act.GANG, Act.CHI)
+# Enum members read on every decision, looked up once: a lookup on the class is slow.
+_HU, _PASS, _DISCARD, _READY, _GANG = Act.HU, Act.PASS, Act.DISCARD, Act.READY, Act.GANG
+_CALLS: Final = (Act.PENG, _GANG, Act.CHI)
+_KONGS: Final = (Act.AN_GANG, Act.BU_GANG, Act.ADD, Act.XUANFENG)  # a turn's, 旋风杠 too
+_TURN = Phase.TURN
 _CACHE_LIMIT: Final = 200_000
 #: 血战: a discard win is passed when the self-draw is expected to pay this many times more.
 _WAIT_FOR_SELF_DRAW: Final = 1.4
@@ -108,15 +113,16 @@ class RandomBot(Bot):
         return self.rng.choice(observation.legal)
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
-    """What one decision needs from the observation, computed once."""
+class Table(NamedTuple):
+    """What one decision needs from the observation, computed once. (A named tuple, as
+    `Observation`: one is built for every decision, and a tuple is built in one call.)"""
 
     obs: Observation
     rules: RuleSet
     melds: tuple[Meld, ...]
     que: int | None
     unseen: bytes  # copies of each face not visible to this seat
+    left: int  # ``unseen`` as a mask (face 0 the highest byte)
 
 
 def table_of(obs: Observation) -> Table:
@@ -132,16 +138,15 @@ def table_of(obs: Observation) -> Table:
         for meld in view.melds:
             shown += meld.tiles
     seen += sum(map(_UNIT.__getitem__, shown))
-    left = int.from_bytes(seen.to_bytes(KINDS).translate(_LEFT)) & _in_play(rules.name)
+    left = int.from_bytes(seen.to_bytes(KINDS).translate(_LEFT)) & 255 * _in_play(rules.name)
     me = obs.seats[obs.seat]
-    return Table(obs, rules, me.melds, me.que, left.to_bytes(KINDS))
+    return Table(obs, rules, me.melds, me.que, left.to_bytes(KINDS), left)
 
 
 @cache
 def _in_play(rules: str) -> int:
-    """A mask of 34 bytes (big-endian), all ones for each face the rule set plays with."""
-    faces = find_rules(rules).faces
-    return int.from_bytes(bytes(255 if t in faces else 0 for t in range(KINDS)))
+    """A mask of 34 bytes (big-endian), 1 for each face the rule set plays with."""
+    return _face_mask(find_rules(rules).faces)
 
 
 class _Needs(NamedTuple):
@@ -152,6 +157,9 @@ class _Needs(NamedTuple):
     missing: tuple[int, ...]  # first tiles of the suits 三门全 still needs
     no_terminal: bool  # 么九 still needed
     no_pung: bool  # 必须有碰: no pung, substitute, or two pairs to grow one from
+
+
+_NOTHING: Final = _Needs(0, (), False, False)
 
 
 class _Memo:
@@ -168,7 +176,7 @@ class _Memo:
     def __init__(self, rules: RuleSet, melds: tuple[Meld, ...], que: int | None) -> None:
         self.rules, self.melds, self.que = rules, melds, que
         self.shapes = rules.shapes
-        self.in_play = _face_mask(rules.faces)
+        self.in_play = _in_play(rules.name)
         #: `gains` of a hand lacking nothing: a 缺 tile sets it back
         self.que_gains = _SUIT_MASK[9 * que] if que is not None else 0
         laid = final_counts(bytes(KINDS), melds)
@@ -212,14 +220,19 @@ class _Memo:
     def lacking(self, h: bytes) -> _Needs:
         """`needs` worked out: the laid melds' part is counted once, in ``__init__``."""
         void = self.void_laid + sum(h[self.void : self.void + 9]) if self.void is not None else 0
-        missing = tuple(s for s in self.open_suits if h[s : s + 9] == _NO_SUIT)
+        missing: tuple[int, ...] = ()
+        if self.open_suits:
+            missing = tuple(s for s in self.open_suits if h[s : s + 9] == _NO_SUIT)
         no_terminal = self.terminal_open and not int.from_bytes(h) & _TERMINAL_COUNTS
         no_pung = self.pung_open and not self.pung_in_reach(h)
+        if not (void or missing or no_terminal or no_pung):
+            return _NOTHING  # the common case, shared
         return _Needs(void + len(missing) + no_terminal + no_pung, missing, no_terminal, no_pung)
 
     def pung_in_reach(self, h: bytes) -> bool:
         """A pung (or the rule set's substitute) is held, or two pairs leave one to grow."""
-        if KINDS - h.count(0) - h.count(1) >= 2 or max(h) >= 3:
+        pairs = KINDS - h.count(0) - h.count(1)  # faces held twice or more
+        if pairs >= 2 or (pairs == 1 and not h.count(2)):  # or one held three times or more
             return True
         dragons = h[_DRAGONS]
         return (self.rules.dragon_pair_is_pung and max(dragons) >= 2) or (
@@ -291,10 +304,6 @@ class _Memo:
             hand[t] += 1
             s = steps[h] = after[t]
             yield t, s, h
-
-    def distances(self, h14: bytes, faces: Sequence[int]) -> list[tuple[int, int]]:
-        """(distance, face) after each discard of ``faces``."""
-        return [(self.distance(h), t) for t, _, h in self.discarded(h14, faces)]
 
     def closest(self, h14: bytes, faces: Sequence[int]) -> tuple[int, list[int]]:
         """The least distance after a discard of ``faces``, and the faces that reach it.
@@ -428,12 +437,13 @@ class EfficientBot(Bot):
     ) -> float:
         """Live waits times their worth; in baicheng the treasure face wins too (摸宝)."""
         waits = self.memo(table, melds).waits(h)
+        unseen, treasure = table.unseen, table.obs.treasure
+        if treasure is None:  # a dead wait adds nothing: it need not be scored
+            waits = tuple([w for w in waits if unseen[w]])
         if not waits:
             return 0.0
-        unseen = table.unseen
         worths = [self.worth(table, h, melds, w, ready) for w in waits]
         value = float(sum(unseen[w] * v for w, v in zip(waits, worths, strict=True)))
-        treasure = table.obs.treasure
         if treasure is not None and treasure not in waits:
             value += unseen[treasure] * max(worths)
         return value
@@ -448,7 +458,10 @@ class EfficientBot(Bot):
 
     def useful(self, table: Table, h: bytes, melds: Sequence[Meld], d: int) -> int:
         """Unseen copies of the faces whose draw lowers the distance (ukeire)."""
-        return sum(compress(table.unseen, self.memo(table, melds).useful(h, d)))
+        mask = int.from_bytes(self.memo(table, melds).useful(h, d))
+        # The unseen counts of the useful faces are the base-256 digits of one number,
+        # and digits sum to their number modulo 255 (256 ≡ 1): exact below 255 (≤ 4 × 34).
+        return (table.left & 255 * mask) % 255
 
     def useful_faces(
         self, table: Table, h: bytes, melds: Sequence[Meld], d: int
@@ -463,19 +476,19 @@ class EfficientBot(Bot):
         if len(legal) == 1:
             return legal[0]
         for action in legal:
-            if action.kind is Act.HU:
+            if action.kind is _HU:
                 return action
         phase = observation.phase
+        if phase is _TURN:
+            return self.turn(table_of(observation))
         if phase is Phase.PIAO:
             return min(legal, key=lambda a: a.value)
         if phase is Phase.QUE:
             return self.choose_que(observation)
-        if phase is Phase.TURN:
-            return self.turn(table_of(observation))
         calls = [a for a in legal if a.kind in _CALLS]
         if calls:
             return self.claim(table_of(observation), calls)
-        return next(a for a in legal if a.kind is Act.PASS)
+        return next(a for a in legal if a.kind is _PASS)
 
     def choose_que(self, obs: Observation) -> Action:
         """定缺: the legal choice of least `que_weight`."""
@@ -491,16 +504,16 @@ class EfficientBot(Bot):
 
     def turn(self, table: Table) -> Action:
         legal = table.obs.legal
-        discards = [a for a in legal if a.kind is Act.DISCARD]
+        discards = [a for a in legal if a.kind is _DISCARD]
         offers = len(discards) < len(legal)  # a kong or 报听 (a win was taken already)
         if offers and (kong := self.kong(table)) is not None:
             return kong
-        if len(discards) == 1 and not any(a.kind is Act.READY for a in legal):
+        if len(discards) == 1 and not any(a.kind is _READY for a in legal):
             return discards[0]
         choice = self.discard(table, discards)
         assert choice.tile is not None
         for a in legal if offers else ():
-            if a.kind is Act.READY and a.tile == choice.tile and self.declare(table, a):
+            if a.kind is _READY and a.tile == choice.tile and self.declare(table, a):
                 return a
         return choice
 
@@ -513,22 +526,25 @@ class EfficientBot(Bot):
         return any(table.unseen[w] for w in waits)
 
     def ranked(
-        self, table: Table, h14: bytes, melds: Sequence[Meld], faces: Sequence[int]
+        self,
+        table: Table,
+        h14: bytes,
+        melds: Sequence[Meld],
+        faces: Sequence[int],
+        at: int | None = None,
     ) -> list[tuple[int, float, int]]:
         """(distance, -value, face) for each discard of ``faces``, best first; the value
-        is only computed for the discards at the least distance."""
-        first = self.memo(table, melds).distances(h14, faces)
-        best = min(d for d, _ in first)
-        hand = bytearray(h14)
-        out = []
-        for d, t in first:
-            if d > best:
-                out.append((d, 0.0, t))
-                continue
-            hand[t] -= 1
-            after = bytes(hand)
-            hand[t] += 1
-            out.append((d, -self.value_after(table, after, melds, d), t))
+        is only computed for the discards at the least distance. ``at``: the distance
+        every one is known to leave (the `closest` faces), not measured again."""
+        memo = self.memo(table, melds)
+        first = [
+            (memo.distance_at(h, s) if at is None else at, t, h)
+            for t, s, h in memo.discarded(h14, faces)
+        ]
+        best = min(first)[0]
+        out = [
+            (d, -self.value_after(table, h, melds, d) if d == best else 0.0, t) for d, t, h in first
+        ]
         out.sort()
         return out
 
@@ -556,25 +572,23 @@ class EfficientBot(Bot):
 
     def discard(self, table: Table, discards: Sequence[Action]) -> Action:
         h, melds = table.obs.hand, table.melds
-        _, close = self.closest(table, h, melds, self.discard_faces(table, discards))
+        best, close = self.closest(table, h, melds, self.discard_faces(table, discards))
         if len(close) == 1:
             tile = close[0]
         else:
-            ranked = self.ranked(table, h, melds, close)
-            top = [t for d, v, t in ranked if (d, v) == ranked[0][:2]]
+            ranked = self.ranked(table, h, melds, close, best)
+            top = [t for _, v, t in ranked if v == ranked[0][1]]  # each at distance best
             tile = top[0] if len(top) == 1 else self.rng.choice(top)
-        return next(a for a in discards if a.tile == tile)
+        return _discard_of(discards, tile)
 
     def kong(self, table: Table) -> Action | None:
         """A kong (or a 旋风杠 addition) that keeps the hand's distance: it pays, and draws."""
         obs = table.obs
         h = obs.hand
-        options = [
-            a for a in obs.legal if a.kind in (Act.AN_GANG, Act.BU_GANG, Act.ADD, Act.XUANFENG)
-        ]
+        options = [a for a in obs.legal if a.kind in _KONGS]
         if not options:
             return None
-        locked = not any(a.kind is Act.DISCARD and a.tile != obs.drawn for a in obs.legal)
+        locked = not any(a.kind is _DISCARD and a.tile != obs.drawn for a in obs.legal)
         if locked:  # 报听 or a sichuan winner: the engine offers only wait-keeping kongs
             return options[0]
         best, _ = self.closest(table, h, table.melds, _held(h))
@@ -621,7 +635,7 @@ class EfficientBot(Bot):
             if found is None:
                 continue
             after, value = found
-            if a.kind is Act.GANG or after < now:
+            if a.kind is _GANG or after < now:
                 ok = after <= now
             elif after == now:
                 if not now_value:
@@ -632,7 +646,7 @@ class EfficientBot(Bot):
             if ok:
                 taken.append((after, value, a))
         if not taken:
-            return next(a for a in obs.legal if a.kind is Act.PASS)
+            return next(a for a in obs.legal if a.kind is _PASS)
         least = min(d for d, _, _ in taken)
         tied = [(value, a) for d, value, a in taken if d == least]
         if len(tied) == 1:
@@ -644,19 +658,28 @@ class EfficientBot(Bot):
         self, table: Table, hand: bytes, melds: tuple[Meld, ...], call: Action
     ) -> tuple[int, Callable[[], float]] | None:
         """The distance after a call (and, but for a kong, its best discard), and how to
-        value that hand when a tie asks for it (remembered: it is asked once at most)."""
-        if call.kind is Act.GANG:
+        value that hand when a tie asks for it (asked again, it finds its measures in the
+        memo: cheaper than remembering each value in case)."""
+        if call.kind is _GANG:
             d = self.distance(table, hand, melds)
-            return d, cache(lambda: self.assess(table, hand, melds)[1])
+            return d, lambda: self.assess(table, hand, melds)[1]
         held = _held(hand)
         if not held:
             return None
         best, close = self.closest(table, hand, melds, held)
-        return best, cache(lambda: -self.ranked(table, hand, melds, close)[0][1])
+        return best, lambda: -self.ranked(table, hand, melds, close, best)[0][1]
 
 
 def _held(hand: bytes | bytearray) -> list[int]:
     return [t for t in range(KINDS) if hand[t]]
+
+
+def _discard_of(discards: Sequence[Action], tile: int) -> Action:
+    """The discard of ``tile`` (a loop: ``next`` over a generator costs more, every turn)."""
+    for a in discards:
+        if a.tile == tile:
+            return a
+    raise ValueError(f"no discard of {tile}")
 
 
 class StrongBot(EfficientBot):
@@ -693,13 +716,13 @@ class StrongBot(EfficientBot):
     def act(self, observation: Observation) -> Action:
         self.track(observation)
         if (
-            observation.phase is not Phase.TURN
+            observation.phase is not _TURN
             and observation.wall > 4  # the last four tiles: a passed win makes a 花猪
-            and any(a.kind is Act.HU for a in observation.legal)
+            and any(a.kind is _HU for a in observation.legal)
         ):
             table = table_of(observation)
             if self.wait_for_self_draw(table):
-                return next(a for a in observation.legal if a.kind is Act.PASS)
+                return next(a for a in observation.legal if a.kind is _PASS)
         return super().act(observation)
 
     def que_weight(self, obs: Observation, suit: int) -> tuple[int, ...]:
@@ -831,11 +854,16 @@ class StrongBot(EfficientBot):
         return total / max(1, sum(unseen))
 
     def ranked(
-        self, table: Table, h14: bytes, melds: Sequence[Meld], faces: Sequence[int]
+        self,
+        table: Table,
+        h14: bytes,
+        melds: Sequence[Meld],
+        faces: Sequence[int],
+        at: int | None = None,
     ) -> list[tuple[int, float, int]]:
         """As `EfficientBot.ranked`; at distance 2 the best few discards are re-ranked by
         the draws that lead to distance 1 times the useful draws of the best such hand."""
-        out = super().ranked(table, h14, melds, faces)
+        out = super().ranked(table, h14, melds, faces, at)
         if out[0][0] != 2 or len(out) < 2:
             return out
         top = [r for r in out[:_SECOND_STEP] if r[0] == 2]
@@ -944,7 +972,7 @@ class StrongBot(EfficientBot):
             return None
         tied = [t for near, d, t in scored if (near, d) == (best, least)]
         tile = tied[0] if len(tied) == 1 else self.ranked(table, h, melds, tied)[0][2]
-        return next(a for a in discards if a.tile == tile)
+        return _discard_of(discards, tile)
 
     def kong(self, table: Table) -> Action | None:
         """As `EfficientBot.kong`, else a 暗杠 or 补杠 that costs at most `_KONG_SLACK` of
@@ -972,7 +1000,7 @@ class StrongBot(EfficientBot):
             source, tile = obs.last_discard
             now = self.distance(table, obs.hand, table.melds)
             for a in calls:
-                if a.kind is Act.GANG:
+                if a.kind is _GANG:
                     hand = bytearray(obs.hand)
                     meld, used = called_meld(a, tile, source)
                     for x in used:
@@ -995,7 +1023,7 @@ class StrongBot(EfficientBot):
         norm = _all_ways(table.unseen)
         order = {t: i for i, (_, _, t) in enumerate(ranked)}
         tile = min(order, key=lambda t: (round(self.danger(table, t, threat, norm), 3), order[t]))
-        return next(a for a in discards if a.tile == tile)
+        return _discard_of(discards, tile)
 
 
 class _Flush(NamedTuple):
