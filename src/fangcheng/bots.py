@@ -955,13 +955,9 @@ class StrongBot(EfficientBot):
         if not flushes:
             return None
         memo = self.memo(table, melds)
-        hand = bytearray(h)
         scored = []
-        for t in faces:
-            hand[t] -= 1
-            after = bytes(hand)
-            hand[t] += 1
-            d = memo.distance(after)
+        for t, s, after in memo.discarded(h, faces):
+            d = memo.distance_at(after, s)
             near = min(
                 shanten_flush(after, f.suit, honours=f.honours, shapes=shapes) - f.credit
                 for f in flushes
