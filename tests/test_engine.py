@@ -304,6 +304,7 @@ def test_observation_fields_hold_the_round_state(rules):
             )  # fmt: skip
             assert view.wall == len(r.wall) and view.treasure == r.treasure
             assert view.retired == tuple(r.wall.indicators[:-1])
+            assert view.hand == bytes(r.hands[seat])
             assert view.drawn == (r.drawn if r.turn == seat else None)
             assert view.legal == tuple(r.legal_actions(seat))
             assert view.scores == tuple(sum(i.deltas[s] for i in r.items) for s in range(4))
@@ -312,6 +313,9 @@ def test_observation_fields_hold_the_round_state(rules):
                 assert sv.won == (s in r.won) and sv.piao == r.piao[s]
                 assert sv.que == (r.que[s] if None not in r.que else None)
                 assert len(sv.melds) + sv.hidden_kongs == len(r.melds[s])
+                assert sv.concealed == sum(r.hands[s])
+                shown = r.over or s in r.won
+                assert sv.revealed == (r.revealed(s) if shown else None)
 
     for seed in range(3):
         play_random(rules, seed, check=check)
