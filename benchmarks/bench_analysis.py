@@ -27,7 +27,7 @@ from mahjong.agari import Agari
 from mahjong.shanten import Shanten
 
 import fangcheng
-from fangcheng.analysis import shanten_standard
+from fangcheng.analysis.hand import shanten_standard
 
 Hand = bytes
 

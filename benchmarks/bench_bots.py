@@ -22,8 +22,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from fangcheng.rules import ALL_RULES
-from fangcheng.sim import simulate
+from fangcheng.ai.sim import simulate
+from fangcheng.rules.ruleset import ALL_RULES
 
 
 def main() -> None:

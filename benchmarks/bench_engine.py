@@ -19,9 +19,9 @@ import pstats
 import random
 import time
 
-from fangcheng.engine import Round
-from fangcheng.record import record_of
-from fangcheng.rules import ALL_RULES
+from fangcheng.engine.record import record_of
+from fangcheng.engine.round import Round
+from fangcheng.rules.ruleset import ALL_RULES
 
 
 def play_random(rules: str, seed: int) -> Round:

@@ -19,8 +19,8 @@ from pathlib import Path
 from mahjong.hand_calculating.hand import HandCalculator
 from mahjong.tile import TilesConverter
 
-from fangcheng.scoring import score
-from fangcheng.situation import Situation, load_situation
+from fangcheng.scoring.scorer import score
+from fangcheng.scoring.situation import Situation, load_situation
 
 CASES = Path(__file__).resolve().parent.parent / "tests" / "cases"
 #: Complete riichi hands (man, pin, sou, honours); each wins on its last tile.

@@ -7,9 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from fangcheng.actions import Act, Action
-from fangcheng.analysis import draw_shanten, shanten_flush
-from fangcheng.bots import (
+from fangcheng.ai.sim import simulate
+from fangcheng.analysis.hand import draw_shanten, shanten_flush
+from fangcheng.engine.round import Round
+from fangcheng.players.bots import (
     BOTS,
     EfficientBot,
     StrongBot,
@@ -19,11 +20,11 @@ from fangcheng.bots import (
     make_bot,
     table_of,
 )
-from fangcheng.engine import Observation, Phase, Round, SeatView
-from fangcheng.melds import Meld, MeldKind
-from fangcheng.rules import ALL_RULES
-from fangcheng.sim import simulate
-from fangcheng.tiles import DRAGONS, TERMINALS_AND_HONOURS, parse_counts, parse_tiles
+from fangcheng.protocol.actions import Act, Action
+from fangcheng.protocol.observation import Observation, Phase, SeatView
+from fangcheng.rules.ruleset import ALL_RULES
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import DRAGONS, TERMINALS_AND_HONOURS, parse_counts, parse_tiles
 
 
 class Checked:

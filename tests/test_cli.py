@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from fangcheng.cli import main
-from fangcheng.engine import Round
-from fangcheng.record import record_of
+from fangcheng.engine.record import record_of
+from fangcheng.engine.round import Round
 
 CASES = Path(__file__).parent / "cases"
 

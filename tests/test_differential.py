@@ -59,7 +59,7 @@ from fangcheng import (
     shanten_standard,
     shanten_thirteen_orphans,
 )
-from fangcheng.tables import configs
+from fangcheng.analysis.tables import configs
 
 HANDS = int(os.environ.get("FANGCHENG_DIFF_HANDS", "20000"))
 SEED = 20240611

@@ -2,7 +2,7 @@
 
 Scripted hands give each seat's starting tiles, the draws that follow and the tail of
 the wall (read from the last tile: replacements, then baicheng's indicator); the rest of
-the wall is filled from the seed (see `fangcheng.record.wall_of`).
+the wall is filled from the seed (see `fangcheng.engine.record.wall_of`).
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fangcheng.actions import Act, Action, IllegalActionError
-from fangcheng.analysis import shanten, waits
-from fangcheng.engine import Phase, Round
-from fangcheng.record import RecordError, record_of, replay, wall_of
-from fangcheng.rules import find_rules
-from fangcheng.tiles import parse_tiles, tile_set
+from fangcheng.analysis.hand import shanten, waits
+from fangcheng.engine.record import RecordError, record_of, replay, wall_of
+from fangcheng.engine.round import Round
+from fangcheng.protocol.actions import Act, Action, IllegalActionError
+from fangcheng.protocol.observation import Phase
+from fangcheng.rules.ruleset import find_rules
+from fangcheng.tiles.notation import parse_tiles, tile_set
 
 RULES = ["baicheng", "baishan", "baishan_platform", "sichuan"]
 
@@ -459,7 +460,7 @@ def test_d30_fenzhang_tile_completes_a_win():
 
 def test_fenzhang_without_a_win_is_a_drawn_hand_and_the_dealer_stays():
     """§2.11 荒牌 after 分张: no win payment; D11 the dealer keeps the deal."""
-    from fangcheng.match import next_dealer
+    from fangcheng.engine.match import next_dealer
 
     r = scripted("baicheng", FENZHANG_HANDS, tail="FFPP1s9p7p7p9s")
     drive(
@@ -541,7 +542,7 @@ SICHUAN_QUE = {"que": ["s", "p", "m", "m"]}
 
 def test_one_discard_many_winners_then_bloody_play_to_the_wall_and_flower_pig():
     """§4.7 一炮多响, D53 血战 continuation, D55 查花猪 (winners receive), D47 next dealer."""
-    from fangcheng.match import next_dealer
+    from fangcheng.engine.match import next_dealer
 
     r = scripted("sichuan", SICHUAN_HANDS, draws="9p1m2p", options=SICHUAN_QUE)
     r.act(0, A("discard 1s"))

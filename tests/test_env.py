@@ -17,10 +17,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, render_test, seed_test
 
-from fangcheng import env as fenv
-from fangcheng.actions import Act, Action, IllegalActionError
-from fangcheng.engine import Observation, Phase, Round
-from fangcheng.env import (
+from fangcheng.ai import env as fenv
+from fangcheng.ai.env import (
     ACTION_LAYOUT,
     ACTION_SIZE,
     OBSERVATION_LAYOUT,
@@ -34,6 +32,9 @@ from fangcheng.env import (
     index_to_action,
     legal_mask,
 )
+from fangcheng.engine.round import Round
+from fangcheng.protocol.actions import Act, Action, IllegalActionError
+from fangcheng.protocol.observation import Observation, Phase
 
 RULES = ["baicheng", "baishan", "baishan_platform", "sichuan"]
 # (rules, table options, 底注): every rule set, and the platform's rooms at a base where
@@ -443,8 +444,8 @@ def test_single_seat_rollouts_pay_the_settlement(rules: str) -> None:
 
 
 def test_single_seat_with_the_bots_module() -> None:
-    """Bot names are built by `fangcheng.bots.make_bot`, seeded from the episode seed."""
-    pytest.importorskip("fangcheng.bots")
+    """Bot names are built by `fangcheng.players.bots.make_bot`, seeded from the episode seed."""
+    pytest.importorskip("fangcheng.players.bots")
     g = SingleSeatEnv("baishan", opponents="efficient")
     h = SingleSeatEnv("baishan", opponents="efficient")
     obs, _ = g.reset(seed=11)

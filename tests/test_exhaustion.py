@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from fangcheng.melds import Meld, MeldKind
-from fangcheng.payments import Transfer, deltas_of
-from fangcheng.rules import SICHUAN, Options
-from fangcheng.settlement import sichuan_exhaustion
-from fangcheng.tiles import parse_counts, parse_tiles
+from fangcheng.rules.ruleset import SICHUAN, Options
+from fangcheng.scoring.payments import Transfer, deltas_of
+from fangcheng.scoring.settlement import sichuan_exhaustion
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import parse_counts, parse_tiles
 
 
 def hand(text: str) -> bytes:

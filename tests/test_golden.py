@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from fangcheng.requirements import wait_set
-from fangcheng.scoring import score
-from fangcheng.situation import load_situation
-from fangcheng.tiles import tile_name
+from fangcheng.rules.requirements import wait_set
+from fangcheng.scoring.scorer import score
+from fangcheng.scoring.situation import load_situation
+from fangcheng.tiles.notation import tile_name
 
 CASES = sorted((Path(__file__).parent / "cases").glob("*.json"))
 

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from fangcheng.match import Match, first_dealer, next_dealer
-from fangcheng.rules import BAICHENG, BAISHAN, BAISHAN_PLATFORM, SICHUAN
+from fangcheng.engine.match import Match, first_dealer, next_dealer
+from fangcheng.rules.ruleset import BAICHENG, BAISHAN, BAISHAN_PLATFORM, SICHUAN
 
 
 def ended(dealer: int, won: list[int], multi: int | None = None) -> SimpleNamespace:

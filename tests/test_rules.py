@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from fangcheng.fans import Fan, Scope
-from fangcheng.rules import (
+from fangcheng.rules.fans import Fan, Scope
+from fangcheng.rules.ruleset import (
     ALL_RULES,
     BAICHENG,
     BAISHAN,
@@ -17,7 +17,7 @@ from fangcheng.rules import (
     configure,
     find_rules,
 )
-from fangcheng.tiles import tile_set
+from fangcheng.tiles.notation import tile_set
 
 #: The fan names of RULES.md §2.7, §3.6, §4.6 and §5.6, in table order.
 FAN_NAMES = {
@@ -242,7 +242,7 @@ def test_cap_option_in_the_rule_sets_own_unit():
 
 def test_d53_only_sichuan_plays_on_after_a_win():
     """D53 / §4.8: 血战到底 is sichuan's; the other rule sets end at the first win (截胡)."""
-    from fangcheng.rules import ALL_RULES
+    from fangcheng.rules.ruleset import ALL_RULES
 
     assert {r.name for r in ALL_RULES if r.bloody} == {"sichuan"}
     assert all(r.multiple_winners == r.bloody for r in ALL_RULES)

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from fangcheng.fans import Fan, Scope
-from fangcheng.melds import Meld, MeldKind
-from fangcheng.payments import kong_payments
-from fangcheng.requirements import wait_set
-from fangcheng.rules import find_rules
-from fangcheng.scoring import Score, best_ready_fans, readings, score
-from fangcheng.situation import Situation, load_situation
-from fangcheng.tiles import format_tiles, parse_counts, parse_tiles, tile_name
+from fangcheng.rules.fans import Fan, Scope
+from fangcheng.rules.requirements import wait_set
+from fangcheng.rules.ruleset import find_rules
+from fangcheng.scoring.payments import kong_payments
+from fangcheng.scoring.scorer import Score, best_ready_fans, readings, score
+from fangcheng.scoring.situation import Situation, load_situation
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import format_tiles, parse_counts, parse_tiles, tile_name
 
 # --- building situations -------------------------------------------------------------
 

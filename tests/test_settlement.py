@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fangcheng.melds import Meld, MeldKind
-from fangcheng.payments import (
+from fangcheng.rules.ruleset import BAICHENG, BAISHAN_PLATFORM, SICHUAN, Options, configure
+from fangcheng.scoring.payments import (
     Transfer,
     chase_dealer_payments,
     deltas_of,
@@ -21,11 +21,11 @@ from fangcheng.payments import (
     service_fees,
     stake_for_balances,
 )
-from fangcheng.rules import BAICHENG, BAISHAN_PLATFORM, SICHUAN, Options, configure
-from fangcheng.scoring import score
-from fangcheng.settlement import sichuan_exhaustion
-from fangcheng.situation import load_situation
-from fangcheng.tiles import parse_counts, parse_tiles
+from fangcheng.scoring.scorer import score
+from fangcheng.scoring.settlement import sichuan_exhaustion
+from fangcheng.scoring.situation import load_situation
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import parse_counts, parse_tiles
 
 
 def hand(text: str) -> bytes:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from fangcheng.record import replay
-from fangcheng.sim import Job, RayUnavailableError, main, play_hand, simulate
+from fangcheng.ai.sim import Job, RayUnavailableError, main, play_hand, simulate
+from fangcheng.engine.record import replay
 
 SEATS = ["efficient", "random", "strong", "random"]
 

@@ -28,7 +28,7 @@ os.environ.update(RAY_ENV)
 os.environ.pop("RAY_ADDRESS", None)  # never a cluster this machine did not start here
 ray = pytest.importorskip("ray")
 
-from fangcheng.sim import main, simulate  # noqa: E402
+from fangcheng.ai.sim import main, simulate  # noqa: E402
 
 SEATS = ["random", "efficient", "random", "efficient"]
 ARGV = ["--rules", "baicheng", "--hands", "16", "--seats", ",".join(SEATS), "--seed", "5"]
@@ -45,7 +45,7 @@ def comparable(data: dict[str, Any]) -> dict[str, Any]:
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fangcheng.sim", *args],
+        [sys.executable, "-m", "fangcheng.ai.sim", *args],
         capture_output=True,
         text=True,
         env=os.environ | RAY_ENV,

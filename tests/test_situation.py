@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from fangcheng.melds import MeldKind
-from fangcheng.situation import SituationError, WinBy, load_situation
+from fangcheng.scoring.situation import SituationError, WinBy, load_situation
+from fangcheng.tiles.melds import MeldKind
 
 B1 = json.loads((Path(__file__).parent / "cases" / "baicheng-B1.json").read_text("utf-8"))
 B1.pop("expect")

@@ -10,13 +10,13 @@ import re
 import pytest
 from textual.widgets import Static
 
-from fangcheng.actions import Act, Action
-from fangcheng.bots import EfficientBot
-from fangcheng.record import replay
-from fangcheng.terminal import Game, InputError, main, suggest
-from fangcheng.terminal_app import PlayApp
-from fangcheng.terminal_view import board, settlement, standings
-from fangcheng.tiles import tile_name
+from fangcheng.engine.record import replay
+from fangcheng.players.bots import EfficientBot
+from fangcheng.protocol.actions import Act, Action
+from fangcheng.tiles.notation import tile_name
+from fangcheng.ui.terminal.app import PlayApp
+from fangcheng.ui.terminal.game import Game, InputError, main, suggest
+from fangcheng.ui.terminal.view import board, settlement, standings
 
 GLYPHS = re.compile("[\U0001f000-\U0001f02f]")
 

@@ -24,7 +24,7 @@ from fangcheng import (
     tile_name,
     tile_set,
 )
-from fangcheng.tiles import counts_of, tile_from_name
+from fangcheng.tiles.notation import counts_of, tile_from_name
 
 # The contract's kind order, written out independently of the implementation.
 KIND_NAMES = (

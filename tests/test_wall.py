@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fangcheng.tiles import tile_set
-from fangcheng.wall import Wall, deal_order, throw_break, wall_sides
+from fangcheng.engine.wall import Wall, deal_order, throw_break, wall_sides
+from fangcheng.tiles.notation import tile_set
 
 RULES = ["baicheng", "baishan", "baishan_platform", "sichuan"]
 

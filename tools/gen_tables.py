@@ -1,4 +1,4 @@
-"""Generate ``src/fangcheng/data/tables.bin``, the tables behind hand analysis.
+"""Generate ``src/fangcheng/analysis/data/tables.bin``, the tables behind hand analysis.
 
 Run ``python tools/gen_tables.py`` (needs numpy, a development dependency). The output
 is deterministic; ``tests/test_tables.py`` regenerates it and compares bytes.
@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _tables_module():  # type: ignore[no-untyped-def]
-    """``fangcheng.tables`` alone: importing the package would load the file we write."""
+    """``fangcheng.analysis.tables`` alone: importing the package would load the file we write."""
     spec = importlib.util.spec_from_file_location(
-        "_fangcheng_tables", ROOT / "src/fangcheng/tables.py"
+        "_fangcheng_tables", ROOT / "src/fangcheng/analysis/tables.py"
     )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -186,7 +186,7 @@ def build() -> bytes:
 
 
 def main() -> None:
-    out = ROOT / "src" / "fangcheng" / "data" / "tables.bin"
+    out = ROOT / "src" / "fangcheng" / "analysis" / "data" / "tables.bin"
     blob = build()
     out.write_bytes(blob)
     print(f"wrote {out.relative_to(ROOT)}: {len(blob):,} bytes")

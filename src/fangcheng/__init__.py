@@ -4,7 +4,7 @@ Sichuan 血战到底 — as a library: tiles and notation, hand analysis, rule s
 The names a user needs are here; the modules hold the rest.
 """
 
-from .analysis import (
+from fangcheng.analysis import (
     CLASSIC,
     Arrangement,
     Form,
@@ -24,7 +24,7 @@ from .analysis import (
     wait_shapes,
     waits,
 )
-from .tiles import (
+from fangcheng.tiles import (
     InvalidNotationError,
     TileCountError,
     format_counts,

@@ -7,9 +7,15 @@ import json
 import sys
 from collections.abc import Sequence
 
-from . import __version__
-from .analysis import CLASSIC, Shapes, shanten, wait_shapes
-from .tiles import InvalidNotationError, TileCountError, format_counts, glyph, parse_counts
+from fangcheng import __version__
+from fangcheng.analysis.hand import CLASSIC, Shapes, shanten, wait_shapes
+from fangcheng.tiles.notation import (
+    InvalidNotationError,
+    TileCountError,
+    format_counts,
+    glyph,
+    parse_counts,
+)
 
 #: Hands the demo analyses when none is given: one of each kind of wait.
 DEMO_HANDS = (
@@ -66,8 +72,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from .scoring import score
-    from .situation import SituationError, load_situation
+    from fangcheng.scoring.scorer import score
+    from fangcheng.scoring.situation import SituationError, load_situation
 
     data = _read_json(args.file, "score")
     try:
@@ -104,7 +110,7 @@ def _read_json(path: str, command: str) -> object:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .record import RecordError, replay
+    from fangcheng.engine.record import RecordError, replay
 
     data = _read_json(args.file, "replay")
     if not isinstance(data, dict):
@@ -151,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="re-run a game record and check it replays identically")
     replay.add_argument("file", help="the record JSON file, or - for stdin")
     replay.set_defaults(run=_replay)
-    # Parsed by fangcheng.terminal and fangcheng.sim themselves (see main); listed for --help.
+    # Parsed by the terminal game and the simulator themselves (see main); listed for --help.
     sub.add_parser("play", help="play a match against three bots (fangcheng play -h)")
     sub.add_parser(
         "simulate", help="play many hands between bots and summarise (fangcheng simulate -h)"
@@ -162,11 +168,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "simulate":  # its own options: argparse cannot pass them through
-        from .sim import main as simulate_main
+        from fangcheng.ai.sim import main as simulate_main
 
         return simulate_main(argv[1:])
     if argv and argv[0] == "play":
-        from .terminal import main as play_main
+        from fangcheng.ui.terminal.game import main as play_main
 
         return play_main(argv[1:])
     args = build_parser().parse_args(argv)

@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from operator import attrgetter
 from typing import Final, NamedTuple
 
-from .analysis import Arrangement, WaitShape, decompositions, shapes_in, waits
-from .fans import AppliedFan, Fan, WinContext
-from .melds import Meld
-from .payments import (
+from fangcheng.analysis.hand import Arrangement, WaitShape, decompositions, shapes_in, waits
+from fangcheng.rules.fans import AppliedFan, Fan, WinContext
+from fangcheng.rules.requirements import final_counts, hand_failure, has_pung, no_win_reason
+from fangcheng.rules.ruleset import Options, RuleSet
+from fangcheng.scoring.payments import (
     KongPayment,
     Transfer,
     deltas_of,
@@ -25,10 +26,9 @@ from .payments import (
     piao_payments,
     service_fees,
 )
-from .requirements import final_counts, hand_failure, has_pung, no_win_reason
-from .rules import Options, RuleSet
-from .situation import Seat, Situation, WinBy
-from .tiles import format_counts, format_tiles, tile_name
+from fangcheng.scoring.situation import Seat, Situation, WinBy
+from fangcheng.tiles.melds import Meld
+from fangcheng.tiles.notation import format_counts, format_tiles, tile_name
 
 __all__ = [
     "AppliedFan",

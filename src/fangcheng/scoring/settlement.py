@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from .melds import Meld
-from .payments import Transfer, effective_base
-from .requirements import final_counts
-from .rules import Options, RuleSet
-from .scoring import best_ready_fans
+from fangcheng.rules.requirements import final_counts
+from fangcheng.rules.ruleset import Options, RuleSet
+from fangcheng.scoring.payments import Transfer, effective_base
+from fangcheng.scoring.scorer import best_ready_fans
+from fangcheng.tiles.melds import Meld
 
 __all__ = ["sichuan_exhaustion"]
 

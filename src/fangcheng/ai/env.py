@@ -25,7 +25,7 @@ One index per distinct engine `Action`; a rule set simply never makes some of th
 ======  ====  ============  ==================================================
 offset  size  action        index within the block
 ======  ====  ============  ==================================================
-0       34    ``discard``   the tile (0–33, see `fangcheng.tiles`)
+0       34    ``discard``   the tile (0–33, see `fangcheng.tiles.notation`)
 34      34    ``ting``      the tile discarded while declaring 报听
 68      21    ``chi``       the run's lowest tile: 7 × suit + rank − 1 (runs 1–7)
 89      34    ``peng``      the discard's face
@@ -48,7 +48,7 @@ decision is not awaited.
 
 Observation: ``Dict(observation=Box(float32, (1508,)), action_mask=Box(int8, (237,)))``
 =======================================================================================
-The tensor is built from the seat's own `fangcheng.engine.Observation` and nothing else
+The tensor is built from the seat's own `fangcheng.engine.round.Observation` and nothing else
 (`encode_observation`): its own concealed tiles, and of the others only what the table
 shows. Seats are *relative*: block ``r`` describes seat ``(me + r) % 4`` — 0 yourself,
 1 下家 (next to play), 2 对家 (across), 3 上家 (before you). Tile sections are 34 wide
@@ -129,7 +129,7 @@ hands replays exactly.
 Illegal actions
 ===============
 The raw environment (`FangchengEnv`, also `raw_env`) raises
-`fangcheng.actions.IllegalActionError` on an action outside the mask. `env` wraps it the
+`fangcheng.protocol.actions.IllegalActionError` on an action outside the mask. `env` wraps it the
 PettingZoo way: an illegal action ends the hand with ``illegal_reward`` to the offender.
 For the single-seat environment, `FallbackOnIllegal` replaces an illegal index by a
 legal default (pass, else discarding the drawn tile, else the lowest legal index).
@@ -156,11 +156,12 @@ from numpy.typing import NDArray
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
-from .actions import Act, Action, IllegalActionError
-from .engine import Observation, Phase, Round
-from .melds import MeldKind
-from .rules import RuleSet, configure, find_rules
-from .tiles import DRAGONS, KINDS
+from fangcheng.engine.round import Round
+from fangcheng.protocol.actions import Act, Action, IllegalActionError
+from fangcheng.protocol.observation import Observation, Phase
+from fangcheng.rules.ruleset import RuleSet, configure, find_rules
+from fangcheng.tiles.melds import MeldKind
+from fangcheng.tiles.notation import DRAGONS, KINDS
 
 __all__ = [
     "ACTION_LAYOUT",
@@ -438,7 +439,7 @@ def _agent(seat: int) -> str:
 class FangchengEnv(AECEnv):  # type: ignore[misc]
     """One hand of ``rules`` per episode, four agents, as a PettingZoo AEC environment.
 
-    ``options`` are the table options of `fangcheng.rules.configure` (room, piao, que,
+    ``options`` are the table options of `fangcheng.rules.ruleset.configure` (room, piao, que,
     claim_window, cap). ``dealer`` is the dealing seat, or None to draw it for each hand
     from the seeded generator; ``base`` the 底注; ``reward_scale`` multiplies every
     reward. ``reset(options={"dealer": k})`` overrides the dealer for one hand; other
@@ -612,7 +613,7 @@ def env(illegal_reward: float = -1.0, **kwargs: Any) -> Any:
 
 
 class Policy(Protocol):
-    """Anything that plays a seat: the interface of `fangcheng.bots`."""
+    """Anything that plays a seat: the interface of `fangcheng.players.bots`."""
 
     def act(self, observation: Observation) -> Action: ...
 
@@ -631,11 +632,11 @@ def _make_policy(spec: str | Policy, rng: random.Random) -> Policy:
     if not isinstance(spec, str):
         return spec
     try:  # imported when first needed: the bots depend on more than the environment does
-        bots = importlib.import_module("fangcheng.bots")
+        bots = importlib.import_module("fangcheng.players.bots")
     except ImportError:
         if spec == "random":
             return RandomPolicy(rng)
-        raise ValueError(f"bot {spec!r} needs fangcheng.bots; without it: random") from None
+        raise ValueError(f"bot {spec!r} needs fangcheng.players.bots; without it: random") from None
     bot: Policy = bots.make_bot(spec, rng)
     return bot
 
@@ -645,7 +646,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
 
     ``opponents`` is one bot for all three other seats or one per seat in seat order
     (skipping ``seat``); each is a bot name, built for every hand by
-    ``fangcheng.bots.make_bot(name, rng)`` with a generator seeded from the episode seed
+    ``fangcheng.players.bots.make_bot(name, rng)`` with a generator seeded from the episode seed
     (``"random"`` works without the bots module), or an object with
     ``act(observation) -> Action``, used as it is. Episodes are hands; a hand that ends
     before ``seat`` has a decision to make (a dealer's 天胡) is skipped for the next.

@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from .engine import Round
-from .rules import RuleSet, find_rules
+from fangcheng.engine.round import Round
+from fangcheng.rules.ruleset import RuleSet, find_rules
 
 __all__ = ["Match", "first_dealer", "next_dealer"]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from .analysis import Arrangement, Form, GroupKind, decompositions, is_win, waits
-from .melds import Meld, MeldKind
-from .rules import SUIT_LETTERS, RuleSet
-from .tiles import (
+from fangcheng.analysis.hand import Arrangement, Form, GroupKind, decompositions, is_win, waits
+from fangcheng.rules.ruleset import SUIT_LETTERS, RuleSet
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import (
     DRAGONS,
     TERMINAL_COUNTS,
     format_counts,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
 
-from .tiles import format_tiles, tile_set
+from fangcheng.tiles.notation import format_tiles, tile_set
 
 __all__ = ["Break", "Wall", "deal_order", "throw_break", "wall_sides"]
 

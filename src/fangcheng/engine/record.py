@@ -18,11 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .actions import IllegalActionError
-from .engine import Round
-from .rules import find_rules
-from .tiles import InvalidNotationError, format_tiles, parse_tiles, tile_set
-from .wall import deal_order
+from fangcheng.engine.round import Round
+from fangcheng.engine.wall import deal_order
+from fangcheng.protocol.actions import IllegalActionError
+from fangcheng.rules.ruleset import find_rules
+from fangcheng.tiles.notation import InvalidNotationError, format_tiles, parse_tiles, tile_set
 
 __all__ = [
     "FORMAT",

@@ -8,7 +8,7 @@ reads the context and a payer's seat. A predicate returns how many times the fan
 (0 = not at all; 一般高, 四过一 and 根 count per instance).
 
 The tables at the end list each rule set's fans in the order of its RULES.md section;
-`fangcheng.scoring` is the one scorer that reads them.
+`fangcheng.scoring.scorer` is the one scorer that reads them.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from enum import Enum
 from operator import attrgetter
 from typing import Final, NamedTuple
 
-from .analysis import Arrangement, Form, GroupKind, WaitShape
-from .melds import Meld, MeldKind
-from .tiles import TERMINAL_COUNTS, TERMINALS_AND_HONOURS
+from fangcheng.analysis.hand import Arrangement, Form, GroupKind, WaitShape
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import TERMINAL_COUNTS, TERMINALS_AND_HONOURS
 
 __all__ = [
     "BAICHENG_FANS",

@@ -25,15 +25,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from .actions import Act, Action, IllegalActionError
-from .analysis import shanten
-from .bots import BOTS, EfficientBot, make_bot, table_of
-from .engine import Observation
-from .match import Match
-from .record import record_of
-from .requirements import wait_set
-from .rules import ALL_RULES
-from .tiles import InvalidNotationError, format_counts, format_tiles, parse_tiles, tile_name
+from fangcheng.analysis.hand import shanten
+from fangcheng.engine.match import Match
+from fangcheng.engine.record import record_of
+from fangcheng.players.bots import BOTS, EfficientBot, make_bot, table_of
+from fangcheng.protocol.actions import Act, Action, IllegalActionError
+from fangcheng.protocol.observation import Observation
+from fangcheng.rules.requirements import wait_set
+from fangcheng.rules.ruleset import ALL_RULES
+from fangcheng.tiles.notation import (
+    InvalidNotationError,
+    format_counts,
+    format_tiles,
+    parse_tiles,
+    tile_name,
+)
 
 __all__ = ["Game", "InputError", "Key", "main", "suggest"]
 
@@ -345,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("fangcheng play: --quan and --base must be at least 1", file=sys.stderr)
         return 2
     try:
-        from .terminal_app import PlayApp
+        from fangcheng.ui.terminal.app import PlayApp
     except ModuleNotFoundError as exc:
         print(f"fangcheng play needs {exc.name}: pip install 'fangcheng[play]'", file=sys.stderr)
         return 2

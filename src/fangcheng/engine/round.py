@@ -8,7 +8,7 @@ then chi — with 截胡 (first winner in play order from the discarder) or 一�
 rule set says. Seats with nothing to do but pass are not asked.
 
 Wins, kongs and the other coin movements are scored by the scoring layer
-(`fangcheng.scoring`, `fangcheng.payments`); the engine never re-implements a rule of
+(`fangcheng.scoring.scorer`, `fangcheng.scoring.payments`); the engine never re-implements a rule of
 payment. Every random choice comes from the seed, so a hand is reproduced by its seed
 (or its wall) and its decisions.
 """
@@ -19,16 +19,18 @@ import dataclasses
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import Enum
 from functools import cache
 from itertools import chain, compress, repeat
 from operator import attrgetter, itemgetter
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
-from .actions import Act, Action, IllegalActionError, called_meld
-from .analysis import shanten, waits
-from .melds import Meld, MeldKind
-from .payments import (
+from fangcheng.analysis.hand import shanten, waits
+from fangcheng.engine.wall import Break, Wall, throw_break, wall_sides
+from fangcheng.protocol.actions import Act, Action, IllegalActionError, called_meld
+from fangcheng.protocol.observation import Observation, Phase, SeatView
+from fangcheng.rules.requirements import legal_arrangements, wait_set
+from fangcheng.rules.ruleset import RuleSet, configure, find_rules
+from fangcheng.scoring.payments import (
     Transfer,
     chase_dealer_payments,
     deltas_of,
@@ -37,15 +39,13 @@ from .payments import (
     kong_payments,
     service_fees,
 )
-from .requirements import legal_arrangements, wait_set
-from .rules import RuleSet, configure, find_rules
-from .scoring import Score, score
-from .settlement import sichuan_exhaustion
-from .situation import Seat, Situation, WinBy
-from .tiles import DRAGONS, KINDS, format_counts, format_tiles, tile_name
-from .wall import Break, Wall, throw_break, wall_sides
+from fangcheng.scoring.scorer import Score, score
+from fangcheng.scoring.settlement import sichuan_exhaustion
+from fangcheng.scoring.situation import Seat, Situation, WinBy
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import DRAGONS, KINDS, format_counts, format_tiles, tile_name
 
-__all__ = ["Observation", "Phase", "Round", "SeatView", "observe"]
+__all__ = ["Item", "Round", "observe"]
 
 SEATS = range(4)
 
@@ -102,16 +102,6 @@ _DRAWS, _DISCARDS = (
     tuple(tuple({"type": type_, "seat": s, "tile": _NAME[t]} for t in range(KINDS)) for s in SEATS)
     for type_ in ("draw", "discard")
 )
-
-
-class Phase(Enum):
-    PIAO = "piao"  # 漂 bets before dealing
-    QUE = "que"  # 定缺 after dealing
-    TURN = "turn"  # the seat to move holds 14 - 3k tiles
-    CLAIM = "claim"  # other seats answer a discard
-    ROB = "rob"  # other seats may rob a 补杠 or a dragon addition
-    FENZHANG = "fenzhang"  # baicheng's last-tile split
-    END = "end"
 
 
 # Enum members read on every turn, looked up once: a lookup on the class is slow.
@@ -1027,73 +1017,6 @@ class Round:
 
 
 # --- observations ----------------------------------------------------------------------
-
-
-class SeatView(NamedTuple):
-    """What everyone can see of one seat. (Named tuples, as `Observation`: a view is
-    built for every decision, and a tuple is built in one call.)"""
-
-    melds: tuple[Meld, ...]  # laid melds; another seat's 暗杠 is only counted below
-    hidden_kongs: int  # 暗杠 face down (shown to the others only when the hand ends)
-    river: tuple[int, ...]  # discards still in front of the seat, in order
-    concealed: int  # how many concealed tiles it holds
-    ready: bool  # declared 报听
-    que: int | None  # 定缺 suit, once all four have chosen
-    won: bool
-    piao: int
-    #: The concealed tiles, once laid face up: a sichuan winner's (亮倒), everyone's at the end.
-    revealed: bytes | None = None
-
-
-class Observation(NamedTuple):
-    """Exactly what ``seat`` may know: the public table, its own hand, its legal actions."""
-
-    seat: int
-    rules: str
-    phase: Phase
-    dealer: int
-    turn: int
-    base: int  # 底注 of the table (before the anti-cheat room's doubling)
-    wall: int  # tiles left for normal draws
-    treasure: int | None  # the treasure indicator's face (baicheng)
-    retired: tuple[int, ...]  # earlier indicators, retired by 换宝
-    hand: bytes  # own concealed tiles, 34 counts
-    drawn: int | None  # own tile just drawn
-    seats: tuple[SeatView, ...]
-    scores: tuple[int, ...]  # coins moved so far in this hand
-    last_discard: tuple[int, int] | None  # (seat, tile) open to claims
-    legal: tuple[Action, ...]
-
-    def text(self) -> str:
-        """A plain rendering for debugging and logs."""
-        lines = [
-            f"{self.rules} seat {self.seat}  phase {self.phase.value}  dealer {self.dealer}"
-            f"  turn {self.turn}  wall {self.wall}"
-            + (f"  treasure {tile_name(self.treasure)}" if self.treasure is not None else "")
-        ]
-        for s, view in enumerate(self.seats):
-            melds = " ".join(f"{m.kind.value}:{format_tiles(m.tiles)}" for m in view.melds)
-            melds += " [####]" * view.hidden_kongs
-            flags = "".join(
-                [
-                    " 报听" if view.ready else "",
-                    f" 缺{'mps'[view.que]}" if view.que is not None else "",
-                    " won" if view.won else "",
-                ]
-            )
-            if s == self.seat:
-                mine = format_counts(self.hand)
-            elif view.revealed is not None:
-                mine = format_counts(view.revealed)
-            else:
-                mine = f"{view.concealed} tiles"
-            lines.append(
-                f"  {s}{'*' if s == self.seat else ' '} {mine:<22} {melds:<30} "
-                f"river {format_tiles(view.river, sort=False)}{flags}  score {self.scores[s]}"
-            )
-        if self.legal:
-            lines.append("  legal: " + ", ".join(map(str, self.legal)))
-        return "\n".join(lines)
 
 
 def observe(round_: Round, seat: int) -> Observation:

@@ -1,7 +1,7 @@
 """Coins that move apart from a win's fans: kongs, 流局, 撵庄, escape, 漂, fees, stakes.
 
 Pure functions over a hand-end state (seats, dealer, base, the table's `Options`); the
-engine calls them when a hand ends and `fangcheng.scoring` calls the kong and fee parts
+engine calls them when a hand ends and `fangcheng.scoring.scorer` calls the kong and fee parts
 for one win. Amounts are integers; every function returns per-seat deltas (or transfers)
 that sum to zero, except the service fee, which leaves the game.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Final, NamedTuple
 
-from .melds import Meld, MeldKind
-from .rules import KongPayers, Options, RuleSet
-from .tiles import tile_name
+from fangcheng.rules.ruleset import KongPayers, Options, RuleSet
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import tile_name
 
 __all__ = [
     "RANKS",

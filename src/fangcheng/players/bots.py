@@ -1,8 +1,8 @@
 """Bots: players that see one `Observation` and choose one of its legal actions.
 
 A bot never decides what is legal (that is ``observation.legal``) and never judges a win:
-hands are measured with `fangcheng.analysis.shanten`, `fangcheng.requirements.wait_set`
-and `fangcheng.scoring.score`. Each bot draws its randomness from the seeded
+hands are measured with `fangcheng.analysis.hand.shanten`, `fangcheng.rules.requirements.wait_set`
+and `fangcheng.scoring.scorer.score`. Each bot draws its randomness from the seeded
 `random.Random` it was built with, so a game of bots is reproduced by its seeds.
 
 - `RandomBot` picks uniformly.
@@ -25,15 +25,15 @@ from functools import cache
 from itertools import compress
 from typing import ClassVar, Final, NamedTuple, TypeVar
 
-from .actions import Act, Action, called_meld
-from .analysis import discard_shanten, draw_shanten_bytes, shanten, shanten_flush
-from .engine import Observation, Phase
-from .melds import Meld, MeldKind
-from .requirements import final_counts, wait_set
-from .rules import Options, RuleSet, find_rules
-from .scoring import score
-from .situation import Seat, Situation, WinBy
-from .tiles import DRAGONS, KINDS, TERMINALS_AND_HONOURS
+from fangcheng.analysis.hand import discard_shanten, draw_shanten_bytes, shanten, shanten_flush
+from fangcheng.protocol.actions import Act, Action, called_meld
+from fangcheng.protocol.observation import Observation, Phase
+from fangcheng.rules.requirements import final_counts, wait_set
+from fangcheng.rules.ruleset import Options, RuleSet, find_rules
+from fangcheng.scoring.scorer import score
+from fangcheng.scoring.situation import Seat, Situation, WinBy
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import DRAGONS, KINDS, TERMINALS_AND_HONOURS
 
 __all__ = ["BOTS", "Bot", "EfficientBot", "RandomBot", "StrongBot", "Table", "make_bot", "table_of"]
 

@@ -1,4 +1,4 @@
-"""The precomputed per-component tables behind `fangcheng.analysis`.
+"""The precomputed per-component tables behind `fangcheng.analysis.hand`.
 
 A hand splits into four independent *components*: the three suits (9 faces each, melds
 are pungs and chows) and the honours (7 faces, melds are pungs — and, in baicheng, the
@@ -129,7 +129,7 @@ def write_array(values: list[int] | bytes, size: int) -> bytes:
 def load(blob: bytes | None = None) -> Tables:
     """Read ``data/tables.bin`` (or ``blob``) into lookup dicts."""
     if blob is None:
-        blob = resources.files("fangcheng").joinpath("data/tables.bin").read_bytes()
+        blob = resources.files("fangcheng.analysis").joinpath("data/tables.bin").read_bytes()
     data = zlib.decompress(blob)
     if data[:4] != MAGIC or data[4] != FORMAT_VERSION:
         raise ValueError("data/tables.bin is not a fangcheng table file of this version")

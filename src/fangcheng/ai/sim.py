@@ -55,10 +55,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
-from .bots import BOTS, make_bot
-from .engine import Round
-from .record import record_of
-from .rules import ALL_RULES, find_rules
+from fangcheng.engine.record import record_of
+from fangcheng.engine.round import Round
+from fangcheng.players.bots import BOTS, make_bot
+from fangcheng.rules.ruleset import ALL_RULES, find_rules
 
 __all__ = [
     "HandResult",

@@ -7,7 +7,7 @@ the *concealed* tiles: exposed melds are already fixed, so a hand of ``14 - 3k``
 
 Analysis is independent of any rule set; what a rule set allows is a `Shapes` value:
 seven pairs, whether a quad counts as two of them, thirteen orphans, and baicheng's
-中发白 set as a meld. The work is done by table lookups (`fangcheng.tables`): one
+中发白 set as a meld. The work is done by table lookups (`fangcheng.analysis.tables`): one
 dict probe per suit, its key cut from the hand by one `struct` unpack.
 """
 
@@ -21,8 +21,8 @@ from enum import Enum, IntEnum
 from functools import cache
 from typing import Final, NamedTuple, TypeAlias
 
-from . import tables
-from .tiles import (
+from fangcheng.analysis import tables
+from fangcheng.tiles.notation import (
     KINDS,
     TERMINALS_AND_HONOURS,
     TileCountError,
@@ -108,7 +108,7 @@ class Group(NamedTuple):
         return TERMINALS_AND_HONOURS
 
     def __repr__(self) -> str:
-        from .tiles import format_tiles
+        from fangcheng.tiles.notation import format_tiles
 
         return f"{self.kind.name.lower()}({format_tiles(self.tiles())})"
 

@@ -18,8 +18,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label, Static
 
-from .terminal import Game, InputError
-from .terminal_view import board, event_line, help_text, settlement, standings
+from fangcheng.ui.terminal.game import Game, InputError
+from fangcheng.ui.terminal.view import board, event_line, help_text, settlement, standings
 
 __all__ = ["PlayApp"]
 

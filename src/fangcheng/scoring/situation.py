@@ -13,10 +13,17 @@ from enum import Enum
 from operator import attrgetter
 from typing import Final
 
-from .melds import Meld, MeldKind
-from .requirements import wait_set
-from .rules import OptionError, Options, RuleSet, configure, find_rules
-from .tiles import DRAGONS, KINDS, InvalidNotationError, format_counts, parse_tiles, tile_name
+from fangcheng.rules.requirements import wait_set
+from fangcheng.rules.ruleset import OptionError, Options, RuleSet, configure, find_rules
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import (
+    DRAGONS,
+    KINDS,
+    InvalidNotationError,
+    format_counts,
+    parse_tiles,
+    tile_name,
+)
 
 __all__ = ["Seat", "Situation", "SituationError", "WinBy", "load_situation"]
 

@@ -14,12 +14,12 @@ from typing import Any, Final
 from rich.cells import cell_len
 from rich.text import Text
 
-from .actions import Act, Action
-from .engine import Observation, Phase
-from .melds import Meld, MeldKind
-from .scoring import Score
-from .terminal import SEAT_NAMES, Game, default_records
-from .tiles import format_counts, format_tiles, glyph, parse_tiles, tile_name
+from fangcheng.protocol.actions import Act, Action
+from fangcheng.protocol.observation import Observation, Phase
+from fangcheng.scoring.scorer import Score
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import format_counts, format_tiles, glyph, parse_tiles, tile_name
+from fangcheng.ui.terminal.game import SEAT_NAMES, Game, default_records
 
 __all__ = ["board", "event_line", "help_text", "settlement", "standings", "tiles_text"]
 

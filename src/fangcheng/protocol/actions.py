@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from .melds import Meld, MeldKind
-from .tiles import InvalidNotationError, format_tiles, parse_tiles, tile_name
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import InvalidNotationError, format_tiles, parse_tiles, tile_name
 
 __all__ = ["Act", "Action", "IllegalActionError", "called_meld"]
 

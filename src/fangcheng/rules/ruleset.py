@@ -2,7 +2,7 @@
 
 Every knob has a default and a comment; the four presets (`BAICHENG`, `BAISHAN`,
 `BAISHAN_PLATFORM`, `SICHUAN`) set the knobs RULES.md fixes for them, and differ
-otherwise only in their fan tables (`fangcheng.fans`). `find_rules` finds a preset by
+otherwise only in their fan tables (`fangcheng.rules.fans`). `find_rules` finds a preset by
 name; `configure` validates a table's options (room, 漂, 缺, claim window, cap) and
 returns the rule set with the overrides applied, plus the per-table `Options`.
 """
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
-from .analysis import CLASSIC, Shapes
-from .fans import (
+from fangcheng.analysis.hand import CLASSIC, Shapes
+from fangcheng.rules.fans import (
     BAICHENG_FANS,
     BAISHAN_FANS,
     BAISHAN_PLATFORM_FANS,
@@ -25,7 +25,7 @@ from .fans import (
     PayerTest,
     WinnerTest,
 )
-from .tiles import DRAGONS, KINDS
+from fangcheng.tiles.notation import DRAGONS, KINDS
 
 __all__ = [
     "ALL_RULES",

@@ -1,0 +1,47 @@
+"""Hand analysis, independent of any rule set: decompositions, the win check, shanten,
+waits and wait shapes, all by table lookup (`fangcheng.analysis.tables`).
+"""
+
+from fangcheng.analysis.hand import (
+    CLASSIC,
+    Arrangement,
+    Form,
+    Group,
+    GroupKind,
+    Hand,
+    Shapes,
+    WaitShape,
+    decompositions,
+    discard_shanten,
+    draw_shanten,
+    is_win,
+    shanten,
+    shanten_flush,
+    shanten_seven_pairs,
+    shanten_standard,
+    shanten_thirteen_orphans,
+    wait_shapes,
+    waits,
+)
+
+__all__ = [
+    "CLASSIC",
+    "Arrangement",
+    "Form",
+    "Group",
+    "GroupKind",
+    "Hand",
+    "Shapes",
+    "WaitShape",
+    "decompositions",
+    "discard_shanten",
+    "draw_shanten",
+    "is_win",
+    "shanten",
+    "shanten_flush",
+    "shanten_seven_pairs",
+    "shanten_standard",
+    "shanten_thirteen_orphans",
+    "wait_shapes",
+    "waits",
+]

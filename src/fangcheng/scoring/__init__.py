@@ -1,0 +1,77 @@
+"""Scoring one win and settling one hand: the win situation (the `score` contract),
+the scorer, payments of wins and kongs, and the end-of-hand checks.
+"""
+
+from fangcheng.scoring.payments import (
+    RANKS,
+    STAKE_TIERS,
+    KongPayment,
+    Transfer,
+    chase_dealer_payments,
+    deltas_of,
+    draw_payments,
+    effective_base,
+    escape_payments,
+    kong_payments,
+    piao_payments,
+    rank_title,
+    scale_for_insolvency,
+    service_fees,
+    stake_for_balances,
+)
+from fangcheng.scoring.scorer import (
+    AppliedFan,
+    Payment,
+    Reading,
+    Score,
+    best_reading,
+    best_ready_fans,
+    evaluate,
+    payer_fans,
+    readings,
+    score,
+)
+from fangcheng.scoring.settlement import (
+    sichuan_exhaustion,
+)
+from fangcheng.scoring.situation import (
+    Seat,
+    Situation,
+    SituationError,
+    WinBy,
+    load_situation,
+)
+
+__all__ = [
+    "RANKS",
+    "STAKE_TIERS",
+    "AppliedFan",
+    "KongPayment",
+    "Payment",
+    "Reading",
+    "Score",
+    "Seat",
+    "Situation",
+    "SituationError",
+    "Transfer",
+    "WinBy",
+    "best_reading",
+    "best_ready_fans",
+    "chase_dealer_payments",
+    "deltas_of",
+    "draw_payments",
+    "effective_base",
+    "escape_payments",
+    "evaluate",
+    "kong_payments",
+    "load_situation",
+    "payer_fans",
+    "piao_payments",
+    "rank_title",
+    "readings",
+    "scale_for_insolvency",
+    "score",
+    "service_fees",
+    "sichuan_exhaustion",
+    "stake_for_balances",
+]
