@@ -22,7 +22,7 @@ from fangcheng.players.bots import (
 )
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase, SeatView
-from fangcheng.rules.ruleset import ALL_RULES
+from fangcheng.rules.ruleset import ALL_RULES, find_rules
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import DRAGONS, TERMINALS_AND_HONOURS, parse_counts, parse_tiles
 
@@ -69,7 +69,7 @@ def _obs(
 ) -> Observation:
     """A constructed observation: seat 0 of a fresh table unless ``kw`` says otherwise."""
     fields: dict[str, object] = {
-        "seat": 0, "rules": rules, "phase": phase, "dealer": 0, "turn": 0, "base": 1,
+        "seat": 0, "rules": find_rules(rules), "phase": phase, "dealer": 0, "turn": 0, "base": 1,
         "wall": 30, "treasure": None, "retired": (), "hand": bytes(parse_counts(hand)),
         "drawn": None, "seats": (_seat(),) * 4, "scores": (0, 0, 0, 0),
         "last_discard": None, "legal": legal,

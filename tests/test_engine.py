@@ -20,8 +20,8 @@ from fangcheng.engine.record import RecordError, record_of, replay, wall_of
 from fangcheng.engine.round import Round
 from fangcheng.protocol.actions import Act, Action, IllegalActionError
 from fangcheng.protocol.observation import Phase
-from fangcheng.rules.ruleset import find_rules
-from fangcheng.tiles.notation import parse_tiles, tile_set
+from fangcheng.rules.ruleset import BAICHENG, SICHUAN, find_rules
+from fangcheng.tiles.notation import parse_tiles
 
 RULES = ["baicheng", "baishan", "baishan_platform", "sichuan"]
 
@@ -203,7 +203,7 @@ def tiles_in_play(r: Round) -> Counter[int]:
 
 @pytest.mark.parametrize("rules", RULES)
 def test_tiles_are_conserved_at_every_step(rules):
-    full = Counter(tile_set(rules))
+    full = Counter(find_rules(rules).tiles)
 
     def check(r: Round) -> None:
         assert tiles_in_play(r) == full
@@ -239,7 +239,7 @@ def test_the_shanten_bounds_the_engine_carries_hold(rules):
     shapes = find_rules(rules).shapes
     rng = random.Random(rules)
     for trial in range(3000):
-        faces = sorted(set(tile_set(rules)))
+        faces = sorted(find_rules(rules).faces)
         if trial % 2:  # a few neighbouring faces, for hands near ready
             start = rng.randrange(len(faces) - 8)
             faces = faces[start : start + rng.randint(4, 12)]
@@ -301,8 +301,9 @@ def test_observation_fields_hold_the_round_state(rules):
         for seat in range(4):
             view = r.observe(seat)
             assert (view.seat, view.rules, view.phase, view.dealer, view.turn, view.base) == (
-                seat, r.rules.name, r.phase, r.dealer, r.turn, r.base
+                seat, r.rules, r.phase, r.dealer, r.turn, r.base
             )  # fmt: skip
+            assert view.rules is r.rules  # the table's configured object, not a copy
             assert view.wall == len(r.wall) and view.treasure == r.treasure
             assert view.retired == tuple(r.wall.indicators[:-1])
             assert view.hand == bytes(r.hands[seat])
@@ -326,7 +327,7 @@ def test_scripted_wall_head_and_tail():
     wall = wall_of({"head": "123m", "tail": "CF"}, "baicheng", 5)
     assert wall[:3] == parse_tiles("123m")
     assert wall[-1] == parse_tiles("C")[0] and wall[-2] == parse_tiles("F")[0]
-    assert Counter(wall) == Counter(tile_set("baicheng"))
+    assert Counter(wall) == Counter(BAICHENG.tiles)
     with pytest.raises(RecordError, match="more copies"):
         wall_of({"head": "11111m"}, "baicheng", 5)
     with pytest.raises(RecordError, match="hands\\[1\\]: 12 tiles"):
@@ -653,7 +654,7 @@ def test_a_sichuan_winner_lays_the_hand_face_up():
 def test_tiles_are_conserved_through_a_multiple_win():
     r = sichuan_win_on_the_fourth_discard()
     r.act(2, A("hu"))
-    assert tiles_in_play(r) == Counter(tile_set("sichuan"))
+    assert tiles_in_play(r) == Counter(SICHUAN.tiles)
 
 
 def test_d7_the_face_just_chowed_may_be_discarded_at_once():

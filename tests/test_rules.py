@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 
 import pytest
+
+from fangcheng.engine.round import Round
 
 from fangcheng.rules.fans import Fan, Scope
 from fangcheng.rules.ruleset import (
@@ -17,7 +20,7 @@ from fangcheng.rules.ruleset import (
     configure,
     find_rules,
 )
-from fangcheng.tiles.notation import tile_set
+from fangcheng.tiles.notation import WINDS
 
 #: The fan names of RULES.md §2.7, §3.6, §4.6 and §5.6, in table order.
 FAN_NAMES = {
@@ -103,10 +106,14 @@ def test_find_rules_and_unknown_names():
 
 
 def test_d3_tile_sets():
-    """D3: baicheng 120 tiles, both Baishan 136, sichuan 108 — as the tiles module says."""
+    """D3: baicheng 120 tiles (no winds), both Baishan 136, sichuan 108 (no honours): the
+    wall a hand deals from holds four of each face in play and nothing else."""
     for rules, count in ((BAICHENG, 120), (BAISHAN, 136), (BAISHAN_PLATFORM, 136), (SICHUAN, 108)):
-        assert len(rules.faces) * 4 == count
-        assert sorted(rules.faces * 4) == sorted(tile_set(rules.name))
+        wall = Round(rules, seed=3).wall.tiles
+        assert len(wall) == count
+        assert set(Counter(wall).values()) == {4}
+    assert not set(Round(BAICHENG, seed=3).wall.tiles) & set(WINDS)
+    assert max(Round(SICHUAN, seed=3).wall.tiles) < 27
 
 
 def test_d8_claim_window_defaults_and_option():

@@ -18,17 +18,18 @@ from fangcheng.tiles.notation import (
 )
 
 #: Hands the demo analyses when none is given: one of each kind of wait.
-DEMO_HANDS = (
-    ("two-sided (两面)", "23m567p345s789s99p"),
-    ("closed (坎)", "13m567p345s789s99p"),
-    ("edge (三七边)", "12m456p789s111p99s"),
-    ("two pairs (对倒)", "11m99p123s456s789s"),
-    ("four-tile run (两头吊)", "1234m567p345s999p"),
-    ("dragon sandwich (baicheng)", "CF123m456p789s11p"),
-    ("seven pairs", "1122m3344p5566sE"),
-    ("thirteen orphans, 13-sided", "19m19p19sESWNCFP"),
-    ("nine gates", "1112345678999m"),
-    ("one away", "13m468p3579s1134z"),
+#: (title, hand, shapes it is read with: None for the command's own)
+DEMO_HANDS: tuple[tuple[str, str, Shapes | None], ...] = (
+    ("two-sided (两面)", "23m567p345s789s99p", None),
+    ("closed (坎)", "13m567p345s789s99p", None),
+    ("edge (三七边)", "12m456p789s111p99s", None),
+    ("two pairs (对倒)", "11m99p123s456s789s", None),
+    ("four-tile run (两头吊)", "1234m567p345s999p", None),
+    ("dragon sandwich (baicheng)", "CF123m456p789s11p", Shapes(dragon_set=True)),
+    ("seven pairs", "1122m3344p5566sE", None),
+    ("thirteen orphans, 13-sided", "19m19p19sESWNCFP", None),
+    ("nine gates", "1112345678999m", None),
+    ("one away", "13m468p3579s1134z", None),
 )
 
 SHAPE_NAMES = {
@@ -59,12 +60,12 @@ def _describe(hand: str, shapes: Shapes) -> str:
 
 def _demo(args: argparse.Namespace) -> int:
     shapes = Shapes(dragon_set=True) if args.dragon_set else CLASSIC
-    hands = [("your hand", h) for h in args.hands] or list(DEMO_HANDS)
-    for title, hand in hands:
-        use = Shapes(dragon_set=True) if "baicheng" in title else shapes
+    hands: list[tuple[str, str, Shapes | None]] = [("your hand", h, None) for h in args.hands]
+    hands = hands or list(DEMO_HANDS)
+    for title, hand, own in hands:
         print(f"{title}:")
         try:
-            print(_describe(hand, use))
+            print(_describe(hand, own or shapes))
         except (InvalidNotationError, TileCountError) as exc:
             print(f"  error: {exc}", file=sys.stderr)
             return 2

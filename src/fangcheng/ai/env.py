@@ -106,7 +106,9 @@ offset  size  section       range        meaning
 1435    34    treasure      0/1          the treasure face (baicheng)
 1469    34    retired       0–4          treasure indicators retired by 换宝
 1503    1     wall          0–1          tiles left in the live wall / tiles in the set
-1504    4     rules         0/1          baicheng, baishan, baishan_platform, sichuan
+1504    4     rules         0/1          the rule set's features: 宝 treasure, 报听,
+                                         漂 bets, 血战 (baicheng 1000, baishan 0100,
+                                         baishan_platform 0110, sichuan 0001)
 ======  ====  ============  ===========  ==============================================
 
 `OBSERVATION_LAYOUT` holds the same table as data (name, offset, size, bounds), with
@@ -145,7 +147,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Protocol, SupportsFloat
 
@@ -159,7 +161,7 @@ from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 from fangcheng.engine.round import Round
 from fangcheng.protocol.actions import Act, Action, IllegalActionError
 from fangcheng.protocol.observation import Observation, Phase
-from fangcheng.rules.ruleset import RuleSet, configure, find_rules
+from fangcheng.rules.ruleset import ALL_RULES, RuleSet, configure, find_rules
 from fangcheng.tiles.melds import MeldKind
 from fangcheng.tiles.notation import DRAGONS, KINDS
 
@@ -183,8 +185,18 @@ __all__ = [
 ]
 
 SEATS: Final = 4
-RULE_NAMES: Final = ("baicheng", "baishan", "baishan_platform", "sichuan")
-PIAO_BETS: Final = (0, 5, 10)
+#: The 漂 bets of the action space (one action each): every bet a preset allows. A rule
+#: set with another bet cannot be played here (`FangchengEnv` refuses it).
+PIAO_BETS: Final = tuple(sorted({b for r in ALL_RULES for b in r.piao_bets}))
+#: The rule-set features the observation shows (its ``rules`` section), read from the
+#: table's configured `RuleSet`, so that a house variant is described by what it plays,
+#: not by a name: 宝 treasure, 报听, 漂 bets, 血战.
+_RULE_FEATURES: Final[tuple[Callable[[RuleSet], bool], ...]] = (
+    lambda r: r.treasure,
+    lambda r: r.declare_ready,
+    lambda r: bool(r.piao_bets),
+    lambda r: r.bloody,
+)
 
 # --- the action space ----------------------------------------------------------------
 
@@ -292,7 +304,7 @@ _SEAT: Final = (
     ("ready", 1, 0.0, 1.0),
     ("won", 1, 0.0, 1.0),
     ("que", 3, 0.0, 1.0),
-    ("piao", 3, 0.0, 1.0),
+    ("piao", len(PIAO_BETS), 0.0, 1.0),
     ("score", 1, -1.0, 1.0),
 )
 _TABLE: Final = (
@@ -304,7 +316,7 @@ _TABLE: Final = (
     ("treasure", 34, 0.0, 1.0),
     ("retired", 34, 0.0, 4.0),
     ("wall", 1, 0.0, 1.0),
-    ("rules", len(RULE_NAMES), 0.0, 1.0),
+    ("rules", len(_RULE_FEATURES), 0.0, 1.0),
 )
 
 
@@ -328,27 +340,11 @@ _SEAT_BLOCK: Final = sum(size for _, size, _, _ in _SEAT)
 _OBS_LOW: Final = np.concatenate([np.full(s.size, s.low, np.float32) for s in OBSERVATION_LAYOUT])
 _OBS_HIGH: Final = np.concatenate([np.full(s.size, s.high, np.float32) for s in OBSERVATION_LAYOUT])
 _PHASES: Final = {p: i for i, p in enumerate(Phase)}
-_FACES: dict[str, tuple[int, ...]] = {}
-
-
-def _faces_of(rules: str) -> tuple[int, ...]:
-    faces = _FACES.get(rules)
-    if faces is None:
-        try:
-            faces = find_rules(rules).faces
-        except ValueError:
-            faces = tuple(range(KINDS))
-        _FACES[rules] = faces
-    return faces
-
-
-def encode_observation(
-    obs: Observation, *, base: int = 1, faces: Sequence[int] | None = None
-) -> NDArray[np.float32]:
+def encode_observation(obs: Observation, *, base: int = 1) -> NDArray[np.float32]:
     """The observation tensor of one seat's `Observation` (layout: module docstring).
 
-    ``base`` is the table's 底注 (scores are read in units of it); ``faces`` the tile
-    faces in play, by default those of the rule set named in the observation.
+    ``base`` is the table's 底注 (scores are read in units of it). The tile faces in play
+    and the rule-set features are the observation's own rule set, as the table configured it.
     """
     v = [0.0] * OBSERVATION_SIZE
     at = _AT
@@ -409,13 +405,15 @@ def encode_observation(
     for t in obs.retired:
         v[o + t] += 1.0
         seen[t] += 1
-    in_play = _faces_of(obs.rules) if faces is None else faces
+    rules = obs.rules
+    in_play = rules.faces
     o = at["unseen"]
     for t in in_play:
         v[o + t] = float(max(0, 4 - seen[t]))
     v[at["wall"]] = min(1.0, obs.wall / (4 * len(in_play)))
-    if obs.rules in RULE_NAMES:
-        v[at["rules"] + RULE_NAMES.index(obs.rules)] = 1.0
+    o = at["rules"]
+    for k, feature in enumerate(_RULE_FEATURES):
+        v[o + k] = float(feature(rules))
     return np.array(v, dtype=np.float32)
 
 
@@ -467,6 +465,9 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
     ) -> None:
         super().__init__()
         self.rules = find_rules(rules) if isinstance(rules, str) else rules
+        if set(self.rules.piao_bets) - set(PIAO_BETS):
+            bets = ", ".join(map(str, PIAO_BETS))
+            raise ValueError(f"{self.rules.name}: 漂 bets {self.rules.piao_bets}; valid: {bets}")
         self.table_options = dict(options or {})
         configure(self.rules, self.table_options)  # an unknown option fails here, not later
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -542,7 +543,7 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> dict[str, NDArray[Any]]:
         obs = self._round().observe(self.possible_agents.index(agent))
         return {
-            "observation": encode_observation(obs, base=self.base, faces=self.rules.faces),
+            "observation": encode_observation(obs, base=self.base),
             "action_mask": legal_mask(obs.legal),
         }
 

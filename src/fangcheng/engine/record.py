@@ -21,8 +21,8 @@ from typing import Any, Final
 from fangcheng.engine.round import Round
 from fangcheng.engine.wall import deal_order
 from fangcheng.protocol.actions import IllegalActionError
-from fangcheng.rules.ruleset import find_rules
-from fangcheng.tiles.notation import InvalidNotationError, format_tiles, parse_tiles, tile_set
+from fangcheng.rules.ruleset import RuleSet, find_rules
+from fangcheng.tiles.notation import InvalidNotationError, format_tiles, parse_tiles
 
 __all__ = [
     "FORMAT",
@@ -78,13 +78,14 @@ def head_for(hands: object, dealer: int) -> list[int]:
     return head
 
 
-def wall_of(spec: object, rules: str, seed: int, dealer: int = 0) -> list[int]:
+def wall_of(spec: object, rules: RuleSet | str, seed: int, dealer: int = 0) -> list[int]:
     """The wall of a record: the full draw order, or a head and a tail around seeded tiles."""
-    full = Counter(tile_set(rules))
+    ruleset = find_rules(rules) if isinstance(rules, str) else rules
+    full = Counter(ruleset.tiles)
     if isinstance(spec, str):
         tiles = _tiles(spec, "wall")
         if Counter(tiles) != full:
-            raise RecordError(f"wall: not the {rules} tile set ({len(tiles)} tiles given)")
+            raise RecordError(f"wall: not the {ruleset.name} tile set ({len(tiles)} tiles given)")
         return tiles
     if not isinstance(spec, Mapping) or set(spec) - {"head", "tail", "hands", "draws"}:
         raise RecordError(
@@ -124,12 +125,19 @@ class Replay:
     scripted: bool
 
 
-def replay(record: Mapping[str, Any]) -> Replay:
-    """Re-run the engine from a record's wall and decisions; compare what it produces."""
+def replay(record: Mapping[str, Any], rules: RuleSet | None = None) -> Replay:
+    """Re-run the engine from a record's wall and decisions; compare what it produces.
+
+    A record names its rule set; a preset is found by that name. A rule set of one's own
+    (a house variant) is not in the record: pass it as ``rules``, under the recorded name.
+    """
     if record.get("format") != FORMAT or record.get("version") != VERSION:
         raise RecordError(f"not a {FORMAT} version {VERSION} record")
     try:
-        rules = find_rules(record["rules"]).name
+        if rules is None:
+            rules = find_rules(record["rules"])
+        elif rules.name != record["rules"]:
+            raise RecordError(f"rules: the record is of {record['rules']!r}, not {rules.name!r}")
         seed, dealer = int(record.get("seed", 0)), int(record.get("dealer", 0))
         round_ = Round(
             rules,

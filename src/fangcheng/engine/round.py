@@ -165,9 +165,9 @@ class Round:
         self.rules, self.options = configure(preset, self.option_input)
         self.seed, self.dealer, self.base, self.ask_all = seed, dealer, base, ask_all
         rng = random.Random(seed)
-        self.dice: Break = throw_break(self.rules.name, dealer, rng)  # before the shuffle,
+        self.dice: Break = throw_break(self.rules, dealer, rng)  # before the shuffle,
         if wall is None:  # so a recorded wall replays with the same dice
-            self.wall = Wall.shuffled(self.rules.name, rng)
+            self.wall = Wall.shuffled(self.rules, rng)
         else:
             self.wall = Wall(wall, treasure=self.rules.treasure)
         self.hands: list[bytearray] = [bytearray(KINDS) for _ in SEATS]
@@ -312,7 +312,7 @@ class Round:
             "deal",
             dealer=self.dealer,
             dice=[list(d) for d in self.dice.dice],
-            stacks=list(wall_sides(self.rules.name, self.dealer)),
+            stacks=list(wall_sides(self.rules, self.dealer)),
             wall_break=[self.dice.seat, self.dice.stacks],
             hands=[format_tiles(tiles) for tiles in dealt],  # sorted, as a hand is written
         )
@@ -395,7 +395,11 @@ class Round:
         if (
             (4 in held or ((melds or rules.xuanfeng) and _may_kong(held, melds, rules.xuanfeng)))
             and not self.just_chowed
-            and not (opening and self.dealer_kongs >= 1)
+            and not (
+                opening
+                and rules.dealer_opening_kongs is not None
+                and self.dealer_kongs >= rules.dealer_opening_kongs
+            )
             and self.wall.can_replace()
         ):
             acts += self._kong_actions(seat, bytes(held), locked)
@@ -1054,7 +1058,7 @@ def observe(round_: Round, seat: int) -> Observation:
     return Observation._make(
         (
             seat,
-            round_.rules.name,
+            round_.rules,
             phase,
             round_.dealer,
             round_.turn,

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from functools import cache
 from operator import itemgetter
 
-from fangcheng.tiles.notation import format_tiles, tile_set
+from fangcheng.rules.ruleset import Dice, RuleSet
+from fangcheng.tiles.notation import format_tiles
 
 __all__ = ["Break", "Wall", "deal_order", "throw_break", "wall_sides"]
 
@@ -34,33 +35,34 @@ class Break:
     stacks: int
 
 
-def throw_break(rules: str, dealer: int, rng: random.Random) -> Break:
+def throw_break(rules: RuleSet, dealer: int, rng: random.Random) -> Break:
     """Throw the dice for the break as the rule set does it (§1.4); cosmetic (D5)."""
 
     def throw() -> tuple[int, int]:
         return (rng.randint(1, 6), rng.randint(1, 6))
 
-    if rules == "baicheng":  # the dealer starts at the end of their own wall, no dice
+    method = rules.dice
+    if method is Dice.NONE:  # the dealer starts at the end of their own wall
         return Break((), dealer, 0)
     first = throw()
-    if rules == "sichuan":  # two throws; the first counts seats in play order
+    if method is Dice.TWO_THROWS:  # the first throw counts seats in play order
         seat = (dealer + sum(first) - 1) % 4
         second = throw()
         return Break((first, second), seat, sum(first) + sum(second))
-    # Baishan: one throw, seats counted clockwise from the dealer (D6).
+    # one throw, seats counted clockwise from the dealer (D6)
     return Break((first,), (dealer - (sum(first) - 1)) % 4, sum(first))
 
 
+def wall_sides(rules: RuleSet, dealer: int) -> tuple[int, ...]:
+    """Stacks (墩) of two tiles in front of each seat (§1.3), for display: the rule set's
+    `RuleSet.wall_stacks`, which start at the dealer, turned to seat order."""
+    return _turned(rules.wall_stacks, dealer)
+
+
 @cache
-def wall_sides(rules: str, dealer: int) -> tuple[int, ...]:
-    """Stacks (墩) of two tiles in front of each seat (§1.3), for display: 15 a side in
-    baicheng, 17 with 136 tiles; sichuan's 108 make 14/13/14/13 with the dealer's 14 (D4).
-    Memoised: every deal logs them."""
-    stacks = len(tile_set(rules)) // 2
-    if stacks % 4 == 0:
-        return (stacks // 4,) * 4
-    long_side = stacks // 4 + 1
-    return tuple(long_side if (seat - dealer) % 2 == 0 else stacks // 4 for seat in range(4))
+def _turned(stacks: tuple[int, ...], dealer: int) -> tuple[int, ...]:
+    """``stacks`` (the dealer's first) by seat. Memoised: every deal logs them."""
+    return tuple(stacks[(seat - dealer) % 4] for seat in range(4))
 
 
 def deal_order(dealer: int) -> list[int]:
@@ -76,12 +78,6 @@ def _dealt_to(dealer: int) -> tuple[itemgetter[tuple[int, ...]], ...]:
     hand deals, and a getter picks a seat's tiles in one C-level call."""
     order = deal_order(dealer)
     return tuple(itemgetter(*[i for i, s in enumerate(order) if s == seat]) for seat in range(4))
-
-
-@cache
-def _tile_set(rules: str) -> tuple[int, ...]:
-    """`tile_set`, memoised: every hand shuffles a copy."""
-    return tuple(tile_set(rules))
 
 
 @cache
@@ -124,10 +120,11 @@ class Wall:
         self.live: deque[int] = deque(rest)
 
     @classmethod
-    def shuffled(cls, rules: str, rng: random.Random) -> Wall:
-        tiles = list(_tile_set(rules))
+    def shuffled(cls, rules: RuleSet, rng: random.Random) -> Wall:
+        """The rule set's tiles in a seeded random order."""
+        tiles = list(rules.tiles)
         _shuffle(tiles, rng)
-        return cls(tiles, treasure=rules == "baicheng")
+        return cls(tiles, treasure=rules.treasure)
 
     def deal(self, dealer: int) -> list[list[int]]:
         """Each seat's starting tiles: 14 for the dealer, 13 for the others."""

@@ -29,7 +29,7 @@ from fangcheng.analysis.hand import discard_shanten, draw_shanten_bytes, shanten
 from fangcheng.protocol.actions import Act, Action, called_meld
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.rules.requirements import final_counts, wait_set
-from fangcheng.rules.ruleset import Options, RuleSet, find_rules
+from fangcheng.rules.ruleset import Options, RuleSet
 from fangcheng.scoring.scorer import score
 from fangcheng.scoring.situation import Seat, Situation, WinBy
 from fangcheng.tiles.melds import Meld, MeldKind
@@ -71,6 +71,11 @@ _FAR: Final = 99  # beyond any distance
 _LEFT: Final = bytes(max(0, 4 - count) for count in range(256))
 _DRAGONS: Final = slice(DRAGONS[0], DRAGONS[-1] + 1)
 _BLANK: Final = Seat(bytes(KINDS))
+#: How much likelier an unready seat gets ready with each discard (fitted on efficient
+#: play). Under 缺一门 a hand plays two suits and throws the third at once, so its
+#: discards bring it to ready sooner (fitted on sichuan).
+_READY_PER_DISCARD: Final = 0.035
+_READY_PER_DISCARD_TWO_SUITS: Final = 0.045
 # Enum members read on every decision, looked up once: a lookup on the class is slow.
 _HU, _PASS, _DISCARD, _READY, _GANG = Act.HU, Act.PASS, Act.DISCARD, Act.READY, Act.GANG
 _CALLS: Final = (Act.PENG, _GANG, Act.CHI)
@@ -126,7 +131,7 @@ class Table(NamedTuple):
 
 
 def table_of(obs: Observation) -> Table:
-    rules = find_rules(obs.rules)
+    rules = obs.rules
     seen = int.from_bytes(obs.hand)  # counts, summed as masks: no face is seen 256 times
     shown = list(obs.retired)
     if obs.treasure is not None:
@@ -138,15 +143,15 @@ def table_of(obs: Observation) -> Table:
         for meld in view.melds:
             shown += meld.tiles
     seen += sum(map(_UNIT.__getitem__, shown))
-    left = int.from_bytes(seen.to_bytes(KINDS).translate(_LEFT)) & 255 * _in_play(rules.name)
+    left = int.from_bytes(seen.to_bytes(KINDS).translate(_LEFT)) & 255 * _in_play(rules.faces)
     me = obs.seats[obs.seat]
     return Table(obs, rules, me.melds, me.que, left.to_bytes(KINDS), left)
 
 
 @cache
-def _in_play(rules: str) -> int:
+def _in_play(faces: tuple[int, ...]) -> int:
     """A mask of 34 bytes (big-endian), 1 for each face the rule set plays with."""
-    return _face_mask(find_rules(rules).faces)
+    return _face_mask(faces)
 
 
 class _Needs(NamedTuple):
@@ -176,7 +181,7 @@ class _Memo:
     def __init__(self, rules: RuleSet, melds: tuple[Meld, ...], que: int | None) -> None:
         self.rules, self.melds, self.que = rules, melds, que
         self.shapes = rules.shapes
-        self.in_play = _in_play(rules.name)
+        self.in_play = _in_play(rules.faces)
         #: `gains` of a hand lacking nothing: a 缺 tile sets it back
         self.que_gains = _SUIT_MASK[9 * que] if que is not None else 0
         laid = final_counts(bytes(KINDS), melds)
@@ -363,9 +368,19 @@ class EfficientBot(Bot):
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
-        self._memos: dict[tuple[str, tuple[Meld, ...], int | None], _Memo] = {}
+        self._memos: dict[tuple[tuple[Meld, ...], int | None], _Memo] = {}
         self._last: tuple[Table, Sequence[Meld], _Memo] | None = None
         self._worth: dict[tuple[object, ...], int] = {}
+        #: The rule set the measures above hold for (the table's, as configured).
+        self._rules: RuleSet | None = None
+
+    def _follow(self, rules: RuleSet) -> None:
+        """Keep the measures only while the table's rules are the same: a new hand's
+        configured copy is usually equal (compared once, not hashed per lookup)."""
+        if rules != self._rules:
+            self._memos.clear()
+            self._worth.clear()
+        self._rules = rules
 
     # --- measuring hands -------------------------------------------------------------
 
@@ -374,8 +389,10 @@ class EfficientBot(Bot):
         last = self._last
         if last is not None and last[0] is table and last[1] is melds:
             return last[2]  # asked again within one decision
+        if table.rules is not self._rules:
+            self._follow(table.rules)
         laid = tuple(melds)
-        key = (table.rules.name, laid, table.que)
+        key = (laid, table.que)
         found = self._memos.get(key)
         if found is None:
             if len(self._memos) > _CACHE_LIMIT // 100:
@@ -405,9 +422,10 @@ class EfficientBot(Bot):
         """A discard win on ``tile`` as the scorer pays it, the other seats as given."""
         obs = table.obs
         dealer = (obs.dealer - obs.seat) % 4
+        if table.rules is not self._rules:
+            self._follow(table.rules)
         key: tuple[object, ...] = (
-            table.rules.name, h, tuple(melds), tile, ready, dealer, obs.treasure, table.que,
-            *others,
+            h, tuple(melds), tile, ready, dealer, obs.treasure, table.que, *others,
         )  # fmt: skip
         value = self._worth.get(key)
         if value is None:
@@ -736,7 +754,7 @@ class StrongBot(EfficientBot):
         aside = bytearray(h)
         aside[suit : suit + 9] = _NO_SUIT
         aside[27 : 27 + n] = b"\x01" * n
-        steps = shanten(bytes(aside), shapes=find_rules(obs.rules).shapes)
+        steps = shanten(bytes(aside), shapes=obs.rules.shapes)
         return (steps, *super().que_weight(obs, suit))
 
     def wait_for_self_draw(self, table: Table) -> bool:
@@ -791,7 +809,7 @@ class StrongBot(EfficientBot):
     def threats(self, obs: Observation) -> list[float]:
         """How likely each other seat is to be ready (0 for this seat and for winners):
         declared, or estimated from its discards and calls (fitted on efficient play)."""
-        per_discard = 0.045 if obs.rules == "sichuan" else 0.035
+        per_discard = _READY_PER_DISCARD_TWO_SUITS if obs.rules.void_suit else _READY_PER_DISCARD
         out = []
         for s, view in enumerate(obs.seats):
             if s == obs.seat or view.won:

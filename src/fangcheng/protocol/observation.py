@@ -8,6 +8,7 @@ from enum import Enum
 from typing import NamedTuple
 
 from fangcheng.protocol.actions import Action
+from fangcheng.rules.ruleset import RuleSet
 from fangcheng.tiles.melds import Meld
 from fangcheng.tiles.notation import format_counts, format_tiles, tile_name
 
@@ -44,7 +45,9 @@ class Observation(NamedTuple):
     """Exactly what ``seat`` may know: the public table, its own hand, its legal actions."""
 
     seat: int
-    rules: str
+    #: The table's rule set as configured (a cap, a claim window): the engine's own
+    #: object, passed, not copied, so a bot values a hand by the table's numbers.
+    rules: RuleSet
     phase: Phase
     dealer: int
     turn: int
@@ -62,7 +65,7 @@ class Observation(NamedTuple):
     def text(self) -> str:
         """A plain rendering for debugging and logs."""
         lines = [
-            f"{self.rules} seat {self.seat}  phase {self.phase.value}  dealer {self.dealer}"
+            f"{self.rules.name} seat {self.seat}  phase {self.phase.value}  dealer {self.dealer}"
             f"  turn {self.turn}  wall {self.wall}"
             + (f"  treasure {tile_name(self.treasure)}" if self.treasure is not None else "")
         ]

@@ -2,7 +2,10 @@
 
 Every knob has a default and a comment; the four presets (`BAICHENG`, `BAISHAN`,
 `BAISHAN_PLATFORM`, `SICHUAN`) set the knobs RULES.md fixes for them, and differ
-otherwise only in their fan tables (`fangcheng.rules.fans`). `find_rules` finds a preset by
+otherwise only in their fan tables (`fangcheng.rules.fans`). Nothing outside this package
+asks a rule set its name to decide anything: the tile set, the wall, the dice, every
+limit is a field, so a renamed and overridden preset (``dataclasses.replace(BAISHAN,
+name="baishan_house", cap_base=20)``) plays, records and replays like a preset. `find_rules` finds a preset by
 name; `configure` validates a table's options (room, 漂, 缺, claim window, cap) and
 returns the rule set with the overrides applied, plus the per-table `Options`.
 """
@@ -25,7 +28,7 @@ from fangcheng.rules.fans import (
     PayerTest,
     WinnerTest,
 )
-from fangcheng.tiles.notation import DRAGONS, KINDS
+from fangcheng.tiles.notation import DRAGONS, KINDS, tile_set
 
 __all__ = [
     "ALL_RULES",
@@ -34,6 +37,7 @@ __all__ = [
     "BAISHAN_PLATFORM",
     "ROOMS",
     "SICHUAN",
+    "Dice",
     "KongPayers",
     "KongTable",
     "OptionError",
@@ -49,6 +53,19 @@ SUIT_LETTERS: Final = "mps"
 
 class OptionError(ValueError):
     """An unknown option or value: the message names it and lists the valid ones."""
+
+
+class Dice(Enum):
+    """How the wall is broken (§1.4): cosmetic under the linear wall (D5), but logged."""
+
+    #: baicheng: no dice; the dealer starts at the end of their own wall
+    NONE = "none"
+    #: baishan: one throw ``s``; the ``s``-th seat counted clockwise from the dealer
+    #: (dealer = 1, D6), ``s`` stacks in
+    ONE_THROW = "one_throw"
+    #: sichuan: the seat the first throw ``s1`` reaches in play order throws ``s2``;
+    #: ``s1 + s2`` stacks in on that seat's wall
+    TWO_THROWS = "two_throws"
 
 
 class KongPayers(Enum):
@@ -106,6 +123,10 @@ class RuleSet:
     chinese: str = ""
     seed: str = ""  # the seed file this reading comes from
     faces: tuple[int, ...] = tuple(range(KINDS))  # tile faces in play, four of each
+    #: Stacks (墩, two tiles) in front of the dealer, then of each seat in play order
+    #: (§1.3): twice their sum is the size of the tile set (checked).
+    wall_stacks: tuple[int, int, int, int] = (17, 17, 17, 17)
+    dice: Dice = Dice.ONE_THROW  # how the break is thrown (§1.4)
     shapes: Shapes = CLASSIC  # legal shapes beyond four melds and a pair
     # --- actions --------------------------------------------------------------------
     chi: bool = True  # 吃 from the 上家 is allowed
@@ -113,6 +134,9 @@ class RuleSet:
     treasure: bool = False  # 宝牌, 摸宝, 分张 (baicheng)
     declare_ready: bool = False  # 报听 exists (Baishan)
     void_suit_choice: bool = False  # 定缺 (sichuan)
+    #: Kong actions the dealer may make on the first turn, before the first discard
+    #: (baicheng: 1, "no consecutive kongs", §2.3 item 10, D12); None: no limit.
+    dealer_opening_kongs: int | None = None
     #: 血战到底 (sichuan): a win does not end the hand, wins and kongs are paid when they
     #: happen, the hand ends at three winners or the wall, then 查花猪 / 查大叫 / 退税.
     bloody: bool = False
@@ -152,8 +176,16 @@ class RuleSet:
         init=False, repr=False, compare=False
     )
     wait_shapes: bool = field(init=False, repr=False, compare=False)  # a fan reads them
+    #: The tile set, four of each face in ``faces`` order: every hand shuffles a copy.
+    tiles: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if 2 * sum(self.wall_stacks) != 4 * len(self.faces) or len(self.wall_stacks) != 4:
+            raise ValueError(
+                f"{self.name}: wall_stacks {self.wall_stacks} hold {2 * sum(self.wall_stacks)}"
+                f" tiles in {len(self.wall_stacks)} sides; {len(self.faces)} faces make"
+                f" {4 * len(self.faces)} in 4"
+            )
         def worth(fan: Fan) -> int:
             return (self.cap_fans or 0) if fan.at_cap else fan.value
 
@@ -162,6 +194,7 @@ class RuleSet:
         object.__setattr__(self, "winner_tests", winner)
         object.__setattr__(self, "payer_tests", payer)
         object.__setattr__(self, "wait_shapes", any(f.wait_shapes for f in self.fans))
+        object.__setattr__(self, "tiles", tuple(tile_set(self.faces)))
 
     def fan(self, name: str) -> Fan:
         """The fan of this table with that Chinese name."""
@@ -176,9 +209,12 @@ BAICHENG: Final = RuleSet(
     chinese="白城麻将",
     seed="000_dcabb5f546616ca7.txt",
     faces=(*range(27), *DRAGONS),
+    wall_stacks=(15, 15, 15, 15),  # "每人门前码15摞"
+    dice=Dice.NONE,
     shapes=Shapes(seven_pairs=False, thirteen_orphans=False, dragon_set=True),  # D15
     xuanfeng=True,
     treasure=True,
+    dealer_opening_kongs=1,  # D12
     dealer_by_dice=False,
     dealer_stays_on_draw=True,  # D11
     three_suits=True,
@@ -243,6 +279,8 @@ SICHUAN: Final = RuleSet(
     chinese="四川麻将 血战到底",
     seed="002_209487f84af2dab8.txt",
     faces=tuple(range(27)),
+    wall_stacks=(14, 13, 14, 13),  # D4: 108 tiles make no four equal sides
+    dice=Dice.TWO_THROWS,
     shapes=Shapes(seven_pairs=True, quad_pairs=True, thirteen_orphans=False),  # D50
     chi=False,  # D48
     void_suit_choice=True,

@@ -1,4 +1,4 @@
-"""Tile kinds, the tile set of each rule set, and the text notation.
+"""Tile kinds, tile sets, and the text notation.
 
 Inside fangcheng a tile kind is an ``int`` 0..33 and a hand is a vector of 34 counts:
 
@@ -60,19 +60,6 @@ TERMINALS_AND_HONOURS: Final = (0, 8, 9, 17, 18, 26, *HONOURS)
 TERMINAL_COUNTS: Final = itemgetter(*TERMINALS_AND_HONOURS)
 #: Canonical output order of the honours: winds, then 中 发 白.
 _HONOUR_OUTPUT_ORDER: Final = (27, 28, 29, 30, 33, 32, 31)
-
-_TILE_SETS: Final[dict[str, tuple[int, ...]]] = {
-    "suits": tuple(range(27)),
-    "suits+dragons": tuple(range(27)) + DRAGONS,
-    "all": tuple(range(34)),
-}
-_RULE_SET_TILES: Final = {
-    "baicheng": "suits+dragons",
-    "baishan": "all",
-    "baishan_platform": "all",
-    "sichuan": "suits",
-}
-
 
 class InvalidNotationError(ValueError):
     """Text that is not tile notation: names the offending characters and their position."""
@@ -296,11 +283,12 @@ def format_counts(counts: Sequence[int]) -> str:
     return format_tiles(tiles_of(counts))
 
 
-def tile_set(rules: str) -> list[int]:
-    """Every tile of a rule set's set, four of each face: 120, 136 or 108 tiles."""
-    try:
-        faces = _TILE_SETS[_RULE_SET_TILES[rules]]
-    except KeyError:
-        names = ", ".join(sorted(_RULE_SET_TILES))
-        raise ValueError(f"unknown rule set {rules!r}; known: {names}") from None
-    return [t for t in faces for _ in range(4)]
+def tile_set(faces: Iterable[int]) -> list[int]:
+    """Four of each face: the tile set of a rule set with these faces in play (120, 136 or
+    108 tiles for the presets; a rule set's own is `RuleSet.tiles`)."""
+    if isinstance(faces, str):  # a rule-set name, as this function once took
+        raise TypeError(f"tile_set takes tile faces, not {faces!r}; a rule set's: RuleSet.tiles")
+    out = [t for t in faces for _ in range(4)]
+    if any(not 0 <= t < KINDS for t in out):
+        raise ValueError(f"tile faces must be in 0..{KINDS - 1}")
+    return out
