@@ -8,7 +8,6 @@ from collections import Counter
 import pytest
 
 from fangcheng.engine.round import Round
-
 from fangcheng.rules.fans import Fan, Scope
 from fangcheng.rules.ruleset import (
     ALL_RULES,

@@ -340,6 +340,8 @@ _SEAT_BLOCK: Final = sum(size for _, size, _, _ in _SEAT)
 _OBS_LOW: Final = np.concatenate([np.full(s.size, s.low, np.float32) for s in OBSERVATION_LAYOUT])
 _OBS_HIGH: Final = np.concatenate([np.full(s.size, s.high, np.float32) for s in OBSERVATION_LAYOUT])
 _PHASES: Final = {p: i for i, p in enumerate(Phase)}
+
+
 def encode_observation(obs: Observation, *, base: int = 1) -> NDArray[np.float32]:
     """The observation tensor of one seat's `Observation` (layout: module docstring).
 

@@ -5,10 +5,10 @@ Every knob has a default and a comment; the four presets (`BAICHENG`, `BAISHAN`,
 otherwise only in their fan tables (`fangcheng.rules.fans`). Nothing outside this package
 asks a rule set its name to decide anything: the tile set, the wall, the dice, every
 limit is a field, so a renamed and overridden preset (``dataclasses.replace(BAISHAN,
-name="baishan_house", cap_base=20)``) plays, records and replays like a preset. `find_rules` finds a preset by
-name; `configure` validates a table's options (room, 漂, 缺, claim window, cap) and
-returns the rule set with the overrides applied, plus the per-table `Options`.
-"""
+name="baishan_house", cap_base=20)``) plays, records and replays like a preset.
+`find_rules` finds a preset by name; `configure` validates a table's options (room, 漂,
+缺, claim window, cap) and returns the rule set with the overrides applied, plus the
+per-table `Options`."""
 
 from __future__ import annotations
 
@@ -186,6 +186,7 @@ class RuleSet:
                 f" tiles in {len(self.wall_stacks)} sides; {len(self.faces)} faces make"
                 f" {4 * len(self.faces)} in 4"
             )
+
         def worth(fan: Fan) -> int:
             return (self.cap_fans or 0) if fan.at_cap else fan.value
 

@@ -61,6 +61,7 @@ TERMINAL_COUNTS: Final = itemgetter(*TERMINALS_AND_HONOURS)
 #: Canonical output order of the honours: winds, then 中 发 白.
 _HONOUR_OUTPUT_ORDER: Final = (27, 28, 29, 30, 33, 32, 31)
 
+
 class InvalidNotationError(ValueError):
     """Text that is not tile notation: names the offending characters and their position."""
 
