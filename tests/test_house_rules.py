@@ -99,22 +99,27 @@ def test_d12_the_limit_ends_with_the_dealers_first_discard():
 # --- a house variant, end to end ------------------------------------------------------
 
 
-@pytest.mark.parametrize("rules", [HOUSE, NO_WINDS], ids=lambda r: r.name)
-def test_a_house_variant_plays_a_match_that_records_and_replays(rules):
-    match = Match(rules, seed=5, quan=1)
+@pytest.mark.parametrize(
+    ("rules", "options"),
+    [(HOUSE, {}), (HOUSE, {"cap": 1}), (NO_WINDS, {})],
+    ids=["house", "house-cap-option", "no-winds"],
+)
+def test_a_house_variant_plays_a_match_that_records_and_replays(rules, options):
+    match = Match(rules, seed=5, quan=1, options=options)
     rng = random.Random(5)
     bots = [make_bot("efficient", random.Random(rng.random())) for _ in range(4)]
     while not match.over:
         r = match.new_round()
-        assert r.rules is rules
+        assert r.rules.name == rules.name
+        assert r.rules.cap_base == options.get("cap", rules.cap_base)
         while not r.over:
             for seat in r.pending():
                 obs = r.observe(seat)
-                assert obs.rules is rules  # passed, not rebuilt
+                assert obs.rules is r.rules  # the table's configured object, not rebuilt
                 r.act(seat, bots[seat].act(obs))
         match.finish(r)
         record = json.loads(json.dumps(record_of(r)))
-        assert record["rules"] == rules.name
+        assert (record["rules"], record["options"]) == (rules.name, options)
         assert replay(record, rules).divergence is None
     assert len(match.rounds) >= 4
     walls = {t for r in match.rounds for t in r.wall.tiles}
