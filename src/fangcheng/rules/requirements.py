@@ -1,8 +1,13 @@
-"""Win requirements of each rule set, the reason in words when a hand fails them, and the
-requirement-aware wait set (RULES.md §0.3: "hand + t is a legal win for that variant").
+"""Legality, in one place: the win requirements of each rule set and the reason in words
+when a hand fails them, the legal readings of a win, the requirement-aware wait set
+(RULES.md §0.3: "hand + t is a legal win for that variant"), 报听 validity and sichuan's
+last-four zone. The engine, the scorer, the bots and the tests all ask these functions;
+none keeps a copy of a rule.
 
 The requirements are knobs of `RuleSet`: 三门全, 么九, 必须有碰 and its substitutes, 缺一门.
 Seven pairs are exempt from the pung rule, thirteen orphans from all of them (§3.4, §5.4).
+`legal_arrangements` is also the scorer's fast path (it runs for every win scored), so it
+is written with plain loops and enum members looked up once.
 """
 
 from __future__ import annotations
@@ -22,10 +27,13 @@ from fangcheng.tiles.notation import (
 )
 
 __all__ = [
+    "declarable",
     "final_counts",
     "hand_failure",
     "has_pung",
+    "in_last_four",
     "legal_arrangements",
+    "meld_has_pung",
     "no_win_reason",
     "wait_set",
 ]
@@ -67,12 +75,17 @@ def hand_failure(rules: RuleSet, final: bytes, que: int | None = None) -> str | 
     return None
 
 
+def meld_has_pung(rules: RuleSet, meld: Meld) -> bool:
+    """必须有碰 met by a laid meld: a pung or kong, or a 旋风杠 where it stands for one."""
+    return meld.is_pung_like or (rules.dragon_set_is_pung and meld.kind is _XUANFENG)
+
+
 def has_pung(rules: RuleSet, arrangement: Arrangement, melds: Sequence[Meld]) -> bool:
     """必须有碰 for one reading: a pung or kong anywhere, or a rule set's substitute."""
     if arrangement.form is not _STANDARD:
         return True  # seven pairs and thirteen orphans are exempt
     for meld in melds:
-        if meld.is_pung_like or (rules.dragon_set_is_pung and meld.kind is _XUANFENG):
+        if meld_has_pung(rules, meld):
             return True
     for g in arrangement.groups:
         kind = g.kind
@@ -86,15 +99,18 @@ def has_pung(rules: RuleSet, arrangement: Arrangement, melds: Sequence[Meld]) ->
 def legal_arrangements(
     rules: RuleSet, hand14: bytes, melds: Sequence[Meld], que: int | None = None
 ) -> list[Arrangement]:
-    """The readings of a complete concealed hand that meet every requirement."""
-    if not is_win(hand14, shapes=rules.shapes):
+    """The readings of a complete concealed hand that meet every requirement: the only
+    readings a win may be scored by (D77), so an empty list says the hand is no win."""
+    found = decompositions(hand14, shapes=rules.shapes)  # none for an incomplete hand
+    if not found or hand_failure(rules, final_counts(hand14, melds), que) is not None:
         return []
-    if hand_failure(rules, final_counts(hand14, melds), que) is not None:
-        return []
-    found = decompositions(hand14, shapes=rules.shapes)
     if not rules.pung:
         return found
-    return [a for a in found if has_pung(rules, a, melds)]
+    legal = []
+    for a in found:  # a plain loop: a comprehension costs a call
+        if has_pung(rules, a, melds):
+            legal.append(a)
+    return legal
 
 
 def _shape_words(rules: RuleSet) -> str:
@@ -130,7 +146,12 @@ def no_win_reason(
 def wait_set(
     rules: RuleSet, concealed: bytes, melds: Sequence[Meld] = (), que: int | None = None
 ) -> tuple[int, ...]:
-    """Every face that makes ``concealed`` (13 - 3k tiles) a legal win, ascending (D1)."""
+    """Every face that makes ``concealed`` (13 - 3k tiles) a legal win, ascending.
+
+    By shape, so a face whose copies all lie in others' discards and melds still counts
+    (D1); but not a face whose four copies are all the seat's own, concealed or laid: that
+    tile cannot come (D78). 报听, the treasure's stand-ins, 查大叫 and 退税 read this set.
+    """
     meld_tiles = [m.tiles for m in melds]
     out = []
     for t in waits(concealed, shapes=rules.shapes, melds=meld_tiles):
@@ -139,3 +160,23 @@ def wait_set(
         if legal_arrangements(rules, bytes(grown), melds, que):
             out.append(t)
     return tuple(out)
+
+
+def declarable(
+    rules: RuleSet, concealed: bytes, melds: Sequence[Meld] = (), que: int | None = None
+) -> bool:
+    """报听 (D32): ``concealed`` (13 - 3k tiles) may be declared ready only while it waits
+    on exactly one face of `wait_set` (so, D78, never on a fifth copy of its own)."""
+    return len(wait_set(rules, concealed, melds, que)) == 1
+
+
+#: The last-four zone begins with the draw made when this many tiles remain (D79).
+_LAST_FOUR: Final = 4
+
+
+def in_last_four(left: int) -> bool:
+    """Sichuan's 最后四张有胡必胡 zone (D56, D79), ``left`` tiles being in the wall now: the
+    draws made when 4, 3, 2 or 1 tiles remained before the draw, and every discard after
+    the first of them. Both leave fewer than four behind; a draw from five (leaving four),
+    and the discard after it, come before the zone."""
+    return left < _LAST_FOUR
