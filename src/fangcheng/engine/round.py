@@ -28,7 +28,13 @@ from fangcheng.analysis.hand import shanten, waits
 from fangcheng.engine.wall import Break, Wall, throw_break, wall_sides
 from fangcheng.protocol.actions import Act, Action, IllegalActionError, called_meld
 from fangcheng.protocol.observation import Observation, Phase, SeatView
-from fangcheng.rules.requirements import declarable, in_last_four, legal_arrangements, wait_set
+from fangcheng.rules.requirements import (
+    declarable,
+    in_last_four,
+    in_void_suit,
+    legal_arrangements,
+    wait_set,
+)
 from fangcheng.rules.ruleset import RuleSet, configure, find_rules
 from fangcheng.scoring.payments import (
     Transfer,
@@ -489,8 +495,7 @@ class Round:
         return found
 
     def _is_que(self, seat: int, tile: int) -> bool:
-        que = self.que[seat]
-        return que is not None and tile < 27 and tile // 9 == que
+        return in_void_suit(tile, self.que[seat])
 
     def _kong_actions(self, seat: int, hand: bytes, locked: bool) -> list[Action]:
         acts: list[Action] = []

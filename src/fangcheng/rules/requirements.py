@@ -31,7 +31,9 @@ __all__ = [
     "final_counts",
     "hand_failure",
     "has_pung",
+    "holds_void_suit",
     "in_last_four",
+    "in_void_suit",
     "legal_arrangements",
     "meld_has_pung",
     "no_win_reason",
@@ -56,6 +58,18 @@ def final_counts(concealed: bytes, melds: Sequence[Meld]) -> bytes:
         for t in meld.tiles:
             counts[t] += 1
     return bytes(counts)
+
+
+def in_void_suit(tile: int, que: int | None) -> bool:
+    """Whether ``tile`` is of the seat's 缺 suit (sichuan §4.4): never punged or konged
+    (D48), and a hand holding one cannot win."""
+    return que is not None and tile < 27 and tile // 9 == que
+
+
+def holds_void_suit(counts: bytes, que: int | None) -> bool:
+    """Whether 34 counts hold a tile of the 缺 suit ``que``: such a hand cannot win, and at
+    the end of the wall its seat is a 花猪 (§4.10 item 1)."""
+    return que is not None and any(counts[9 * que : 9 * que + 9])
 
 
 def hand_failure(rules: RuleSet, final: bytes, que: int | None = None) -> str | None:
