@@ -92,6 +92,18 @@ def test_d78_d32_one_real_face_may_be_declared_ready():
         raise AssertionError("a two-face wait was accepted as 报听")
 
 
+def test_d78_d32_the_engine_offers_the_declaration_on_one_real_face():
+    """The engine asks the same function: after an 暗杠 of 2222m, discarding the E leaves
+    34m 456s 111s 99p, waiting on 2m (all four its own) and 5m, so 报听 is offered."""
+    hands = ["2222m34m456s111s99p", "1m5m6m7m8m1p2p3p4p5p6p7pS", "3m9m9m9m2p3p4p5p6p7p8pWN",
+             "6m7m8m9m1p2p3p4p5p6p7p8pS"]  # fmt: skip
+    r = scripted("baishan_platform", hands, tail="E", options={"piao": [0, 0, 0, 0]})
+    r.act(0, A("angang 2m"))
+    assert r.drawn == tiles("E")[0]
+    assert A("ting E") in r.legal_actions(0)
+    assert A("ting 9p") not in r.legal_actions(0)
+
+
 def test_d78_d19_the_treasure_stands_in_only_for_a_face_that_can_come():
     """D19, D68 with D78: with 2222m konged, a drawn treasure may stand for 5m only."""
     from fangcheng.scoring.scorer import readings
