@@ -4,19 +4,29 @@ winner's discard (D80) and 攒杠 from draws only (D88)."""
 
 from __future__ import annotations
 
+import random
+
+import pytest
+
 from fangcheng.analysis.hand import waits
 from fangcheng.engine.record import wall_of
 from fangcheng.engine.round import Round
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Phase
-from fangcheng.rules.requirements import declarable, in_last_four, wait_set
-from fangcheng.rules.ruleset import BAISHAN_PLATFORM, SICHUAN, Options
+from fangcheng.rules.requirements import (
+    declarable,
+    in_last_four,
+    is_legal_win,
+    legal_arrangements,
+    wait_set,
+)
+from fangcheng.rules.ruleset import ALL_RULES, BAISHAN_PLATFORM, SICHUAN, Options, RuleSet
 from fangcheng.scoring.payments import Transfer, deltas_of
 from fangcheng.scoring.scorer import best_ready_fans
 from fangcheng.scoring.settlement import sichuan_exhaustion
 from fangcheng.scoring.situation import SituationError, load_situation
 from fangcheng.tiles.melds import Meld, MeldKind
-from fangcheng.tiles.notation import format_tiles, parse_counts, parse_tiles
+from fangcheng.tiles.notation import KINDS, format_tiles, parse_counts, parse_tiles
 
 A = Action.parse
 
@@ -47,6 +57,60 @@ def play_on(r: Round, until, choose=None) -> None:  # type: ignore[no-untyped-de
             r.act(seat, Action(Act.DISCARD, r.drawn))
         else:
             r.act(seat, next(a for a in legal if a.kind is Act.DISCARD))
+
+
+# --- one source: the fast answers agree with the readings -------------------------------
+
+
+def _near_wins(rules: RuleSet, seed: int, count: int) -> list[tuple[bytes, list[Meld], int | None]]:
+    """Seeded hands of 14 - 3k tiles built from melds and a pair of the rule set's faces
+    (some laid), then one tile swapped now and then: wins, near wins and requirement misses."""
+    rng = random.Random(seed)
+    faces = sorted(rules.faces)
+    out: list[tuple[bytes, list[Meld], int | None]] = []
+    while len(out) < count:
+        counts = [0] * KINDS
+        laid: list[Meld] = []
+        for i in range(4):
+            if rng.random() < 0.5:
+                group = [rng.choice(faces)] * 3
+            else:
+                first = rng.choice([t for t in faces if t < 27 and t % 9 < 7])
+                group = [first, first + 1, first + 2]
+            if i < rng.randrange(3):
+                kind = MeldKind.PENG if group[0] == group[1] else MeldKind.CHI
+                laid.append(Meld(kind, tuple(group), 1))
+            else:
+                for t in group:
+                    counts[t] += 1
+        counts[rng.choice(faces)] += 2
+        if rng.random() < 0.3:
+            gone = rng.choice([t for t in faces if counts[t]])
+            counts[gone] -= 1
+            counts[rng.choice(faces)] += 1
+        total = list(counts)
+        for m in laid:
+            for t in m.tiles:
+                total[t] += 1
+        if max(total) > 4:
+            continue
+        que = rng.randrange(3) if rules.void_suit else None
+        out.append((bytes(counts), laid, que))
+    return out
+
+
+@pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.name)
+def test_is_legal_win_is_whether_legal_arrangements_finds_a_reading(rules: RuleSet) -> None:
+    """The engine's and the wait set's fast answer never differs from the readings the
+    scorer scores; the hands include wins failing each requirement."""
+    wins = 0
+    for hand14, melds, que in _near_wins(rules, 77, 1500):
+        legal = legal_arrangements(rules, hand14, melds, que)
+        assert is_legal_win(rules, hand14, melds, que) == bool(legal), format_tiles(
+            [t for t in range(KINDS) for _ in range(hand14[t])]
+        )
+        wins += bool(legal)
+    assert 100 < wins < 1400  # both answers are exercised
 
 
 # --- D78: a face whose four copies are the seat's own is no wait ---------------------

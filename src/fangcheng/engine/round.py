@@ -32,7 +32,7 @@ from fangcheng.rules.requirements import (
     declarable,
     in_last_four,
     in_void_suit,
-    legal_arrangements,
+    is_legal_win,
     wait_set,
 )
 from fangcheng.rules.ruleset import RuleSet, configure, find_rules
@@ -441,7 +441,7 @@ class Round:
     def _can_win(self, seat: int, hand: bytes) -> bool:
         if seat in self.won or seat in self.flower_pigs:  # one win each; D56 bars a pig
             return False
-        return bool(legal_arrangements(self.rules, hand, self.melds[seat], self.que[seat]))
+        return is_legal_win(self.rules, hand, self.melds[seat], self.que[seat])
 
     def _shape(self, key: bytes) -> frozenset[int]:
         """The shape waits of a concealed hand of 13 - 3k tiles, memoised per hand."""

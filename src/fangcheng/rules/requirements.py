@@ -34,6 +34,7 @@ __all__ = [
     "holds_void_suit",
     "in_last_four",
     "in_void_suit",
+    "is_legal_win",
     "legal_arrangements",
     "meld_has_pung",
     "no_win_reason",
@@ -127,6 +128,24 @@ def legal_arrangements(
     return legal
 
 
+def is_legal_win(
+    rules: RuleSet, hand14: bytes, melds: Sequence[Meld], que: int | None = None
+) -> bool:
+    """Whether `legal_arrangements` finds a reading, without listing them: the engine's and
+    `wait_set`'s fast path (the readings are enumerated only for 必须有碰, and only until
+    one has a pung)."""
+    if not is_win(hand14, shapes=rules.shapes):
+        return False
+    if hand_failure(rules, final_counts(hand14, melds), que) is not None:
+        return False
+    if not rules.pung:
+        return True
+    for a in decompositions(hand14, shapes=rules.shapes):
+        if has_pung(rules, a, melds):
+            return True
+    return False
+
+
 def _shape_words(rules: RuleSet) -> str:
     words = ["four melds and a pair"]
     if rules.shapes.seven_pairs:
@@ -171,7 +190,7 @@ def wait_set(
     for t in waits(concealed, shapes=rules.shapes, melds=meld_tiles):
         grown = bytearray(concealed)
         grown[t] += 1
-        if legal_arrangements(rules, bytes(grown), melds, que):
+        if is_legal_win(rules, bytes(grown), melds, que):
             out.append(t)
     return tuple(out)
 
