@@ -188,6 +188,27 @@ def test_d78_d19_the_treasure_stands_in_only_for_a_face_that_can_come():
     assert found == set(tiles("5m"))
 
 
+@pytest.mark.parametrize(("kong", "offered"), [("2222m", False), ("9999m", True)])
+def test_d78_d68_the_engine_offers_no_treasure_win_on_a_fifth_copy_wait(
+    kong: str, offered: bool
+) -> None:
+    """E kongs ``kong`` and keeps 13m 345p 678s 99s, waiting by shape on 2m. Beside 2222m
+    that 2m cannot come, so a drawn treasure (5s) has nothing to stand in for and no win is
+    offered; beside 9999m it stands in for the 2m."""
+    hands = [
+        kong + "13m345p678s99s",
+        "4m5m6m7m8m1p2p6p7p8p1s2s3s",
+        "4m5m6m7m8m1p2p6p7p8p1s2s3s",
+        "4m5m6m7m8m3p4p6p7p8p4s5s6s",
+    ]
+    r = scripted("baicheng", hands, draws="9p9p9p5s", tail="FFCC5s")
+    r.act(0, A(f"angang {kong[-2:]}"))
+    r.act(0, A("discard F"))
+    play_on(r, lambda r: r.turn == 0 and r.phase is Phase.TURN)
+    assert r.drawn == tiles("5s")[0] and r.treasure == tiles("5s")[0]
+    assert (A("hu") in r.legal_actions(0)) is offered
+
+
 def test_d78_d55_a_fifth_copy_wait_is_not_ready_for_the_not_ready_check_and_refund():
     """D55 with D78: 1m beside a peng of 111m and 456789999p completes only on a fifth 1m,
     so the hand is not ready: it pays 查大叫 and returns its kong money (退税)."""
