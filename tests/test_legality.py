@@ -18,6 +18,7 @@ from fangcheng.rules.requirements import (
     in_last_four,
     is_legal_win,
     legal_arrangements,
+    may_meld_discard,
     wait_set,
 )
 from fangcheng.rules.ruleset import ALL_RULES, BAISHAN_PLATFORM, SICHUAN, Options, RuleSet
@@ -111,6 +112,15 @@ def test_is_legal_win_is_whether_legal_arrangements_finds_a_reading(rules: RuleS
         )
         wins += bool(legal)
     assert 100 < wins < 1400  # both answers are exercised
+
+
+def test_d32_d48_which_discards_may_be_melded():
+    """No 碰/杠/吃 after 报听 (D32); none of one's 缺 suit (D48), whatever else holds."""
+    five_m, five_p, red = tiles("5m5pC")
+    assert may_meld_discard(five_m, False, None) and may_meld_discard(five_m, False, 1)
+    assert not may_meld_discard(five_m, True, None)
+    assert not may_meld_discard(five_m, False, 0) and may_meld_discard(five_p, False, 0)
+    assert may_meld_discard(red, False, 0)  # an honour is of no suit
 
 
 # --- D78: a face whose four copies are the seat's own is no wait ---------------------

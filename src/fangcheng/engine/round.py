@@ -33,6 +33,7 @@ from fangcheng.rules.requirements import (
     in_last_four,
     in_void_suit,
     is_legal_win,
+    may_meld_discard,
     wait_set,
 )
 from fangcheng.rules.ruleset import RuleSet, configure, find_rules
@@ -658,7 +659,7 @@ class Round:
         """What ``seat`` may do with a discarded ``tile``; ``chis``: the runs it could chi."""
         acts = [_HU] if self._wins_on(seat, tile) else []
         held = self.hands[seat][tile]
-        if (held >= 2 or chis) and not self.ready[seat] and not self._is_que(seat, tile):
+        if (held >= 2 or chis) and may_meld_discard(tile, self.ready[seat], self.que[seat]):
             if held >= 2:
                 acts.append(_PENG[tile])
             if held >= 3 and self.wall.can_replace():
@@ -754,7 +755,11 @@ class Round:
             acts = []
             if self._wins_on(o, tile):
                 acts.append(_HU)
-            if kind is Act.ADD and not self.ready[o] and self.hands[o][tile] >= 2:
+            if (
+                kind is Act.ADD
+                and self.hands[o][tile] >= 2
+                and may_meld_discard(tile, self.ready[o], self.que[o])
+            ):
                 acts.append(_PENG[tile])  # 抢碰 (D13)
             if acts or self.ask_all:
                 acts.append(_PASS)

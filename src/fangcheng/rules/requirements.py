@@ -36,6 +36,7 @@ __all__ = [
     "in_void_suit",
     "is_legal_win",
     "legal_arrangements",
+    "may_meld_discard",
     "meld_has_pung",
     "no_win_reason",
     "wait_set",
@@ -65,6 +66,14 @@ def in_void_suit(tile: int, que: int | None) -> bool:
     """Whether ``tile`` is of the seat's 缺 suit (sichuan §4.4): never punged or konged
     (D48), and a hand holding one cannot win."""
     return que is not None and tile < 27 and tile // 9 == que
+
+
+def may_meld_discard(tile: int, declared: bool, que: int | None) -> bool:
+    """Whether a seat may take another's ``tile`` (a discard, or a robbed dragon, D13) into
+    a 碰, 明杠 or 吃: not once it has declared 报听 (D32), never of its 缺 suit (D48). It
+    is never a 旋风杠 (D88: 攒杠 completes from draws), and a sichuan winner is not asked
+    at all (D53); a win on the tile is `is_legal_win`'s to judge."""
+    return not declared and not in_void_suit(tile, que)
 
 
 def holds_void_suit(counts: bytes, que: int | None) -> bool:
@@ -140,10 +149,7 @@ def is_legal_win(
         return False
     if not rules.pung:
         return True
-    for a in decompositions(hand14, shapes=rules.shapes):
-        if has_pung(rules, a, melds):
-            return True
-    return False
+    return any(has_pung(rules, a, melds) for a in decompositions(hand14, shapes=rules.shapes))
 
 
 def _shape_words(rules: RuleSet) -> str:
