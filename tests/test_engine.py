@@ -707,11 +707,11 @@ def test_d56_a_flagged_seat_may_not_win_later_in_the_hand():
         "4p4p5p6p7p8p8s9s9s2s3s4s6s",
         "1p2p3p4p5p6p7p8p9p1s1s1s5s",  # N (缺 m): waits 5s
     ]
-    # N draws the 4th-last tile (a 5s) and the last one (another 5s).
-    r = scripted("sichuan", hands, tail="5s1p1p2p5s", options={"que": ["p", "s", "m", "m"]})
-    drive(r, lambda r: r.turn == 3 and len(r.wall) == 4 and r.phase is Phase.TURN)
-    assert A("hu") in r.legal_actions(3)
-    r.act(3, Action(Act.DISCARD, r.drawn))
+    # E draws the 4th-last tile (a 5s, in the zone, D79) and throws it; N draws the last.
+    r = scripted("sichuan", hands, tail="5s1p2p5s1p", options={"que": ["p", "s", "m", "m"]})
+    drive(r, lambda r: r.phase is Phase.CLAIM and len(r.wall) == 3)
+    assert r.claim == (0, parse_tiles("5s")[0]) and A("hu") in r.legal_actions(3)
+    r.act(3, A("pass"))
     assert 3 in r.flower_pigs
     drive(r, lambda r: r.turn == 3 and len(r.wall) == 0 and r.phase is Phase.TURN)
     assert r.drawn == parse_tiles("5s")[0] and A("hu") not in r.legal_actions(3)

@@ -1201,3 +1201,56 @@ def test_d33_robbing_a_kong_in_baishan_the_konger_pays_as_discarder():
             seats={2: {"concealed": "1234567m2s3s4s", "melds": [meld("peng", "333p", 1)]}},
         )
         assert payer(result, 2)["点炮"] == 1
+
+
+# --- D77: one legal reading is scored --------------------------------------------------
+
+
+def test_d77_a_kan_only_in_a_pungless_reading_is_not_jia():
+    """D77: 111222333m reads as three pungs (a win: 2m completes the pung 222m, 对倒) or as
+    three 123m runs (2m in the middle: 坎, but no pung, so not a win). Only the legal
+    reading is scored: no 夹胡."""
+    result = run("baicheng", "11122333m456p99s", "2m")
+    assert result.reading is not None
+    assert all(g.kind.name == "PUNG" for g in result.reading.arrangement.groups[:3])
+    assert "夹胡" not in fans(result)
+
+
+def test_d77_each_legal_reading_is_judged_on_its_own_shapes():
+    """D77's other side: with a pung of 999p every reading is legal. The run reading has
+    its 坎 (夹胡 1), the pung reading its 双飘 (2; 2m completes a pung), neither both; the
+    scorer keeps the one that pays more (D2)."""
+    s = load_situation(build("baicheng", "11122333m99s", "2m", melds=[meld("peng", "999p", 3)]))
+    by_kinds = {
+        frozenset(g.kind.name for g in r.arrangement.groups): {a.fan.name for a in r.fans}
+        for r in readings(s)
+    }
+    assert "夹胡" in by_kinds[frozenset({"CHOW", "PAIR"})]
+    assert "双飘" not in by_kinds[frozenset({"CHOW", "PAIR"})]
+    assert "双飘" in by_kinds[frozenset({"PUNG", "PAIR"})]
+    assert "夹胡" not in by_kinds[frozenset({"PUNG", "PAIR"})]
+    assert "双飘" in fans(score(s))
+
+
+def test_d77_piao_and_baozhongbao_never_mix_readings():
+    """D77: with the treasure 2m drawn, 111222333m 999p 99s reads as all pungs (双飘; 2m
+    completes a pung, which is no 夹 wait, so 摸宝) or as runs (2m a 坎: 宝中宝 and
+    夹胡). No reading scores 飘 with 宝中宝; the best pays 4 fans, not 5."""
+    result = run(
+        "baicheng",
+        "11122333m99s",
+        "2m",
+        by="treasure",
+        treasure="2m",
+        melds=[meld("peng", "999p", 3)],
+    )
+    for reading in readings(load_situation(build(
+        "baicheng", "11122333m99s", "2m", by="treasure", treasure="2m",
+        melds=[meld("peng", "999p", 3)],
+    ))):  # fmt: skip
+        names = {a.fan.name for a in reading.fans}
+        assert not ({"单飘", "双飘"} & names and "宝中宝" in names), names
+        assert not ({"单飘", "双飘"} & names and "夹胡" in names), names
+    won = fans(result)
+    assert sum(won.values()) == 4
+    assert won in ({"双飘": 2, "摸宝": 2}, {"宝中宝": 3, "夹胡": 1})

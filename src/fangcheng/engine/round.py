@@ -28,7 +28,14 @@ from fangcheng.analysis.hand import shanten, waits
 from fangcheng.engine.wall import Break, Wall, throw_break, wall_sides
 from fangcheng.protocol.actions import Act, Action, IllegalActionError, called_meld
 from fangcheng.protocol.observation import Observation, Phase, SeatView
-from fangcheng.rules.requirements import legal_arrangements, wait_set
+from fangcheng.rules.requirements import (
+    declarable,
+    in_last_four,
+    in_void_suit,
+    is_legal_win,
+    may_meld_discard,
+    wait_set,
+)
 from fangcheng.rules.ruleset import RuleSet, configure, find_rules
 from fangcheng.scoring.payments import (
     Transfer,
@@ -200,6 +207,7 @@ class Round:
         self._fenzhang_order: list[int] = []
         self._shape_waits: dict[bytes, frozenset[int]] = {}
         self._wait_sets: dict[tuple[bytes, tuple[Meld, ...], int | None], tuple[int, ...]] = {}
+        self._declarables: dict[tuple[bytes, tuple[Meld, ...], int | None], bool] = {}
         # Per seat, of its hand at rest (see `_rest`): its shape waits and a lower bound of
         # its shanten (-1 says nothing), and by face whether a discard of it may be claimed.
         # A sichuan winner's stay as they were: it claims nothing and discards its draws.
@@ -250,14 +258,14 @@ class Round:
         self.decisions.append({"seat": seat, "action": _TEXT.get(id(action)) or str(action)})
         if self.phase is _TURN:  # the usual decision: the one seat to move, acted on at once
             self._asked = {}
-            if self.rules.bloody and len(self.wall) <= 4:
+            if self.rules.bloody and in_last_four(len(self.wall)):
                 self._passed_wins(asked, {seat: action})
             self._turn_action(seat, action)
             return
         answers[seat] = action
         if len(answers) == len(asked):
             self._asked, self._answers = {}, {}
-            if self.rules.bloody and len(self.wall) <= 4:
+            if self.rules.bloody and in_last_four(len(self.wall)):
                 self._passed_wins(asked, answers)
             self._resolve(answers)
 
@@ -413,7 +421,7 @@ class Round:
                 for t in range(KINDS) if floor <= 0 else ():
                     if hand[t]:
                         key = self._without(hand, t)
-                        if self._shape(key) and len(self._waits(seat, key)) == 1:
+                        if self._shape(key) and self._declarable(seat, key):
                             acts.append(_READY[t])
         self._turn_floor = floor
         self._asked = {seat: acts} if acts else {}  # no answers: the last was acted on
@@ -438,7 +446,7 @@ class Round:
     def _can_win(self, seat: int, hand: bytes) -> bool:
         if seat in self.won or seat in self.flower_pigs:  # one win each; D56 bars a pig
             return False
-        return bool(legal_arrangements(self.rules, hand, self.melds[seat], self.que[seat]))
+        return is_legal_win(self.rules, hand, self.melds[seat], self.que[seat])
 
     def _shape(self, key: bytes) -> frozenset[int]:
         """The shape waits of a concealed hand of 13 - 3k tiles, memoised per hand."""
@@ -483,9 +491,16 @@ class Round:
             found = self._wait_sets[key] = wait_set(self.rules, *key)
         return found
 
+    def _declarable(self, seat: int, hand: bytes) -> bool:
+        """报听 validity (D32) of ``hand`` with the seat's melds, memoised as `_waits` is."""
+        key = (hand, tuple(self.melds[seat]), self.que[seat])
+        found = self._declarables.get(key)
+        if found is None:
+            found = self._declarables[key] = declarable(self.rules, *key)
+        return found
+
     def _is_que(self, seat: int, tile: int) -> bool:
-        que = self.que[seat]
-        return que is not None and tile < 27 and tile // 9 == que
+        return in_void_suit(tile, self.que[seat])
 
     def _kong_actions(self, seat: int, hand: bytes, locked: bool) -> list[Action]:
         acts: list[Action] = []
@@ -648,7 +663,7 @@ class Round:
         """What ``seat`` may do with a discarded ``tile``; ``chis``: the runs it could chi."""
         acts = [_HU] if self._wins_on(seat, tile) else []
         held = self.hands[seat][tile]
-        if (held >= 2 or chis) and not self.ready[seat] and not self._is_que(seat, tile):
+        if (held >= 2 or chis) and may_meld_discard(tile, self.ready[seat], self.que[seat]):
             if held >= 2:
                 acts.append(_PENG[tile])
             if held >= 3 and self.wall.can_replace():
@@ -665,7 +680,7 @@ class Round:
     def _passed_wins(
         self, asked: Mapping[int, list[Action]], answers: Mapping[int, Action]
     ) -> None:
-        """Sichuan, in the last four tiles: passing a win makes a 花猪 (D56)."""
+        """Sichuan, in the last-four zone (D79): passing a win makes a 花猪 (D56)."""
         for seat, action in answers.items():
             if action.kind is not _A_HU and _HU in asked.get(seat, ()):
                 self.flower_pigs.add(seat)
@@ -688,8 +703,7 @@ class Round:
             self._event("robbed", seat=source, tile=_NAME[tile])
         for i, w in enumerate(winners):
             self._win(w, tile, by, source, takes_tile=i == 0)
-        if not self.over:
-            self._continue_after(winners[-1])
+        self._continue_after(winners[-1])
         return True
 
     def _resolve_claim(self, answers: dict[int, Action]) -> None:
@@ -745,7 +759,11 @@ class Round:
             acts = []
             if self._wins_on(o, tile):
                 acts.append(_HU)
-            if kind is Act.ADD and not self.ready[o] and self.hands[o][tile] >= 2:
+            if (
+                kind is Act.ADD
+                and self.hands[o][tile] >= 2
+                and may_meld_discard(tile, self.ready[o], self.que[o])
+            ):
                 acts.append(_PENG[tile])  # 抢碰 (D13)
             if acts or self.ask_all:
                 acts.append(_PASS)
@@ -830,8 +848,7 @@ class Round:
         if self.phase is Phase.FENZHANG:
             self.fenzhang_kept.discard(seat)
         self._win(seat, tile, by, None)
-        if not self.over:
-            self._continue_after(seat)
+        self._continue_after(seat)
 
     def _winner_gain(self, seat: int, tile: int) -> int:
         self.hands[seat][tile] -= 1
@@ -863,14 +880,21 @@ class Round:
             deltas=list(result.deltas),
         )
         self.items.append(Item(f"胡 seat {seat}", tuple(result.deltas)))
-        if not self.rules.bloody or len(self.won) >= 3:
-            if not self.rules.bloody:
-                self._kongs_at_end()
+        if not self.rules.bloody:
+            self._kongs_at_end()
             self._finish("win")
 
     def _continue_after(self, seat: int) -> None:
-        """血战: play goes on from the winner's 下家; winners keep drawing, locked (D53)."""
-        self._draw_for((seat + 1) % 4)
+        """血战, once a decision's wins are all booked: the hand ends at three winners,
+        counted after every claimant of one discard has won and been paid, so a 一炮多响 on
+        a winner's discard may bring a fourth (D53, D80); else play goes on from the last
+        winner's 下家, winners drawing locked."""
+        if self.over:
+            return
+        if len(self.won) >= 3:
+            self._finish("win")
+        else:
+            self._draw_for((seat + 1) % 4)
 
     def _kong_paid(self, seat: int, meld: Meld) -> None:
         """血战 pays kongs when they are made (刮风下雨, D54); the others at the end."""

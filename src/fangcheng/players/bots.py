@@ -28,7 +28,7 @@ from typing import ClassVar, Final, NamedTuple, TypeVar
 from fangcheng.analysis.hand import discard_shanten, draw_shanten_bytes, shanten, shanten_flush
 from fangcheng.protocol.actions import Act, Action, called_meld
 from fangcheng.protocol.observation import Observation, Phase
-from fangcheng.rules.requirements import final_counts, wait_set
+from fangcheng.rules.requirements import final_counts, meld_has_pung, wait_set
 from fangcheng.rules.ruleset import Options, RuleSet
 from fangcheng.scoring.scorer import score
 from fangcheng.scoring.situation import Seat, Situation, WinBy
@@ -194,10 +194,7 @@ class _Memo:
         if rules.three_suits:
             self.open_suits = tuple(s for s in (0, 9, 18) if laid[s : s + 9] == _NO_SUIT)
         self.terminal_open = rules.terminal and not int.from_bytes(laid) & _TERMINAL_COUNTS
-        self.pung_open = rules.pung and not any(
-            m.is_pung_like or (rules.dragon_set_is_pung and m.kind is MeldKind.XUANFENG)
-            for m in melds
-        )
+        self.pung_open = rules.pung and not any(meld_has_pung(rules, m) for m in melds)
         self.steps: dict[bytes, int] = {}  # shanten
         self.after: dict[bytes, tuple[int, ...]] = {}  # discard_shanten of 14 - 3k tiles
         self.waited: dict[bytes, tuple[int, ...]] = {}  # wait_set

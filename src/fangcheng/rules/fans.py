@@ -55,8 +55,9 @@ class WinContext(NamedTuple):
     ``concealed`` are 34-count vectors per seat, the winner's *without* the winning tile;
     ``final`` is the winner's whole hand (concealed, melds and the winning tile);
     ``suits`` how many of 万 饼 条 it holds and ``honours`` whether it holds an honour.
-    ``shapes`` are the positions ``tile`` takes over every decomposition of the hand
-    (found only for tables with a fan that reads them, `Fan.wait_shapes`).
+    ``shapes`` are the positions ``tile`` takes in the decomposition being judged, one
+    legal reading (D77; found only for tables with a fan that reads them,
+    `Fan.wait_shapes`).
     """
 
     winner: int

@@ -1,8 +1,13 @@
-"""Win requirements of each rule set, the reason in words when a hand fails them, and the
-requirement-aware wait set (RULES.md §0.3: "hand + t is a legal win for that variant").
+"""Legality, in one place: the win requirements of each rule set and the reason in words
+when a hand fails them, the legal readings of a win, the requirement-aware wait set
+(RULES.md §0.3: "hand + t is a legal win for that variant"), 报听 validity and sichuan's
+last-four zone. The engine, the scorer, the bots and the tests all ask these functions;
+none keeps a copy of a rule.
 
 The requirements are knobs of `RuleSet`: 三门全, 么九, 必须有碰 and its substitutes, 缺一门.
 Seven pairs are exempt from the pung rule, thirteen orphans from all of them (§3.4, §5.4).
+`legal_arrangements` is also the scorer's fast path (it runs for every win scored), so it
+is written with plain loops and enum members looked up once.
 """
 
 from __future__ import annotations
@@ -22,10 +27,17 @@ from fangcheng.tiles.notation import (
 )
 
 __all__ = [
+    "declarable",
     "final_counts",
     "hand_failure",
     "has_pung",
+    "holds_void_suit",
+    "in_last_four",
+    "in_void_suit",
+    "is_legal_win",
     "legal_arrangements",
+    "may_meld_discard",
+    "meld_has_pung",
     "no_win_reason",
     "wait_set",
 ]
@@ -50,6 +62,26 @@ def final_counts(concealed: bytes, melds: Sequence[Meld]) -> bytes:
     return bytes(counts)
 
 
+def in_void_suit(tile: int, que: int | None) -> bool:
+    """Whether ``tile`` is of the seat's 缺 suit (sichuan §4.4): never punged or konged
+    (D48), and a hand holding one cannot win."""
+    return que is not None and tile < 27 and tile // 9 == que
+
+
+def may_meld_discard(tile: int, declared: bool, que: int | None) -> bool:
+    """Whether a seat may take another's ``tile`` (a discard, or a robbed dragon, D13) into
+    a 碰, 明杠 or 吃: not once it has declared 报听 (D32), never of its 缺 suit (D48). It
+    is never a 旋风杠 (D88: 攒杠 completes from draws), and a sichuan winner is not asked
+    at all (D53); a win on the tile is `is_legal_win`'s to judge."""
+    return not declared and not in_void_suit(tile, que)
+
+
+def holds_void_suit(counts: bytes, que: int | None) -> bool:
+    """Whether 34 counts hold a tile of the 缺 suit ``que``: such a hand cannot win, and at
+    the end of the wall its seat is a 花猪 (§4.10 item 1)."""
+    return que is not None and any(counts[9 * que : 9 * que + 9])
+
+
 def hand_failure(rules: RuleSet, final: bytes, que: int | None = None) -> str | None:
     """The first requirement the whole hand fails that no reading can fix, or None."""
     if rules.void_suit or rules.three_suits:
@@ -67,12 +99,17 @@ def hand_failure(rules: RuleSet, final: bytes, que: int | None = None) -> str | 
     return None
 
 
+def meld_has_pung(rules: RuleSet, meld: Meld) -> bool:
+    """必须有碰 met by a laid meld: a pung or kong, or a 旋风杠 where it stands for one."""
+    return meld.is_pung_like or (rules.dragon_set_is_pung and meld.kind is _XUANFENG)
+
+
 def has_pung(rules: RuleSet, arrangement: Arrangement, melds: Sequence[Meld]) -> bool:
     """必须有碰 for one reading: a pung or kong anywhere, or a rule set's substitute."""
     if arrangement.form is not _STANDARD:
         return True  # seven pairs and thirteen orphans are exempt
     for meld in melds:
-        if meld.is_pung_like or (rules.dragon_set_is_pung and meld.kind is _XUANFENG):
+        if meld_has_pung(rules, meld):
             return True
     for g in arrangement.groups:
         kind = g.kind
@@ -86,15 +123,33 @@ def has_pung(rules: RuleSet, arrangement: Arrangement, melds: Sequence[Meld]) ->
 def legal_arrangements(
     rules: RuleSet, hand14: bytes, melds: Sequence[Meld], que: int | None = None
 ) -> list[Arrangement]:
-    """The readings of a complete concealed hand that meet every requirement."""
-    if not is_win(hand14, shapes=rules.shapes):
+    """The readings of a complete concealed hand that meet every requirement: the only
+    readings a win may be scored by (D77), so an empty list says the hand is no win."""
+    found = decompositions(hand14, shapes=rules.shapes)  # none for an incomplete hand
+    if not found or hand_failure(rules, final_counts(hand14, melds), que) is not None:
         return []
-    if hand_failure(rules, final_counts(hand14, melds), que) is not None:
-        return []
-    found = decompositions(hand14, shapes=rules.shapes)
     if not rules.pung:
         return found
-    return [a for a in found if has_pung(rules, a, melds)]
+    legal = []
+    for a in found:  # a plain loop: a comprehension costs a call
+        if has_pung(rules, a, melds):
+            legal.append(a)
+    return legal
+
+
+def is_legal_win(
+    rules: RuleSet, hand14: bytes, melds: Sequence[Meld], que: int | None = None
+) -> bool:
+    """Whether `legal_arrangements` finds a reading, without listing them: the engine's and
+    `wait_set`'s fast path (the readings are enumerated only for 必须有碰, and only until
+    one has a pung)."""
+    if not is_win(hand14, shapes=rules.shapes):
+        return False
+    if hand_failure(rules, final_counts(hand14, melds), que) is not None:
+        return False
+    if not rules.pung:
+        return True
+    return any(has_pung(rules, a, melds) for a in decompositions(hand14, shapes=rules.shapes))
 
 
 def _shape_words(rules: RuleSet) -> str:
@@ -130,12 +185,37 @@ def no_win_reason(
 def wait_set(
     rules: RuleSet, concealed: bytes, melds: Sequence[Meld] = (), que: int | None = None
 ) -> tuple[int, ...]:
-    """Every face that makes ``concealed`` (13 - 3k tiles) a legal win, ascending (D1)."""
+    """Every face that makes ``concealed`` (13 - 3k tiles) a legal win, ascending.
+
+    By shape, so a face whose copies all lie in others' discards and melds still counts
+    (D1); but not a face whose four copies are all the seat's own, concealed or laid: that
+    tile cannot come (D78). 报听, the treasure's stand-ins, 查大叫 and 退税 read this set.
+    """
     meld_tiles = [m.tiles for m in melds]
     out = []
     for t in waits(concealed, shapes=rules.shapes, melds=meld_tiles):
         grown = bytearray(concealed)
         grown[t] += 1
-        if legal_arrangements(rules, bytes(grown), melds, que):
+        if is_legal_win(rules, bytes(grown), melds, que):
             out.append(t)
     return tuple(out)
+
+
+def declarable(
+    rules: RuleSet, concealed: bytes, melds: Sequence[Meld] = (), que: int | None = None
+) -> bool:
+    """报听 (D32): ``concealed`` (13 - 3k tiles) may be declared ready only while it waits
+    on exactly one face of `wait_set` (so, D78, never on a fifth copy of its own)."""
+    return len(wait_set(rules, concealed, melds, que)) == 1
+
+
+#: The last-four zone begins with the draw made when this many tiles remain (D79).
+_LAST_FOUR: Final = 4
+
+
+def in_last_four(left: int) -> bool:
+    """Sichuan's 最后四张有胡必胡 zone (D56, D79), ``left`` tiles being in the wall now: the
+    draws made when 4, 3, 2 or 1 tiles remained before the draw, and every discard after
+    the first of them. Both leave fewer than four behind; a draw from five (leaving four),
+    and the discard after it, come before the zone."""
+    return left < _LAST_FOUR

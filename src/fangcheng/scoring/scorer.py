@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from operator import attrgetter
 from typing import Final, NamedTuple
 
-from fangcheng.analysis.hand import Arrangement, WaitShape, decompositions, shapes_in, waits
+from fangcheng.analysis.hand import Arrangement, WaitShape, shapes_in, waits
 from fangcheng.rules.fans import AppliedFan, Fan, WinContext
-from fangcheng.rules.requirements import final_counts, hand_failure, has_pung, no_win_reason
+from fangcheng.rules.requirements import final_counts, legal_arrangements, no_win_reason
 from fangcheng.rules.ruleset import Options, RuleSet
 from fangcheng.scoring.payments import (
     KongPayment,
@@ -296,9 +296,13 @@ def _readings(
     s: Situation, tiles: Sequence[int], treasure_win: bool, payers: tuple[int, ...]
 ) -> list[Reading]:
     """Every legal reading of the winner's hand with each of ``tiles``, fans and payments
-    found; the payers' own fans are found once, with the first tile that wins."""
+    found; the payers' own fans are found once, with the first tile that wins.
+
+    Each reading is judged on its own (D77): the wait shapes a fan reads (夹, and so
+    宝中宝) are where the tile sits in *that* decomposition, which `legal_arrangements`
+    has found to be a legal win, never in another reading of the same tiles."""
     rules = s.rules
-    shapes = rules.shapes
+    wait_shapes = rules.wait_shapes
     winner = s.winner
     concealed, melds = s.concealed[winner], s.melds[winner]
     que = s.options.que[winner] if s.options.que is not None else None
@@ -309,57 +313,44 @@ def _readings(
         hand = bytearray(concealed)
         hand[tile] += 1
         hand14 = bytes(hand)
-        found = decompositions(hand14, shapes=shapes)
-        if not found:
+        legal = legal_arrangements(rules, hand14, melds, que)
+        if not legal:
             continue
         final = final_counts(hand14, melds)
-        if hand_failure(rules, final, que) is not None:
-            continue
-        legal = found
-        if rules.pung:
-            legal = []
-            for a in found:  # a plain loop: a comprehension costs a call
-                if has_pung(rules, a, melds):
-                    legal.append(a)
-            if not legal:
-                continue
-        # positional, in field order, and built in one C call: this is the hot path
-        context = _new(
-            WinContext,
-            (
-                winner,
-                s.dealer,
-                tile,
-                s.source is None,  # self-drawn: every win but a discard or a robbed kong
-                s.source,
-                s.win_by is _ROBBED,
-                s.after_kong,
-                s.treasure,
-                treasure_win,
-                s.last_tile,
-                s.first_draw,
-                s.declared_ready,
-                s.closed,
-                s.melds,
-                s.concealed,
-                final,
-                (final[0:9] != _NONE9) + (final[9:18] != _NONE9) + (final[18:27] != _NONE9),
-                final[27:34] != _NONE7,
-                _shapes(found, tile) if rules.wait_shapes else _NO_SHAPES,
-            ),
+        # positional, in field order (``shapes``, the last, is added per reading): this is
+        # the hot path, and a named tuple is built in one C call with tuple.__new__
+        head = (
+            winner,
+            s.dealer,
+            tile,
+            s.source is None,  # self-drawn: every win but a discard or a robbed kong
+            s.source,
+            s.win_by is _ROBBED,
+            s.after_kong,
+            s.treasure,
+            treasure_win,
+            s.last_tile,
+            s.first_draw,
+            s.declared_ready,
+            s.closed,
+            s.melds,
+            s.concealed,
+            final,
+            (final[0:9] != _NONE9) + (final[9:18] != _NONE9) + (final[18:27] != _NONE9),
+            final[27:34] != _NONE7,
         )
-        if own is None:
-            own = payer_fans(rules, context, payers)
+        if not wait_shapes:
+            context = _new(WinContext, (*head, _NO_SHAPES))
+            if own is None:
+                own = payer_fans(rules, context, payers)
+            for a in legal:
+                out.append(evaluate(rules, context, a, own, base))
+            continue
         for a in legal:
+            context = _new(WinContext, (*head, shapes_in(a, tile)))
+            if own is None:
+                own = payer_fans(rules, context, payers)
             out.append(evaluate(rules, context, a, own, base))
-    return out
-
-
-def _shapes(found: Sequence[Arrangement], tile: int) -> frozenset[WaitShape]:
-    """Every position ``tile`` takes over the readings (夹 is judged on any of them, D16)."""
-    out: frozenset[WaitShape] = frozenset()
-    for a in found:
-        out |= shapes_in(a, tile)
     return out
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from fangcheng.rules.requirements import final_counts
+from fangcheng.rules.requirements import final_counts, holds_void_suit
 from fangcheng.rules.ruleset import Options, RuleSet
 from fangcheng.scoring.payments import Transfer, effective_base
 from fangcheng.scoring.scorer import best_ready_fans
@@ -20,10 +20,6 @@ from fangcheng.tiles.melds import Meld
 __all__ = ["sichuan_exhaustion"]
 
 SEATS = range(4)
-
-
-def _holds_void_suit(counts: bytes, que: int | None) -> bool:
-    return que is not None and any(counts[9 * que : 9 * que + 9])
 
 
 def sichuan_exhaustion(
@@ -46,7 +42,7 @@ def sichuan_exhaustion(
     pigs = {
         s
         for s in SEATS
-        if s not in won and (s in flagged or _holds_void_suit(final_counts(*seats[s]), que[s]))
+        if s not in won and (s in flagged or holds_void_suit(final_counts(*seats[s]), que[s]))
     }
     out: list[tuple[str, tuple[Transfer, ...]]] = []
     pig_pays = rules.flower_pig_pays * unit

@@ -13,7 +13,7 @@ from enum import Enum
 from operator import attrgetter
 from typing import Final
 
-from fangcheng.rules.requirements import wait_set
+from fangcheng.rules.requirements import declarable, wait_set
 from fangcheng.rules.ruleset import OptionError, Options, RuleSet, configure, find_rules
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import (
@@ -421,8 +421,8 @@ def _check_declared(s: Situation, seat: int, path: str) -> None:
     concealed = hand.concealed
     if sum(concealed) % 3 != 1:
         raise _fail(f"declared_ready[{seat}]", "a declared hand holds 13 tiles")
-    found = wait_set(s.rules, concealed, hand.melds)
-    if len(found) != 1:
+    if not declarable(s.rules, concealed, hand.melds):
+        found = wait_set(s.rules, concealed, hand.melds)
         raise _fail(
             f"declared_ready[{seat}]",
             f"{path} {format_counts(concealed)} waits on {len(found)} faces; 报听 needs one (D32)",
