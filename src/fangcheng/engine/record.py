@@ -119,7 +119,7 @@ class _Wall(msgspec.Struct, frozen=True):
 
 def record_schema() -> dict[str, Any]:
     """The JSON Schema of a record (published as docs/schemas/record.schema.json)."""
-    return msgspec.json.schema(RecordInput)
+    return schema.json_schema(RecordInput)
 
 
 def read_record(text: bytes | str) -> RecordInput:

@@ -22,7 +22,7 @@ from typing import Any, Final, TypeVar
 import msgspec
 import msgspec.inspect as mi
 
-__all__ = ["QUOTE_LIMIT", "convert", "decode", "explain", "quote"]
+__all__ = ["QUOTE_LIMIT", "convert", "decode", "explain", "json_schema", "quote"]
 
 T = TypeVar("T")
 
@@ -33,10 +33,13 @@ QUOTE_LIMIT: Final = 80
 TOO_DEEP: Final = "nested too deeply (no contract nests more than six levels)"
 
 _MESSAGE: Final = re.compile(
-    r"(?P<problem>.*?)(?: - at `(?P<path>[^`]*)`(?: in `(?P<dict>[^`]*)`)?)?"
+    r"(?P<problem>.*?)(?: - at `(?P<path>[^`]*)`(?: in `(?P<dict>[^`]*)`)?)?", re.DOTALL
 )
 _STEP: Final = re.compile(r"\.(\w+)|\[(\d+)\]")
-_FIELD: Final = re.compile(r"Object (missing required|contains unknown) field `(?P<name>[^`]*)`")
+_NAME: Final = re.compile(r"\w{1,40}")
+_FIELD: Final = re.compile(
+    r"Object (missing required|contains unknown) field `(?P<name>.*)`", re.DOTALL
+)
 _RANGE: Final = re.compile(r"Expected `\w+` [<>]=? ")
 _LENGTH: Final = re.compile(r"Expected `(array|object|str)` of length ")
 _GOT: Final = re.compile(r"Expected `[^`]*`, got `(?P<got>\w+)`")
@@ -97,6 +100,25 @@ def explain(exc: msgspec.ValidationError, data: object, type_: type[Any], root: 
     return f"{_path(steps, root)}: {_problem(problem, node, value)}"
 
 
+def json_schema(type_: type[Any]) -> dict[str, Any]:
+    """The JSON Schema of a shape, its descriptions (docstrings too) on one line each."""
+
+    def tidy(node: object) -> object:
+        if isinstance(node, dict):
+            return {
+                key: " ".join(value.split())
+                if isinstance(value, str) and key == "description"
+                else tidy(value)
+                for key, value in node.items()
+            }
+        if isinstance(node, list):
+            return [tidy(item) for item in node]
+        return node
+
+    result: dict[str, Any] = tidy(msgspec.json.schema(type_))  # type: ignore[assignment]
+    return result
+
+
 def quote(value: object) -> str:
     """A short readable form of a scalar: its repr, cut to `QUOTE_LIMIT` characters."""
     if isinstance(value, int) and value.bit_length() > 200:  # repr may refuse 4,300 digits
@@ -136,7 +158,10 @@ def _steps(where: str) -> list[str | int]:
 def _path(steps: list[str | int], root: str) -> str:
     if not steps:
         return root
-    text = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps)
+    text = "".join(
+        f"[{s}]" if isinstance(s, int) else f".{s}" if _NAME.fullmatch(s) else f"[{quote(s)}]"
+        for s in steps
+    )
     return text.removeprefix(".")
 
 
@@ -188,8 +213,9 @@ def _problem(problem: str, node: mi.Type, value: object) -> str:
         shown = f" {quote(value)}" if known and isinstance(value, str | int | float) else ""
         return f"expected {_expected(node)}, got {name}{shown}"
     bare = _bare(node)
-    if _RANGE.match(problem) and isinstance(bare, mi.IntType | mi.FloatType):
-        return f"{quote(value) + ' is ' if known else ''}out of range ({_span(bare)})"
+    number = _number_type(bare)
+    if _RANGE.match(problem) and number is not None:
+        return f"{quote(value) + ' is ' if known else ''}out of range ({_span(number)})"
     if _LENGTH.match(problem) and isinstance(bare, mi.StrType) and bare.max_length is not None:
         size = f"{len(value)} characters" if isinstance(value, str) else "too long"
         return f"{size}; at most {bare.max_length}"
@@ -207,9 +233,15 @@ def _problem(problem: str, node: mi.Type, value: object) -> str:
         shown = quote(value) if known else problem.removeprefix("Invalid enum value ")
         return f"{shown}{f' is not {what}' if what else ''}; valid: {valid}"
     if problem in ("Integer value out of range", "Number out of range"):
-        span = f" ({_span(bare)})" if isinstance(bare, mi.IntType | mi.FloatType) else ""
+        span = f" ({_span(number)})" if number is not None and _span(number) else ""
         return f"a number out of range{span}"
     return problem[:1].lower() + problem[1:]
+
+
+def _number_type(node: mi.Type) -> mi.IntType | mi.FloatType | None:
+    """The integer or number type of a field (of ``int | None`` too), if it has one."""
+    members = node.types if isinstance(node, mi.UnionType) else (node,)
+    return next((t for t in map(_bare, members) if isinstance(t, mi.IntType | mi.FloatType)), None)
 
 
 def _type_name(value: object) -> str:
@@ -223,7 +255,10 @@ def _expected(node: mi.Type) -> str:
         return named
     node = _bare(node)
     if isinstance(node, mi.UnionType):
-        return " or ".join(_expected(t) for t in node.types)
+        words = [_expected(t) for t in node.types]
+        if "a number" in words and "an integer" in words:  # an integer is a number
+            words.remove("an integer")
+        return " or ".join(words)
     if isinstance(node, mi.EnumType | mi.LiteralType):
         return "one of " + ", ".join(str(v) for v in _choices(node))
     words = {

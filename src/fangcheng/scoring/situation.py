@@ -35,6 +35,7 @@ __all__ = [
     "MAX_BASE",
     "MeldInput",
     "Seat",
+    "SeatIndex",
     "SeatInput",
     "Situation",
     "SituationError",
@@ -119,6 +120,14 @@ class Situation:
 #: The largest 底注 accepted: every amount a win moves stays an exact JSON number.
 MAX_BASE: Final = 1_000_000_000
 
+_Unset = msgspec.UnsetType
+
+
+def _about(description: str) -> msgspec.Meta:
+    """A field's description in the published JSON Schema."""
+    return msgspec.Meta(description=description)
+
+
 SeatIndex = Annotated[int, msgspec.Meta(ge=0, le=3, description="A seat, 0..3.")]
 Tiles = Annotated[
     str,
@@ -134,11 +143,19 @@ class TableOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, fro
     """A table's options, each optional. Which apply, and their values, depend on the rule
     set (`fangcheng.rules.ruleset.configure` checks them and names the valid ones)."""
 
-    room: str | msgspec.UnsetType = msgspec.UNSET
-    piao: list[int] | msgspec.UnsetType = msgspec.UNSET
-    que: list[str] | msgspec.UnsetType = msgspec.UNSET
-    claim_window: int | float | msgspec.UnsetType = msgspec.UNSET
-    cap: int | msgspec.UnsetType = msgspec.UNSET
+    room: Annotated[str, _about("Room type (baishan_platform): free, junior, ...")] | _Unset = (
+        msgspec.UNSET
+    )
+    piao: (
+        Annotated[list[int], _about("Four 漂 bets, × 底注, each one of the rule set's")] | _Unset
+    ) = msgspec.UNSET
+    que: Annotated[list[str], _about("Four 缺 suits (sichuan), each m, p or s.")] | _Unset = (
+        msgspec.UNSET
+    )
+    claim_window: (
+        Annotated[int | float, _about("Seconds a claim window stays open, (0, 60].")] | _Unset
+    ) = msgspec.UNSET
+    cap: Annotated[int, _about("A cap in the rule set's own unit, ≥ 1.")] | _Unset = msgspec.UNSET
 
     def given(self) -> dict[str, object]:
         """The options given, as `configure` and `Round` take them."""
@@ -147,55 +164,73 @@ class TableOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, fro
 
 
 class MeldInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
-    """One laid meld. ``from``: the seat whose discard was called (for a ``bu_gang``,
-    whose discard made the peng); ``treasure``: a peng made as 叉宝 (baicheng)."""
+    """One laid meld."""
 
     kind: Annotated[MeldKind, msgspec.Meta(extra={"noun": "a meld kind"})]
     tiles: Tiles
-    source: SeatIndex | None = msgspec.field(name="from", default=None)
-    treasure: bool = False
+    source: Annotated[
+        SeatIndex | None,
+        _about("The seat whose discard was called (for a bu_gang, the one that made the peng)."),
+    ] = msgspec.field(name="from", default=None)
+    treasure: Annotated[bool, _about("A peng made as 叉宝 (baicheng).")] = False
 
 
 class SeatInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
-    """One seat's tiles: concealed (the winner's without the winning tile) and laid."""
+    """One seat's tiles."""
 
-    concealed: Tiles
+    concealed: Annotated[Tiles, _about("Concealed tiles; the winner's without the winning tile.")]
     melds: Annotated[list[MeldInput], msgspec.Meta(max_length=4, extra={"noun": "melds"})] = []
 
 
 class SituationInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """One win, as `fangcheng score` reads it (ARCHITECTURE.md "Win situation")."""
 
-    rules: Annotated[str, msgspec.Meta(description="A rule set name, e.g. baicheng.")]
+    rules: Annotated[str, _about("A rule set: baicheng, baishan, baishan_platform, sichuan.")]
     options: TableOptions = msgspec.field(default_factory=TableOptions)
     base: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE, description="The table stake 底注.")]
     dealer: SeatIndex
     winner: SeatIndex
     win_tile: Tiles
     win_by: WinBy
-    source: SeatIndex | None = msgspec.field(name="from", default=None)
-    after_kong: bool = False
-    treasure: Tiles | None = None
-    retired_treasure: list[Tiles] | Tiles = []
+    source: Annotated[
+        SeatIndex | None,
+        _about("The discarder, or the seat whose kong was robbed; none for other wins."),
+    ] = msgspec.field(name="from", default=None)
+    after_kong: Annotated[
+        bool, _about("Won on a kong's replacement tile, or on the discard after a kong.")
+    ] = False
+    treasure: Annotated[Tiles | None, _about("The current treasure face (baicheng).")] = None
+    retired_treasure: Annotated[
+        list[Tiles] | Tiles, _about("Faces of earlier treasure indicators, retired by 换宝.")
+    ] = []
     declared_ready: Annotated[
-        list[bool], msgspec.Meta(min_length=4, max_length=4, extra={"noun": "values"})
+        list[bool],
+        msgspec.Meta(
+            min_length=4,
+            max_length=4,
+            description="Per seat: declared 报听 (baishan).",
+            extra={"noun": "values"},
+        ),
     ] = msgspec.field(default_factory=lambda: [False] * 4)
     seats: Annotated[
         list[SeatInput], msgspec.Meta(min_length=4, max_length=4, extra={"noun": "seats"})
     ]
-    won: list[SeatIndex] = []
-    last_tile: bool = False
-    first_draw: bool = False
-    fenzhang_drawn: list[SeatIndex] = []
-    # labels of a case file, ignored: its id, a note, and the expected figures
-    id: str | None = None
-    note: str | None = None
-    expect: Any = None
+    won: Annotated[list[SeatIndex], _about("Seats that won earlier in the hand (sichuan).")] = []
+    last_tile: Annotated[bool, _about("The winning tile was the wall's last (海底).")] = False
+    first_draw: Annotated[bool, _about("天胡 / 地胡: won on the first tiles, no call before.")] = (
+        False
+    )
+    fenzhang_drawn: Annotated[
+        list[SeatIndex], _about("Seats holding a kept 分张 tile (one tile more).")
+    ] = []
+    id: Annotated[str | None, _about("A label of a case file, ignored.")] = None
+    note: Annotated[str | None, _about("A label of a case file, ignored.")] = None
+    expect: Annotated[Any, _about("A case file's expected figures, ignored.")] = None
 
 
 def situation_schema() -> dict[str, Any]:
     """The JSON Schema of the `score` input (published as docs/schemas/situation.schema.json)."""
-    return msgspec.json.schema(SituationInput)
+    return schema.json_schema(SituationInput)
 
 
 # --- reading -------------------------------------------------------------------------------
