@@ -130,8 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fangcheng",
         description="Baishan, Baicheng and Sichuan mahjong: analysis, scoring, play.",
-        epilog="exit codes: 0 success; 1 a replay that diverges from its record; "
-        "2 invalid input (one line on stderr names the field and the problem)",
+        epilog="exit codes:\n  0  success\n  1  a replay that diverges from its record\n"
+        "  2  invalid input (one line on stderr names the field and the problem)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"fangcheng {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)

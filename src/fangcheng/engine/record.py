@@ -33,6 +33,7 @@ from fangcheng.scoring.situation import MAX_BASE, SeatIndex, TableOptions
 from fangcheng.tiles.notation import InvalidNotationError, format_tiles, parse_tiles, tile_set
 
 __all__ = [
+    "ESCAPE",
     "FORMAT",
     "VERSION",
     "Decision",
@@ -61,6 +62,14 @@ class RecordError(ValueError):
 
 # --- the record's shape --------------------------------------------------------------------
 
+_Unset = msgspec.UnsetType
+
+
+def _about(description: str) -> msgspec.Meta:
+    """A field's description in the published JSON Schema."""
+    return msgspec.Meta(description=description)
+
+
 Notation = Annotated[
     str,
     msgspec.Meta(
@@ -75,10 +84,10 @@ class WallParts(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen
     """A scripted hand's wall: its head (or the starting hands and the draws after the
     deal) and its tail read from the last tile; the middle is shuffled from the seed."""
 
-    head: Notation | msgspec.UnsetType = msgspec.UNSET
+    head: Notation | _Unset = msgspec.UNSET
     hands: (
         Annotated[list[Notation], msgspec.Meta(min_length=4, max_length=4, extra={"noun": "hands"})]
-        | msgspec.UnsetType
+        | _Unset
     ) = msgspec.UNSET
     draws: Notation = ""
     tail: Notation = ""
@@ -98,17 +107,21 @@ class RecordInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, froz
 
     format: Literal["fangcheng-record"]
     version: Literal[1]
-    rules: Annotated[str, msgspec.Meta(description="A rule set name, e.g. baicheng.")]
+    rules: Annotated[str, _about("A rule set: baicheng, baishan, baishan_platform, sichuan.")]
     options: TableOptions = msgspec.field(default_factory=TableOptions)
-    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1)] = 0
+    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1, description="Seeds the dice.")] = 0
     dealer: SeatIndex = 0
-    base: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE)] = 1
-    ask_all: bool = False
-    wall: Notation | WallParts
-    decisions: list[Decision] = []
+    base: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE, description="The table stake 底注.")] = 1
+    ask_all: Annotated[bool, _about("Claim windows ask every seat still playing.")] = False
+    wall: Annotated[Notation | WallParts, _about("All tiles in draw order, or parts of them.")]
+    decisions: Annotated[list[Decision], _about("Every choice made, in order.")] = []
     # what the engine produced: compared as they are (the protocol types them)
-    events: list[dict[str, Any]] | msgspec.UnsetType = msgspec.UNSET
-    settlement: dict[str, Any] | msgspec.UnsetType | None = msgspec.UNSET
+    events: Annotated[list[dict[str, Any]], _about("What the engine produced.")] | _Unset = (
+        msgspec.UNSET
+    )
+    settlement: Annotated[dict[str, Any] | None, _about("The final transfers.")] | _Unset = (
+        msgspec.UNSET
+    )
 
 
 class _Wall(msgspec.Struct, frozen=True):

@@ -3,8 +3,8 @@
 Each contract's input (the `score` situation, a game record) is a msgspec `Struct`: types,
 ranges, lengths, required and unknown keys are checked in C, and the same definition
 gives the published JSON Schema. msgspec reports ``Expected `int` >= 1 - at `$.base```;
-`decode` and `convert` turn that into the contracts' form, ``base: 0 is out of range
-(≥ 1)``: the field path without ``$``, the problem in words, and at most `QUOTE_LIMIT`
+`decode` and `convert` turn that into the contracts' form, ``dealer: 4 is out of range
+(0..3)``: the field path without ``$``, the problem in words, and at most `QUOTE_LIMIT`
 characters of the offending value. What a shape cannot say (tile counts, seats that must
 differ, a meld's tiles) each contract checks afterwards, with the same kind of path.
 
@@ -22,7 +22,7 @@ from typing import Any, Final, TypeVar
 import msgspec
 import msgspec.inspect as mi
 
-__all__ = ["QUOTE_LIMIT", "convert", "decode", "explain", "json_schema", "quote"]
+__all__ = ["QUOTE_LIMIT", "TOO_DEEP", "convert", "decode", "explain", "json_schema", "quote"]
 
 T = TypeVar("T")
 
@@ -46,6 +46,16 @@ _GOT: Final = re.compile(r"Expected `[^`]*`, got `(?P<got>\w+)`")
 _BYTE: Final = re.compile(r"\(byte (\d+)\)")
 # msgspec's names of JSON types, as the messages name Python's
 _JSON_NAMES: Final = {"array": "list", "object": "dict"}
+_TYPE_WORDS: Final[dict[type, str]] = {
+    mi.IntType: "an integer",
+    mi.FloatType: "a number",
+    mi.BoolType: "true or false",
+    mi.StrType: "a string",
+    mi.NoneType: "null",
+    mi.ListType: "a list",
+    mi.StructType: "an object",
+    mi.DictType: "an object",
+}
 _NUMBERS: Final = ("zero", "one", "two", "three", "four", "five", "six")
 _UNKNOWN: Final = object()  # the value at a path when the input could not be read back
 
@@ -70,8 +80,8 @@ def decode(raw: bytes | str, type_: type[T], error: Callable[[str], Exception], 
 
 
 def convert(data: object, type_: type[T], error: Callable[[str], Exception], root: str) -> T:
-    """Parsed JSON (dicts, lists, str, int, float, bool, None) as ``type_``, strictly: a bool
-    is not an integer nor a float one; problems are raised as ``error(message)``."""
+    """Parsed JSON (dicts, lists, str, int, float, bool, None) as ``type_``, strictly (a bool
+    is no integer, nor is 1.0); problems are raised as ``error(message)``."""
     try:
         return msgspec.convert(data, type_)
     except msgspec.ValidationError as exc:
@@ -261,17 +271,7 @@ def _expected(node: mi.Type) -> str:
         return " or ".join(words)
     if isinstance(node, mi.EnumType | mi.LiteralType):
         return "one of " + ", ".join(str(v) for v in _choices(node))
-    words = {
-        mi.IntType: "an integer",
-        mi.FloatType: "a number",
-        mi.BoolType: "true or false",
-        mi.StrType: "a string",
-        mi.NoneType: "null",
-        mi.ListType: "a list",
-        mi.StructType: "an object",
-        mi.DictType: "an object",
-    }
-    return words.get(type(node), "a value of another type")
+    return _TYPE_WORDS.get(type(node), "a value of another type")
 
 
 def _choices(node: mi.Type) -> list[object]:

@@ -147,7 +147,7 @@ class TableOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, fro
         msgspec.UNSET
     )
     piao: (
-        Annotated[list[int], _about("Four 漂 bets, × 底注, each one of the rule set's")] | _Unset
+        Annotated[list[int], _about("Four 漂 bets, × 底注, each one the rule set offers.")] | _Unset
     ) = msgspec.UNSET
     que: Annotated[list[str], _about("Four 缺 suits (sichuan), each m, p or s.")] | _Unset = (
         msgspec.UNSET
