@@ -109,7 +109,12 @@ class RecordInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, froz
     version: Literal[1]
     rules: Annotated[str, _about("A rule set: baicheng, baishan, baishan_platform, sichuan.")]
     options: TableOptions = msgspec.field(default_factory=TableOptions)
-    seed: Annotated[int, msgspec.Meta(ge=0, le=2**63 - 1, description="Seeds the dice.")] = 0
+    seed: Annotated[
+        int,
+        msgspec.Meta(
+            ge=-(2**63), le=2**63 - 1, description="Seeds the dice and a scripted wall's middle."
+        ),
+    ] = 0
     dealer: SeatIndex = 0
     base: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE, description="The table stake 底注.")] = 1
     ask_all: Annotated[bool, _about("Claim windows ask every seat still playing.")] = False
@@ -168,10 +173,10 @@ def refusal(
     """The error for a decision ``round_`` refuses, before recording anything: ``problem``
     (by default: ``seat`` is no seat), and what reproduces it — the rule set, seed and
     decision index, and the record so far with this decision appended."""
-    if problem is None:
-        problem = f"{schema.quote(seat)} is not a seat (0..3)"
     if not isinstance(action, str):
         action = str(action) if isinstance(action, Action) else f"<{type(action).__name__}>"
+    if problem is None:
+        problem = f"{schema.quote(seat)} is not a seat (0..3): cannot {action}"
     record = record_of(round_)
     # a seat that is no int is written as its repr: replay names it as a bad seat
     plain = type(seat) is int and -(2**63) <= seat < 2**64
