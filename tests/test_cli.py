@@ -178,3 +178,15 @@ def test_python_dash_m_runs_the_same_commands() -> None:
         check=False,
     )
     assert done.returncode == 2 and "JSON" in done.stderr
+
+
+def test_help_states_what_each_exit_code_means(capsys):
+    code, out, _ = run(["--help"], capsys)
+    assert code == 0 and "1  a replay that diverges" in out and "2  invalid input" in out
+
+
+def test_a_record_that_is_not_an_object_exits_2(tmp_path, capsys):
+    path = tmp_path / "list.json"
+    path.write_text("[1, 2]", encoding="utf-8")
+    code, _, err = run(["replay", str(path)], capsys)
+    assert code == 2 and "record: expected an object, got list" in err

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from fangcheng.scoring.situation import SituationError, WinBy, load_situation
+from fangcheng.scoring.situation import SituationError, WinBy, load_situation, read_situation
 from fangcheng.tiles.melds import MeldKind
 
 B1 = json.loads((Path(__file__).parent / "cases" / "baicheng-B1.json").read_text("utf-8"))
@@ -178,3 +180,30 @@ def test_sichuan_won_seats():
 def test_not_an_object():
     with pytest.raises(SituationError, match="situation: expected an object"):
         load_situation([B1])
+
+
+def test_the_published_json_schemas_are_the_generated_ones():
+    """docs/schemas/ holds what tools/gen_schemas.py writes from the shapes (regenerate
+    it after changing a shape)."""
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("gen_schemas", root / "tools" / "gen_schemas.py")
+    assert spec is not None and spec.loader is not None
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    rendered = generator.render()
+    assert set(rendered) == {"situation.schema.json", "record.schema.json"}
+    for name, text in rendered.items():
+        assert (root / "docs" / "schemas" / name).read_text(encoding="utf-8") == text, name
+    situation = json.loads(rendered["situation.schema.json"])["$defs"]["SituationInput"]
+    assert situation["properties"]["dealer"]["maximum"] == 3
+    assert situation["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("data", [B1, P1, S1], ids=["B1", "P1", "S1"])
+def test_json_text_and_parsed_json_read_alike(data: dict[str, Any]):
+    text = json.dumps(data, ensure_ascii=False)
+    assert read_situation(text) == read_situation(text.encode()) == load_situation(data)
+    with pytest.raises(SituationError, match="dealer: 9 is out of range") as caught:
+        read_situation(text.replace('"dealer": 0', '"dealer": 9'))
+    with pytest.raises(SituationError, match=re.escape(str(caught.value))):
+        load_situation(changed(data, "dealer", 9))

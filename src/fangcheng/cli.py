@@ -74,12 +74,12 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _score(args: argparse.Namespace) -> int:
     from fangcheng.scoring.scorer import score
-    from fangcheng.scoring.situation import SituationError, load_situation
+    from fangcheng.scoring.situation import SituationError, read_situation
 
-    data = _read_json(args.file, "score")
+    text = _read(args.file, "score")
     try:
-        result = score(load_situation(data))
-    except (SituationError, InvalidNotationError, TileCountError) as exc:
+        result = score(read_situation(text))
+    except SituationError as exc:
         print(f"fangcheng score: {args.file}: {exc}", file=sys.stderr)
         return 2
     if args.explain:
@@ -89,36 +89,28 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_json(path: str, command: str) -> object:
-    """The JSON of a file (or stdin for ``-``); a message and SystemExit(2) if it is not."""
+def _read(path: str, command: str) -> bytes | str:
+    """The content of a file (or stdin for ``-``), undecoded: the reader of the contract
+    names bad UTF-8 and bad JSON. A message and SystemExit(2) if it cannot be read."""
     source = "<stdin>" if path == "-" else path
     try:
         if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        return json.loads(text)
+            stdin = getattr(sys.stdin, "buffer", sys.stdin)  # a test may swap in a text stream
+            content: bytes | str = stdin.read()
+            return content
+        with open(path, "rb") as handle:
+            return handle.read()
     except OSError as exc:
         print(f"fangcheng {command}: cannot read {source}: {exc.strerror}", file=sys.stderr)
-    except json.JSONDecodeError as exc:
-        print(
-            f"fangcheng {command}: {source} is not JSON: {exc.msg} "
-            f"at line {exc.lineno}, column {exc.colno}",
-            file=sys.stderr,
-        )
     raise SystemExit(2)
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from fangcheng.engine.record import RecordError, replay
+    from fangcheng.engine.record import RecordError, read_record, replay
 
-    data = _read_json(args.file, "replay")
-    if not isinstance(data, dict):
-        print("fangcheng replay: a record is a JSON object", file=sys.stderr)
-        return 2
+    text = _read(args.file, "replay")
     try:
-        result = replay(data)
+        result = replay(read_record(text))
     except RecordError as exc:
         print(f"fangcheng replay: {args.file}: {exc}", file=sys.stderr)
         return 2
@@ -139,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fangcheng",
         description="Baishan, Baicheng and Sichuan mahjong: analysis, scoring, play.",
+        epilog="exit codes:\n  0  success\n  1  a replay that diverges from its record\n"
+        "  2  invalid input (one line on stderr names the field and the problem)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"fangcheng {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -8,39 +8,145 @@ first, and the tiles at the end of the wall read from the very last one: replace
 then baicheng's treasure indicator), the middle filled from the seed. Instead of a head,
 ``"hands"`` (each seat's starting tiles: 14 for the dealer, 13 for the others) and
 ``"draws"`` (the tiles drawn after the deal, in order) may be given.
+
+`RecordInput` is the record's shape as msgspec `Struct`s (its JSON Schema is published in
+``docs/schemas/``); `replay` and `read_record` check it and report any problem as a
+`RecordError` naming the field (``decisions[3].seat: 9 is out of range (0..3)``).
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Annotated, Any, Final, Literal
+
+import msgspec
 
 from fangcheng.engine.round import Round
 from fangcheng.engine.wall import deal_order
-from fangcheng.protocol.actions import IllegalActionError
+from fangcheng.protocol.actions import Action, IllegalActionError
 from fangcheng.rules.ruleset import RuleSet, find_rules
+from fangcheng.scoring import schema
+from fangcheng.scoring.situation import MAX_BASE, SeatIndex, TableOptions
 from fangcheng.tiles.notation import InvalidNotationError, format_tiles, parse_tiles
 
 __all__ = [
+    "ESCAPE",
     "FORMAT",
     "VERSION",
+    "Decision",
     "RecordError",
+    "RecordInput",
     "Replay",
+    "WallParts",
     "head_for",
+    "read_record",
     "record_of",
+    "record_schema",
+    "refusal",
     "replay",
     "wall_of",
 ]
 
 FORMAT: Final = "fangcheng-record"
 VERSION: Final = 1
+#: The escape decision's text (逃跑; not an `Action`: a seat may leave at any time).
+ESCAPE: Final = "escape"
 
 
 class RecordError(ValueError):
     """A record that cannot be read: names the field and the problem."""
+
+
+# --- the record's shape --------------------------------------------------------------------
+
+_Unset = msgspec.UnsetType
+
+
+def _about(description: str) -> msgspec.Meta:
+    """A field's description in the published JSON Schema."""
+    return msgspec.Meta(description=description)
+
+
+Notation = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=1000,
+        description="Tile notation, in draw order where order matters.",
+        extra={"expected": "tile notation (a string)"},
+    ),
+]
+
+
+class WallParts(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """A scripted hand's wall: its head (or the starting hands and the draws after the
+    deal) and its tail read from the last tile; the middle is shuffled from the seed."""
+
+    head: Notation | _Unset = msgspec.UNSET
+    hands: (
+        Annotated[list[Notation], msgspec.Meta(min_length=4, max_length=4, extra={"noun": "hands"})]
+        | _Unset
+    ) = msgspec.UNSET
+    draws: Notation = ""
+    tail: Notation = ""
+
+
+class Decision(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """One choice: the seat and the action's text form (``discard 5m``; see `Action`), or
+    ``escape``."""
+
+    seat: SeatIndex
+    action: Annotated[str, msgspec.Meta(max_length=100)]
+
+
+class RecordInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """One hand (ARCHITECTURE.md "Game records"). Without ``events`` it is a scripted hand,
+    whose wall may be given in parts."""
+
+    format: Literal["fangcheng-record"]
+    version: Literal[1]
+    rules: Annotated[str, _about("A rule set: baicheng, baishan, baishan_platform, sichuan.")]
+    options: TableOptions = msgspec.field(default_factory=TableOptions)
+    seed: Annotated[
+        int,
+        msgspec.Meta(
+            ge=-(2**63), le=2**63 - 1, description="Seeds the dice and a scripted wall's middle."
+        ),
+    ] = 0
+    dealer: SeatIndex = 0
+    base: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE, description="The table stake 底注.")] = 1
+    ask_all: Annotated[bool, _about("Claim windows ask every seat still playing.")] = False
+    wall: Annotated[Notation | WallParts, _about("All tiles in draw order, or parts of them.")]
+    decisions: Annotated[list[Decision], _about("Every choice made, in order.")] = []
+    # what the engine produced: compared as they are (the protocol types them)
+    events: Annotated[list[dict[str, Any]], _about("What the engine produced.")] | _Unset = (
+        msgspec.UNSET
+    )
+    settlement: Annotated[dict[str, Any] | None, _about("The final transfers.")] | _Unset = (
+        msgspec.UNSET
+    )
+
+
+class _Wall(msgspec.Struct, frozen=True):
+    """A wall alone, as `wall_of` takes it from parsed JSON."""
+
+    wall: Notation | WallParts
+
+
+def record_schema() -> dict[str, Any]:
+    """The JSON Schema of a record (published as docs/schemas/record.schema.json)."""
+    return schema.json_schema(RecordInput)
+
+
+def read_record(text: bytes | str) -> RecordInput:
+    """A record's JSON text, checked against its shape (raises `RecordError`, also for
+    text that is not UTF-8 or not JSON)."""
+    return schema.decode(text, RecordInput, RecordError, "record")
+
+
+# --- writing -------------------------------------------------------------------------------
 
 
 def record_of(round_: Round) -> dict[str, Any]:
@@ -61,10 +167,37 @@ def record_of(round_: Round) -> dict[str, Any]:
     }
 
 
-def head_for(hands: object, dealer: int) -> list[int]:
+def refusal(
+    round_: Round, seat: object, action: object, legal: Sequence[object], problem: str | None = None
+) -> IllegalActionError:
+    """The error for a decision ``round_`` refuses, before recording anything: ``problem``
+    (by default: ``seat`` is no seat), and what reproduces it — the rule set, seed and
+    decision index, and the record so far with this decision appended."""
+    if not isinstance(action, str):
+        action = str(action) if isinstance(action, Action) else f"<{type(action).__name__}>"
+    if problem is None:
+        problem = f"{schema.quote(seat)} is not a seat (0..3): cannot {action}"
+    record = record_of(round_)
+    # a seat that is no int is written as its repr: replay names it as a bad seat
+    plain = type(seat) is int and -(2**63) <= seat < 2**64
+    record["decisions"].append({"seat": seat if plain else schema.quote(seat), "action": action})
+    return IllegalActionError(
+        problem,
+        seat=seat,
+        action=action,
+        legal=tuple(map(str, legal)),
+        rules=round_.rules.name,
+        seed=round_.seed,
+        decision=len(round_.decisions),
+        record=record,
+    )
+
+
+# --- walls ---------------------------------------------------------------------------------
+
+
+def head_for(hands: Sequence[str], dealer: int) -> list[int]:
     """The head of a wall that deals these starting hands (§1.5)."""
-    if not isinstance(hands, list | tuple) or len(hands) != 4:
-        raise RecordError("wall.hands: expected four hands in notation")
     tiles = [_tiles(h, f"wall.hands[{s}]") for s, h in enumerate(hands)]
     for seat, held in enumerate(tiles):
         want = 14 if seat == dealer else 13
@@ -78,8 +211,13 @@ def head_for(hands: object, dealer: int) -> list[int]:
     return head
 
 
-def wall_of(spec: object, rules: RuleSet | str, seed: int, dealer: int = 0) -> list[int]:
-    """The wall of a record: the full draw order, or a head and a tail around seeded tiles."""
+def wall_of(
+    spec: str | WallParts | Mapping[str, Any], rules: RuleSet | str, seed: int, dealer: int = 0
+) -> list[int]:
+    """The wall of a record: the full draw order, or a head and a tail around seeded tiles
+    (``spec`` as in a record: notation, `WallParts` or its parsed JSON)."""
+    if isinstance(spec, Mapping):
+        spec = schema.convert({"wall": spec}, _Wall, RecordError, "record").wall
     ruleset = find_rules(rules) if isinstance(rules, str) else rules
     full = Counter(ruleset.tiles)
     if isinstance(spec, str):
@@ -87,18 +225,13 @@ def wall_of(spec: object, rules: RuleSet | str, seed: int, dealer: int = 0) -> l
         if Counter(tiles) != full:
             raise RecordError(f"wall: not the {ruleset.name} tile set ({len(tiles)} tiles given)")
         return tiles
-    if not isinstance(spec, Mapping) or set(spec) - {"head", "tail", "hands", "draws"}:
-        raise RecordError(
-            'wall: expected tile notation, {"head": ..., "tail": ...} '
-            'or {"hands": [...], "draws": ..., "tail": ...}'
-        )
-    if "hands" in spec:
-        if "head" in spec:
+    if not isinstance(spec.hands, msgspec.UnsetType):
+        if not isinstance(spec.head, msgspec.UnsetType):
             raise RecordError("wall: give either head or hands, not both")
-        head = head_for(spec["hands"], dealer) + _tiles(spec.get("draws", ""), "wall.draws")
+        head = head_for(spec.hands, dealer) + _tiles(spec.draws, "wall.draws")
     else:
-        head = _tiles(spec.get("head", ""), "wall.head")
-    tail = _tiles(spec.get("tail", ""), "wall.tail")
+        head = _tiles(spec.head or "", "wall.head")
+    tail = _tiles(spec.tail, "wall.tail")
     rest = full - Counter(head) - Counter(tail)
     if (Counter(head) + Counter(tail)) - full:
         raise RecordError("wall: head and tail hold more copies of a face than the set has")
@@ -107,13 +240,14 @@ def wall_of(spec: object, rules: RuleSet | str, seed: int, dealer: int = 0) -> l
     return head + middle + tail[::-1]
 
 
-def _tiles(value: object, field: str) -> list[int]:
-    if not isinstance(value, str):
-        raise RecordError(f"{field}: expected tile notation")
+def _tiles(text: str, field: str) -> list[int]:
     try:
-        return parse_tiles(value)
+        return parse_tiles(text)
     except InvalidNotationError as exc:
         raise RecordError(f"{field}: {exc}") from None
+
+
+# --- replaying -----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,54 +259,70 @@ class Replay:
     scripted: bool
 
 
-def replay(record: Mapping[str, Any], rules: RuleSet | None = None) -> Replay:
+def replay(record: RecordInput | Mapping[str, Any], rules: RuleSet | None = None) -> Replay:
     """Re-run the engine from a record's wall and decisions; compare what it produces.
+    A record that does not fit its shape, or a decision the engine refuses, is a
+    `RecordError`.
 
     A record names its rule set; a preset is found by that name. A rule set of one's own
     (a house variant) is not in the record: pass it as ``rules``, under the recorded name.
     """
-    if record.get("format") != FORMAT or record.get("version") != VERSION:
-        raise RecordError(f"not a {FORMAT} version {VERSION} record")
+    if not isinstance(record, RecordInput):
+        record = schema.convert(record, RecordInput, RecordError, "record")
+    if rules is None:
+        try:
+            rules = find_rules(record.rules)
+        except ValueError as exc:
+            raise RecordError(f"rules: {exc}") from None
+    elif rules.name != record.rules:
+        raise RecordError(f"rules: the record is of {record.rules!r}, not {rules.name!r}")
+    actions = [_action(d, i) for i, d in enumerate(record.decisions)]
+    wall = wall_of(record.wall, rules, record.seed, record.dealer)
     try:
-        if rules is None:
-            rules = find_rules(record["rules"])
-        elif rules.name != record["rules"]:
-            raise RecordError(f"rules: the record is of {record['rules']!r}, not {rules.name!r}")
-        seed, dealer = int(record.get("seed", 0)), int(record.get("dealer", 0))
         round_ = Round(
             rules,
-            seed=seed,
-            dealer=dealer,
-            base=int(record.get("base", 1)),
-            options=record.get("options") or {},
-            wall=wall_of(record["wall"], rules, seed, dealer),
-            ask_all=bool(record.get("ask_all", False)),
+            seed=record.seed,
+            dealer=record.dealer,
+            base=record.base,
+            options=record.options.given(),
+            wall=wall,
+            ask_all=record.ask_all,
         )
-    except KeyError as exc:
-        raise RecordError(f"missing field {exc.args[0]!r}") from None
-    except ValueError as exc:
-        raise RecordError(str(exc)) from None
-    for i, decision in enumerate(record.get("decisions", [])):
+    except ValueError as exc:  # an option the rule set does not have, or a bad value
+        raise RecordError(f"options: {exc}") from None
+    for i, (decision, action) in enumerate(zip(record.decisions, actions, strict=True)):
         try:
-            if decision["action"] == "escape":
-                round_.escape(int(decision["seat"]))
+            if action is None:
+                round_.escape(decision.seat)
             else:
-                round_.act(int(decision["seat"]), decision["action"])
-        except (IllegalActionError, KeyError, TypeError) as exc:
-            raise RecordError(f"decisions[{i}] {decision!r}: {exc}") from None
-    scripted = "events" not in record
-    if scripted:
+                round_.act(decision.seat, action)
+        except IllegalActionError as exc:
+            raise RecordError(f"decisions[{i}]: {exc.reason}") from None
+    if isinstance(record.events, msgspec.UnsetType):
         return Replay(round_, None, True)
-    return Replay(round_, _first_divergence(record, round_), False)
+    settlement = None if isinstance(record.settlement, msgspec.UnsetType) else record.settlement
+    return Replay(round_, _first_divergence(record.events, settlement, round_), False)
 
 
-def _first_divergence(record: Mapping[str, Any], round_: Round) -> str | None:
-    expected, produced = record.get("events") or [], round_.events
+def _action(decision: Decision, index: int) -> Action | None:
+    """A decision's action (None for an escape)."""
+    if decision.action == ESCAPE:
+        return None
+    try:
+        return Action.parse(decision.action)
+    except IllegalActionError as exc:
+        raise RecordError(f"decisions[{index}].action: {exc}") from None
+
+
+def _first_divergence(
+    expected: list[dict[str, Any]], settlement: dict[str, Any] | None, round_: Round
+) -> str | None:
+    produced = round_.events
     for i, (want, got) in enumerate(zip(expected, produced, strict=False)):
         if want != got:
             return f"event {i}: recorded {want}, replay gives {got}"
     if len(expected) != len(produced):
         return f"the record has {len(expected)} events, the replay {len(produced)}"
-    if record.get("settlement") != round_.settlement:
-        return f"settlement: recorded {record.get('settlement')}, replay gives {round_.settlement}"
+    if settlement != round_.settlement:
+        return f"settlement: recorded {settlement}, replay gives {round_.settlement}"
     return None

@@ -270,21 +270,34 @@ class Round:
             self._resolve(answers)
 
     def _legal(self, seat: int, action: Action | str, legal: Sequence[Action]) -> Action:
-        """``action`` (or its text) as one of ``legal`` by value, or the error naming them."""
-        if isinstance(action, str):
-            action = Action.parse(action)
-        if action not in legal:
+        """``action`` (or its text) as one of ``legal`` by value; else the error naming
+        them and carrying what reproduces it (`fangcheng.engine.record.refusal`)."""
+        problem = None  # by default: ``seat`` is no seat
+        if type(seat) is int and 0 <= seat <= 3:  # not `in SEATS`: True == 1 and 1.0 == 1
+            try:
+                if not isinstance(action, Action):
+                    action = Action.parse(action)
+            except IllegalActionError as exc:
+                problem = f"seat {seat}: {exc.reason}"
+            else:
+                if action in legal:
+                    return action
+                problem = f"seat {seat} cannot {action} in phase {self.phase.value}"
             shown = ", ".join(map(str, legal)) or "none (not this seat's decision)"
-            raise IllegalActionError(
-                f"seat {seat} cannot {action} in phase {self.phase.value}; legal: {shown}; "
-                f"hand {format_counts(self.hands[seat])}"
-            )
-        return action
+            problem += f"; legal: {shown}; hand {format_counts(self.hands[seat])}"
+        from fangcheng.engine.record import refusal  # a cycle, resolved on the error path
+
+        raise refusal(self, seat, action, legal, problem)
 
     def escape(self, seat: int) -> None:
-        """逃跑: ``seat`` leaves; it pays each other seat, kongs are settled, the hand ends."""
-        if self.over:
-            raise IllegalActionError("the hand is over")
+        """逃跑: ``seat`` leaves; it pays each other seat, kongs are settled, the hand ends.
+        A bad seat or a finished hand is refused before anything is recorded."""
+        no_seat = type(seat) is not int or not 0 <= seat <= 3
+        if no_seat or self.over:
+            from fangcheng.engine.record import refusal  # a cycle, resolved on the error path
+
+            problem = None if no_seat else f"seat {seat} cannot escape: the hand is over"
+            raise refusal(self, seat, "escape", (), problem)
         self.decisions.append({"seat": seat, "action": "escape"})
         self._event("escape", seat=seat)
         self._pay("逃跑 escape", escape_payments(self.rules, self.options, self.base, seat))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import InvalidNotationError, format_tiles, parse_tiles, tile_name
@@ -42,7 +43,38 @@ _CHI_MELD, _PENG_MELD, _GANG_MELD = MeldKind.CHI, MeldKind.PENG, MeldKind.MING_G
 
 
 class IllegalActionError(ValueError):
-    """An action that is not among a seat's legal actions; names the alternatives."""
+    """An action that is not among a seat's legal actions, or a text that is no action.
+
+    Raised by a round, it carries what reproduces it: ``seat``, ``action`` (its text),
+    ``legal`` (the texts of the seat's legal actions), ``rules`` (the rule set's name),
+    ``seed``, ``decision`` (how many decisions were recorded before it) and ``record``:
+    the hand's record so far with this decision appended, a JSON-able dict that
+    ``fangcheng replay`` stops on with the same problem. ``reason`` is the problem alone;
+    the message adds the rule set, seed and decision index and says how to reproduce it.
+    Raised by `Action.parse` on its own, it carries the problem only.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        seat: object = None,
+        action: str | None = None,
+        legal: tuple[str, ...] = (),
+        rules: str | None = None,
+        seed: int | None = None,
+        decision: int | None = None,
+        record: dict[str, Any] | None = None,
+    ) -> None:
+        self.reason = reason
+        self.seat, self.action, self.legal = seat, action, legal
+        self.rules, self.seed, self.decision, self.record = rules, seed, decision, record
+        if rules is not None:
+            reason += (
+                f" [{rules}, seed {seed}, decision {decision}: `fangcheng replay` of the"
+                " error's record reproduces it]"
+            )
+        super().__init__(reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +99,8 @@ class Action:
     @classmethod
     def parse(cls, text: str) -> Action:
         """The action of a text form; an unknown form is an `IllegalActionError`."""
+        if not isinstance(text, str):
+            raise IllegalActionError(f"an action is a text, not {type(text).__name__}")
         words = text.split()
         if not words:
             raise IllegalActionError("an empty action")

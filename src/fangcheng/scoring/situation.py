@@ -1,20 +1,26 @@
 """The input of one win, as the `fangcheng score` contract gives it, validated.
 
-`load_situation` turns the parsed JSON of ARCHITECTURE.md "Win situation" into a frozen
-`Situation`, or raises `SituationError` naming the field path (``seats[2].melds[0].from``)
-and the problem. Tiles are ids inside; notation stays at this edge.
+`SituationInput` is the shape of ARCHITECTURE.md "Win situation" as msgspec `Struct`s
+(types, seat ranges, lengths, required and unknown keys; its JSON Schema is published in
+``docs/schemas/``). `load_situation` (parsed JSON) and `read_situation` (JSON text) check
+that shape, then what a shape cannot say (notation, tile counts, meld shapes, who may
+call from whom, how the win came), and build a frozen `Situation`; any problem is a
+`SituationError` naming the field path (``seats[2].melds[0].from``) and the problem.
+Tiles are ids inside; notation stays at this edge.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from operator import attrgetter
-from typing import Final
+from typing import Annotated, Any, Final
+
+import msgspec
 
 from fangcheng.rules.requirements import declarable, wait_set
 from fangcheng.rules.ruleset import OptionError, Options, RuleSet, configure, find_rules
+from fangcheng.scoring import schema
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import (
     DRAGONS,
@@ -25,7 +31,21 @@ from fangcheng.tiles.notation import (
     tile_name,
 )
 
-__all__ = ["Seat", "Situation", "SituationError", "WinBy", "load_situation"]
+__all__ = [
+    "MAX_BASE",
+    "MeldInput",
+    "Seat",
+    "SeatIndex",
+    "SeatInput",
+    "Situation",
+    "SituationError",
+    "SituationInput",
+    "TableOptions",
+    "WinBy",
+    "load_situation",
+    "read_situation",
+    "situation_schema",
+]
 
 
 _OPENS: Final = attrgetter("opens")
@@ -36,6 +56,8 @@ class SituationError(ValueError):
 
 
 class WinBy(Enum):
+    """How the winning tile came (``win_by``)."""
+
     DISCARD = "discard"
     SELF_DRAW = "self_draw"
     ROBBED_KONG = "robbed_kong"  # 抢杠: the konger counts as the discarder
@@ -93,18 +115,140 @@ class Situation:
         object.__setattr__(self, "melds", tuple(seat.melds for seat in self.seats))
 
 
-# --- parsing helpers ---------------------------------------------------------------------
+# --- the input shape ----------------------------------------------------------------------
 
-_KEYS: Final = {
-    "rules", "options", "base", "dealer", "winner", "win_tile", "win_by", "from",
-    "after_kong", "treasure", "retired_treasure", "declared_ready", "seats", "won",
-    "last_tile", "first_draw", "fenzhang_drawn",
-    # labels of a case file, ignored: its id, a note, and the expected figures
-    "id", "note", "expect",
-}  # fmt: skip
-_REQUIRED: Final = ("rules", "base", "dealer", "winner", "win_tile", "win_by", "seats")
-_SEAT_KEYS: Final = {"concealed", "melds"}
-_MELD_KEYS: Final = {"kind", "tiles", "from", "treasure"}
+#: The largest 底注 accepted: every amount a win moves stays an exact JSON number.
+MAX_BASE: Final = 1_000_000_000
+
+_Unset = msgspec.UnsetType
+
+
+def _about(description: str) -> msgspec.Meta:
+    """A field's description in the published JSON Schema."""
+    return msgspec.Meta(description=description)
+
+
+SeatIndex = Annotated[int, msgspec.Meta(ge=0, le=3, description="A seat, 0..3.")]
+Tiles = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=200,
+        description="Tile notation: 123m456p789s, honours ESWNPFC or 1z..7z.",
+        extra={"expected": "tile notation (a string)"},
+    ),
+]
+
+
+class TableOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """A table's options, each optional. Which apply, and their values, depend on the rule
+    set (`fangcheng.rules.ruleset.configure` checks them and names the valid ones)."""
+
+    room: Annotated[str, _about("Room type (baishan_platform): free, junior, ...")] | _Unset = (
+        msgspec.UNSET
+    )
+    piao: (
+        Annotated[list[int], _about("Four 漂 bets, × 底注, each one the rule set offers.")] | _Unset
+    ) = msgspec.UNSET
+    que: Annotated[list[str], _about("Four 缺 suits (sichuan), each m, p or s.")] | _Unset = (
+        msgspec.UNSET
+    )
+    claim_window: (
+        Annotated[int | float, _about("Seconds a claim window stays open, (0, 60].")] | _Unset
+    ) = msgspec.UNSET
+    cap: Annotated[int, _about("A cap in the rule set's own unit, ≥ 1.")] | _Unset = msgspec.UNSET
+
+    def given(self) -> dict[str, object]:
+        """The options given, as `configure` and `Round` take them."""
+        given: dict[str, object] = msgspec.to_builtins(self)
+        return given
+
+
+class MeldInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """One laid meld."""
+
+    kind: Annotated[MeldKind, msgspec.Meta(extra={"noun": "a meld kind"})]
+    tiles: Tiles
+    source: Annotated[
+        SeatIndex | None,
+        _about("The seat whose discard was called (for a bu_gang, the one that made the peng)."),
+    ] = msgspec.field(name="from", default=None)
+    treasure: Annotated[bool, _about("A peng made as 叉宝 (baicheng).")] = False
+
+
+class SeatInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """One seat's tiles."""
+
+    concealed: Annotated[Tiles, _about("Concealed tiles; the winner's without the winning tile.")]
+    melds: Annotated[list[MeldInput], msgspec.Meta(max_length=4, extra={"noun": "melds"})] = []
+
+
+class SituationInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """One win, as `fangcheng score` reads it (ARCHITECTURE.md "Win situation")."""
+
+    rules: Annotated[str, _about("A rule set: baicheng, baishan, baishan_platform, sichuan.")]
+    options: TableOptions = msgspec.field(default_factory=TableOptions)
+    base: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE, description="The table stake 底注.")]
+    dealer: SeatIndex
+    winner: SeatIndex
+    win_tile: Tiles
+    win_by: WinBy
+    source: Annotated[
+        SeatIndex | None,
+        _about("The discarder, or the seat whose kong was robbed; none for other wins."),
+    ] = msgspec.field(name="from", default=None)
+    after_kong: Annotated[
+        bool, _about("Won on a kong's replacement tile, or on the discard after a kong.")
+    ] = False
+    treasure: Annotated[Tiles | None, _about("The current treasure face (baicheng).")] = None
+    retired_treasure: Annotated[
+        list[Tiles] | Tiles, _about("Faces of earlier treasure indicators, retired by 换宝.")
+    ] = []
+    declared_ready: Annotated[
+        list[bool],
+        msgspec.Meta(
+            min_length=4,
+            max_length=4,
+            description="Per seat: declared 报听 (baishan).",
+            extra={"noun": "values"},
+        ),
+    ] = msgspec.field(default_factory=lambda: [False] * 4)
+    seats: Annotated[
+        list[SeatInput], msgspec.Meta(min_length=4, max_length=4, extra={"noun": "seats"})
+    ]
+    won: Annotated[list[SeatIndex], _about("Seats that won earlier in the hand (sichuan).")] = []
+    last_tile: Annotated[bool, _about("The winning tile was the wall's last (海底).")] = False
+    first_draw: Annotated[bool, _about("天胡 / 地胡: won on the first tiles, no call before.")] = (
+        False
+    )
+    fenzhang_drawn: Annotated[
+        list[SeatIndex], _about("Seats holding a kept 分张 tile (one tile more).")
+    ] = []
+    id: Annotated[str | None, _about("A label of a case file, ignored.")] = None
+    note: Annotated[str | None, _about("A label of a case file, ignored.")] = None
+    expect: Annotated[Any, _about("A case file's expected figures, ignored.")] = None
+
+
+def situation_schema() -> dict[str, Any]:
+    """The JSON Schema of the `score` input (published as docs/schemas/situation.schema.json)."""
+    return schema.json_schema(SituationInput)
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def read_situation(text: bytes | str) -> Situation:
+    """The `Situation` of JSON text (raises `SituationError`, also for text that is not
+    UTF-8 or not JSON)."""
+    return _build(schema.decode(text, SituationInput, SituationError, "situation"))
+
+
+def load_situation(data: object) -> Situation:
+    """The `Situation` of parsed JSON (raises `SituationError`)."""
+    if isinstance(data, SituationInput):
+        return _build(data)
+    return _build(schema.convert(data, SituationInput, SituationError, "situation"))
+
+
 _CALLED: Final = {MeldKind.CHI, MeldKind.PENG, MeldKind.MING_GANG, MeldKind.BU_GANG}
 
 
@@ -112,40 +256,9 @@ def _fail(path: str, problem: str) -> SituationError:
     return SituationError(f"{path}: {problem}")
 
 
-def _type_name(value: object) -> str:
-    return "null" if value is None else type(value).__name__
-
-
-def _bool(value: object, path: str) -> bool:
-    if not isinstance(value, bool):
-        raise _fail(path, f"expected true or false, got {_type_name(value)} {value!r}")
-    return value
-
-
-def _int(value: object, path: str, low: int, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(path, f"expected an integer, got {_type_name(value)} {value!r}")
-    if value < low or (high is not None and value > high):
-        span = f"{low}..{high}" if high is not None else f"≥ {low}"
-        raise _fail(path, f"{value} is out of range ({span})")
-    return value
-
-
-def _seat(value: object, path: str) -> int:
-    return _int(value, path, 0, 3)
-
-
-def _list(value: object, path: str) -> list[object]:
-    if not isinstance(value, list):
-        raise _fail(path, f"expected a list, got {_type_name(value)}")
-    return value
-
-
-def _tiles(value: object, path: str, rules: RuleSet) -> list[int]:
-    if not isinstance(value, str):
-        raise _fail(path, f"expected tile notation (a string), got {_type_name(value)}")
+def _tiles(text: str, path: str, rules: RuleSet) -> list[int]:
     try:
-        tiles = parse_tiles(value)
+        tiles = parse_tiles(text)
     except InvalidNotationError as exc:
         raise _fail(path, str(exc)) from None
     for t in tiles:
@@ -154,56 +267,27 @@ def _tiles(value: object, path: str, rules: RuleSet) -> list[int]:
     return tiles
 
 
-def _one_tile(value: object, path: str, rules: RuleSet) -> int:
-    tiles = _tiles(value, path, rules)
+def _one_tile(text: str, path: str, rules: RuleSet) -> int:
+    tiles = _tiles(text, path, rules)
     if len(tiles) != 1:
         raise _fail(path, f"expected exactly one tile, got {len(tiles)}")
     return tiles[0]
 
 
-def _seat_set(value: object, path: str) -> frozenset[int]:
-    seats = [_seat(v, f"{path}[{i}]") for i, v in enumerate(_list(value, path))]
+def _seat_set(seats: list[int], path: str) -> frozenset[int]:
     if len(set(seats)) != len(seats):
         raise _fail(path, "a seat is listed twice")
     return frozenset(seats)
 
 
-def _check_keys(data: Mapping[str, object], allowed: set[str], path: str) -> None:
-    for key in data:
-        if key not in allowed:
-            valid = ", ".join(sorted(allowed))
-            raise _fail(f"{path}.{key}", f"unknown key; valid: {valid}")
-
-
-def _object(value: object, path: str) -> Mapping[str, object]:
-    if not isinstance(value, dict):
-        raise _fail(path, f"expected an object, got {_type_name(value)}")
-    for key in value:
-        if not isinstance(key, str):
-            raise _fail(path, f"key {key!r} is not a string")
-    return value
-
-
-# --- melds and seats ---------------------------------------------------------------------
-
-
-def _meld(data: object, path: str, seat: int, rules: RuleSet) -> Meld:
-    obj = _object(data, path)
-    _check_keys(obj, _MELD_KEYS, path)
-    if "kind" not in obj or "tiles" not in obj:
-        raise _fail(path, "a meld needs 'kind' and 'tiles'")
-    kinds = {k.value: k for k in MeldKind}
-    if obj["kind"] not in kinds:
-        valid = ", ".join(kinds)
-        raise _fail(f"{path}.kind", f"{obj['kind']!r} is not a meld kind; valid: {valid}")
-    kind = kinds[str(obj["kind"])]
-    tiles = tuple(sorted(_tiles(obj["tiles"], f"{path}.tiles", rules)))
+def _meld(data: MeldInput, path: str, seat: int, rules: RuleSet) -> Meld:
+    kind = data.kind
+    tiles = tuple(sorted(_tiles(data.tiles, f"{path}.tiles", rules)))
     _check_meld_tiles(kind, tiles, f"{path}.tiles", rules)
-    source: int | None = None
+    source = data.source
     if kind in _CALLED:
-        if "from" not in obj:
+        if source is None:
             raise _fail(f"{path}.from", f"a {kind.value} needs the seat it was called from")
-        source = _seat(obj["from"], f"{path}.from")
         if source == seat:
             raise _fail(f"{path}.from", f"seat {seat} cannot call its own discard")
         if kind is MeldKind.CHI and source != (seat + 3) % 4:
@@ -211,23 +295,20 @@ def _meld(data: object, path: str, seat: int, rules: RuleSet) -> Meld:
                 f"{path}.from",
                 f"a chi is called from the 上家, seat {(seat + 3) % 4}, not seat {source}",
             )
-    elif "from" in obj:
+    elif source is not None:
         raise _fail(f"{path}.from", f"a {kind.value} is not called from anyone")
-    treasure = False
-    if "treasure" in obj:
-        treasure = _bool(obj["treasure"], f"{path}.treasure")
-        if treasure and (kind is not MeldKind.PENG or not rules.treasure):
-            raise _fail(f"{path}.treasure", "叉宝 is a peng of the treasure face in baicheng")
-    return Meld(kind, tiles, source, treasure)
+    if data.treasure and (kind is not MeldKind.PENG or not rules.treasure):
+        raise _fail(f"{path}.treasure", "叉宝 is a peng of the treasure face in baicheng")
+    return Meld(kind, tiles, source, data.treasure)
 
 
 def _check_meld_tiles(kind: MeldKind, tiles: tuple[int, ...], path: str, rules: RuleSet) -> None:
-    shown = format_counts([tiles.count(t) for t in range(KINDS)])
+    shown = format_counts([tiles.count(t) for t in range(KINDS)]) if tiles else "an empty meld"
     if kind is MeldKind.CHI:
         if not rules.chi:
             raise _fail(path, f"{rules.name} has no chi (D48)")
-        first = tiles[0]
-        ok = len(tiles) == 3 and first < 27 and first % 9 <= 6
+        first = tiles[0] if tiles else -1
+        ok = len(tiles) == 3 and 0 <= first < 27 and first % 9 <= 6
         if not ok or tiles != (first, first + 1, first + 2):
             raise _fail(path, f"a chi is three consecutive tiles of one suit, not {shown}")
     elif kind is MeldKind.XUANFENG:
@@ -241,116 +322,69 @@ def _check_meld_tiles(kind: MeldKind, tiles: tuple[int, ...], path: str, rules: 
             raise _fail(path, f"a {kind.value} is {size} identical tiles, not {shown}")
 
 
-def _seat_data(data: object, path: str, index: int, rules: RuleSet) -> Seat:
-    obj = _object(data, path)
-    _check_keys(obj, _SEAT_KEYS, path)
-    if "concealed" not in obj:
-        raise _fail(f"{path}.concealed", "missing")
-    concealed = _tiles(obj["concealed"], f"{path}.concealed", rules)
+def _seat(data: SeatInput, path: str, index: int, rules: RuleSet) -> Seat:
     counts = [0] * KINDS
-    for t in concealed:
+    for t in _tiles(data.concealed, f"{path}.concealed", rules):
         counts[t] += 1
-    melds = tuple(
-        _meld(m, f"{path}.melds[{i}]", index, rules)
-        for i, m in enumerate(_list(obj.get("melds", []), f"{path}.melds"))
-    )
-    if len(melds) > 4:
-        raise _fail(f"{path}.melds", f"{len(melds)} melds; a hand has at most four")
+    melds = tuple(_meld(m, f"{path}.melds[{i}]", index, rules) for i, m in enumerate(data.melds))
     if max(counts) > 4:
         raise _fail(f"{path}.concealed", "a fifth copy of a face")
     return Seat(bytes(counts), melds)
 
 
-# --- the whole situation -------------------------------------------------------------
-
-
-def load_situation(data: object) -> Situation:
-    """Validate parsed JSON of one win and build the `Situation` (raises `SituationError`)."""
-    obj = _object(data, "situation")
-    for key in obj:
-        if key not in _KEYS:
-            raise _fail(key, f"unknown key; valid: {', '.join(sorted(_KEYS))}")
-    for key in _REQUIRED:
-        if key not in obj:
-            raise _fail(key, "missing")
+def _build(data: SituationInput) -> Situation:
+    """The `Situation` of a well-shaped input, once what a shape cannot say is checked."""
     try:
-        preset = find_rules(obj["rules"])  # type: ignore[arg-type]
+        preset = find_rules(data.rules)
     except ValueError as exc:
         raise _fail("rules", str(exc)) from None
     try:
-        rules, options = configure(preset, _object(obj.get("options", {}), "options"))
+        rules, options = configure(preset, data.options.given())
     except OptionError as exc:
         raise _fail("options", str(exc)) from None
-
-    base = _int(obj["base"], "base", 1)
-    dealer = _seat(obj["dealer"], "dealer")
-    winner = _seat(obj["winner"], "winner")
-    win_tile = _one_tile(obj["win_tile"], "win_tile", rules)
-    by_values = {w.value: w for w in WinBy}
-    if obj["win_by"] not in by_values:
-        raise _fail("win_by", f"{obj['win_by']!r}; valid: {', '.join(by_values)}")
-    win_by = by_values[str(obj["win_by"])]
-    after_kong = _bool(obj.get("after_kong", False), "after_kong")
-    last_tile = _bool(obj.get("last_tile", False), "last_tile")
-    first_draw = _bool(obj.get("first_draw", False), "first_draw")
-
-    raw_seats = _list(obj["seats"], "seats")
-    if len(raw_seats) != 4:
-        raise _fail("seats", f"expected four seats, got {len(raw_seats)}")
-    seats = tuple(_seat_data(s, f"seats[{i}]", i, rules) for i, s in enumerate(raw_seats))
-
-    treasure_value = obj.get("treasure")
-    treasure = None if treasure_value is None else _one_tile(treasure_value, "treasure", rules)
-    retired: tuple[int, ...] = ()
-    if "retired_treasure" in obj:
-        value = obj["retired_treasure"]
-        if isinstance(value, list):
-            retired = tuple(
-                _one_tile(v, f"retired_treasure[{i}]", rules) for i, v in enumerate(value)
-            )
-        else:
-            retired = tuple(_tiles(value, "retired_treasure", rules))
+    win_tile = _one_tile(data.win_tile, "win_tile", rules)
+    seats = tuple(_seat(s, f"seats[{i}]", i, rules) for i, s in enumerate(data.seats))
+    treasure = None if data.treasure is None else _one_tile(data.treasure, "treasure", rules)
+    if isinstance(data.retired_treasure, str):
+        retired = tuple(_tiles(data.retired_treasure, "retired_treasure", rules))
+    else:
+        retired = tuple(
+            _one_tile(v, f"retired_treasure[{i}]", rules)
+            for i, v in enumerate(data.retired_treasure)
+        )
     if not rules.treasure and (treasure is not None or retired):
         raise _fail("treasure", f"{rules.name} has no treasure tile; use null")
-
-    declared: tuple[bool, ...] = (False,) * 4
-    if "declared_ready" in obj:
-        raw = _list(obj["declared_ready"], "declared_ready")
-        if len(raw) != 4:
-            raise _fail("declared_ready", f"expected four values, got {len(raw)}")
-        declared = tuple(_bool(v, f"declared_ready[{i}]") for i, v in enumerate(raw))
-        if any(declared) and not rules.declare_ready:
-            raise _fail("declared_ready", f"{rules.name} has no 报听 declaration")
-    won = _seat_set(obj.get("won", []), "won")
-    fenzhang = _seat_set(obj.get("fenzhang_drawn", []), "fenzhang_drawn")
-
-    source: int | None = None
+    declared = tuple(data.declared_ready)
+    if any(declared) and not rules.declare_ready:
+        raise _fail("declared_ready", f"{rules.name} has no 报听 declaration")
+    won = _seat_set(data.won, "won")
+    fenzhang = _seat_set(data.fenzhang_drawn, "fenzhang_drawn")
+    win_by, source = data.win_by, data.source
     if win_by.has_discarder:
-        if "from" not in obj:
+        if source is None:
             raise _fail("from", f"a {win_by.value} win needs the seat it came from")
-        source = _seat(obj["from"], "from")
-        if source == winner:
+        if source == data.winner:
             raise _fail("from", "the winner cannot win on its own discard")
-    elif obj.get("from") is not None:
+    elif source is not None:
         raise _fail("from", f"a {win_by.value} win has no 'from'")
 
     situation = Situation(
         rules=rules,
         options=options,
-        base=base,
-        dealer=dealer,
-        winner=winner,
+        base=data.base,
+        dealer=data.dealer,
+        winner=data.winner,
         win_tile=win_tile,
         win_by=win_by,
         source=source,
-        after_kong=after_kong,
+        after_kong=data.after_kong,
         treasure=treasure,
         retired_treasure=retired,
         declared_ready=declared,
         seats=seats,
         won=won,
-        last_tile=last_tile,
-        first_draw=first_draw,
+        last_tile=data.last_tile,
+        first_draw=data.first_draw,
         fenzhang_drawn=fenzhang,
     )
     _check_consistency(situation)
