@@ -110,6 +110,8 @@ def _read_json(path: str, command: str) -> object:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    import msgspec
+
     from fangcheng.engine.record import RecordError, replay
 
     data = _read_json(args.file, "replay")
@@ -123,7 +125,7 @@ def _replay(args: argparse.Namespace) -> int:
         return 2
     if result.scripted:
         for event in result.round.events:
-            print(json.dumps(event, ensure_ascii=False))
+            print(json.dumps(msgspec.to_builtins(event), ensure_ascii=False))
         if result.round.settlement is not None:
             print(json.dumps({"settlement": result.round.settlement}, ensure_ascii=False))
         return 0
