@@ -25,6 +25,7 @@ evented.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from typing import Annotated, Final, Literal
 
@@ -57,6 +58,7 @@ __all__ = [
     "for_seat",
     "from_builtins",
     "schema",
+    "schema_text",
 ]
 
 SeatNo = Annotated[int, msgspec.Meta(ge=0, le=3)]
@@ -247,6 +249,11 @@ def from_builtins(data: object) -> list[Event]:
 def schema() -> dict[str, object]:
     """The JSON Schema of a stream (published as docs/schemas/events.schema.json)."""
     return msgspec.json.schema(_EVENTS)
+
+
+def schema_text() -> str:
+    """`schema` as the published file's text: sorted keys, two-space indents."""
+    return json.dumps(schema(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 # --- redaction -------------------------------------------------------------------------
