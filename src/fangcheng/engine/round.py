@@ -320,7 +320,7 @@ class Round:
                 dice=self.dice.dice,
                 stacks=wall_sides(self.rules.name, self.dealer),
                 wall_break=(self.dice.seat, self.dice.stacks),
-                hands=tuple(format_tiles(tiles) for tiles in dealt),  # sorted, as written
+                hands=tuple(map(format_counts, self.hands)),  # sorted, as written
             )
         )
         if self.rules.treasure:
@@ -931,13 +931,12 @@ class Round:
     def _reveal(self) -> None:
         """The hand is over: lay every hand and 暗杠 open, before the end-of-hand
         payments name them."""
+        kongs = [[m.face for m in melds if m.kind is _M_AN_GANG] for melds in self.melds]
         self.events.append(
             ev.Reveal(
-                hands=tuple(format_counts(h) for h in self.hands),
-                an_gang=tuple(
-                    format_tiles(m.face for m in melds if m.kind is _M_AN_GANG)
-                    for melds in self.melds
-                ),
+                hands=tuple(map(format_counts, self.hands)),
+                # most hands have no 暗杠: skip the formatting of nothing
+                an_gang=tuple(format_tiles(faces) if faces else "" for faces in kongs),
             )
         )
 

@@ -74,6 +74,7 @@ class _Event(
     kw_only=True,
     omit_defaults=True,
     tag_field="type",
+    gc=False,
 ):
     """The fields every variant shares: none; the tag is the ``type`` field."""
 
