@@ -339,3 +339,18 @@ def test_an_an_gang_of_another_face_changes_nothing_the_others_see(rules):
     if rules == "sichuan":  # 下雨 is paid at once, its face hidden
         (paid,) = [e for e in first.events_for(2) if isinstance(e, ev.Payment)]
         assert paid.text == "暗杠" and paid.seat == 1
+
+
+@pytest.mark.parametrize(
+    ("rules", "choice"), [("sichuan", "que m"), ("baishan_platform", "piao 5")]
+)
+def test_a_seats_que_or_piao_is_evented_only_once_all_four_have_chosen(rules, choice):
+    """定缺 and 漂 are chosen face down: the event that shows them comes with the fourth."""
+    r = Round(rules, seed=1)
+    for seat in range(3):
+        r.act(seat, choice)
+        assert not any(isinstance(e, ev.Que | ev.Piao) for e in r.events)
+        assert r.observe(3).seats[seat].que is None
+    r.act(3, choice)
+    (shown,) = [e for e in r.events if isinstance(e, ev.Que | ev.Piao)]
+    assert shown in r.events_for(None)

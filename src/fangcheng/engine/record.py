@@ -2,7 +2,10 @@
 
 A record holds the rules, options, seed, dealer, base, the whole wall in draw order and
 every decision; with those the engine re-creates the hand, and `replay` checks that the
-events and the settlement come out identical. A record without ``events`` is a
+events and the settlement come out identical. The events are the engine's omniscient
+stream (`fangcheng.protocol.events`), written as their JSON and validated when read
+back; a record written before the ``reveal`` event and the split kong payment reason
+still replays. A record without ``events`` is a
 *scripted hand*: its wall may be given as ``{"head": ..., "tail": ...}`` (the tiles drawn
 first, and the tiles at the end of the wall read from the very last one: replacements,
 then baicheng's treasure indicator), the middle filled from the seed. Instead of a head,
@@ -171,12 +174,16 @@ def _first_divergence(record: Mapping[str, Any], round_: Round) -> str | None:
         produced = [e for e in produced if type(e) is not ev.Reveal]
     for i, (want, got) in enumerate(zip(expected, produced, strict=False)):
         if want != got and not _legacy_payment(want, got):
-            return f"event {i}: recorded {want}, replay gives {got}"
+            return f"event {i}: recorded {_json(want)}, replay gives {_json(got)}"
     if len(expected) != len(produced):
         return f"the record has {len(expected)} events, the replay {len(produced)}"
     if record.get("settlement") != round_.settlement:
         return f"settlement: recorded {record.get('settlement')}, replay gives {round_.settlement}"
     return None
+
+
+def _json(event: ev.Event) -> str:
+    return msgspec.json.encode(event).decode()
 
 
 def _legacy_payment(want: ev.Event, got: ev.Event) -> bool:

@@ -264,36 +264,24 @@ def for_seat(events: Iterable[Event], seat: int | None) -> Iterator[Event]:
     """What ``seat`` may know of an omniscient stream, in order (``None``: a spectator,
     who sees only what is public). A prefix of the stream maps to a prefix of the
     view, so a reader may map a growing stream again and skip what it has shown."""
-    hidden_kongs: set[tuple[int, str | None]] = set()
+    hidden_kongs: set[tuple[int, str | None]] = set()  # (seat, face) of others' 暗杠
     pigs: list[FlowerPig] = []  # other seats' 花猪, withheld until the end
     events = iter(events)
     for event in events:
-        kind = type(event)
-        if kind is Draw or kind is Replacement:
-            assert isinstance(event, Draw | Replacement)
+        if isinstance(event, Draw | Replacement):
             yield event if event.seat == seat else replace(event, tile=None)
-        elif kind is Deal:
-            assert isinstance(event, Deal)
-            hands = tuple(h if s == seat else None for s, h in enumerate(event.hands))
-            yield replace(event, hands=hands)
-        elif kind is Kong:
-            assert isinstance(event, Kong)
-            if event.kind == "an_gang" and event.seat != seat:
-                hidden_kongs.add((event.seat, event.tile))
-                event = replace(event, tile=None)
-            yield event
-        elif kind is Payment:
-            assert isinstance(event, Payment)
-            if (event.seat, event.tile) in hidden_kongs:
-                event = replace(event, tile=None)
-            yield event
-        elif kind is FlowerPig:
-            assert isinstance(event, FlowerPig)
-            if event.seat == seat:
-                yield event
-            else:
-                pigs.append(event)
-        elif kind is Reveal:
+        elif isinstance(event, Deal):
+            yield replace(
+                event, hands=tuple(h if s == seat else None for s, h in enumerate(event.hands))
+            )
+        elif isinstance(event, Kong) and event.kind == "an_gang" and event.seat != seat:
+            hidden_kongs.add((event.seat, event.tile))
+            yield replace(event, tile=None)
+        elif isinstance(event, Payment) and (event.seat, event.tile) in hidden_kongs:
+            yield replace(event, tile=None)
+        elif isinstance(event, FlowerPig) and event.seat != seat:
+            pigs.append(event)
+        elif isinstance(event, Reveal):
             yield from pigs
             yield event
             yield from events  # the hand is open: the rest as it is
