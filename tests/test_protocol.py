@@ -22,12 +22,10 @@ RULES = ["baicheng", "baishan", "baishan_platform", "sichuan"]
 SCHEMA = Path(__file__).parent.parent / "docs" / "schemas" / "events.schema.json"
 
 
-def play(
-    rules: str, seed: int, *, wall: list[int] | None = None
-) -> tuple[Round, list[tuple[int, Action]]]:
+def play(rules: str, seed: int) -> tuple[Round, list[tuple[int, Action]]]:
     """A hand of random legal decisions, every seat asked at every window (so that who
     is asked cannot differ between two hands), and its decisions."""
-    r = Round(rules, seed=seed, dealer=seed % 4, wall=wall, ask_all=True)
+    r = Round(rules, seed=seed, dealer=seed % 4, ask_all=True)
     rng = random.Random(seed)
     decisions = []
     while not r.over:
