@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from typing import TypeVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from fangcheng.analysis.hand import shanten, waits
 from fangcheng.engine.record import RecordError, record_of, replay, wall_of
 from fangcheng.engine.round import Round
+from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Act, Action, IllegalActionError
 from fangcheng.protocol.observation import Phase
 from fangcheng.rules.ruleset import BAICHENG, SICHUAN, find_rules
@@ -45,8 +47,11 @@ def A(text: str) -> Action:
     return Action.parse(text)
 
 
-def events_of(round_: Round, kind: str) -> list[dict[str, object]]:
-    return [e for e in round_.events if e["type"] == kind]
+E = TypeVar("E", bound=ev.Event)
+
+
+def events_of(round_: Round, kind: type[E]) -> list[E]:
+    return [e for e in round_.events if isinstance(e, kind)]
 
 
 # A baishan deal where the dealer's 6m is wanted by seats 1 and 3 (both wait on 3m/6m).
@@ -66,8 +71,8 @@ def test_jiehu_first_claimant_in_play_order_wins():
     assert A("hu") in r.legal_actions(1) and A("hu") in r.legal_actions(3)
     r.act(3, A("hu"))
     r.act(1, A("hu"))
-    wins = events_of(r, "win")
-    assert [w["seat"] for w in wins] == [1]
+    wins = events_of(r, ev.Win)
+    assert [w.seat for w in wins] == [1]
     assert r.over and r.settlement is not None
     assert r.settlement["deltas"][1] > 0 and sum(r.settlement["deltas"]) == 0
 
@@ -77,7 +82,7 @@ def test_jiehu_passes_to_the_next_claimant_when_the_first_declines():
     r.act(0, A("discard 6m"))
     r.act(1, A("pass"))
     r.act(3, A("hu"))
-    assert [w["seat"] for w in events_of(r, "win")] == [3]
+    assert [w.seat for w in events_of(r, ev.Win)] == [3]
 
 
 def test_illegal_action_names_seat_action_and_alternatives_and_changes_nothing():
@@ -128,9 +133,9 @@ def test_d9_d33_robbing_a_bu_gang_voids_the_kong_and_the_konger_pays_as_discarde
     _to_the_added_kong(r)
     assert r.phase is Phase.ROB and r.pending() == [2]
     r.act(2, A("hu"))
-    (win,) = events_of(r, "win")
-    assert (win["seat"], win["by"], win["source"]) == (2, "robbed_kong", 1)
-    assert not any(e["type"] == "kong" for e in r.events)
+    (win,) = events_of(r, ev.Win)
+    assert (win.seat, win.by, win.source) == (2, "robbed_kong", 1)
+    assert not events_of(r, ev.Kong)
     assert all("杠" not in item["reason"] for item in r.settlement["items"])
     assert r.melds[1][0].kind.value == "peng"  # the robbed addition is void
     # W (closed) wins: 立门 1. E pays +坐庄 +立门 = 3 → 8; S +点炮 = 2 → 4; N +立门 → 4.
@@ -157,7 +162,7 @@ def test_d32_declared_ready_hand_is_locked():
     # W waits on 5p alone once it lets the C go: it may declare with that discard.
     assert A("ting C") in r.legal_actions(2) and A("ting 3m") not in r.legal_actions(2)
     r.act(2, A("ting C"))
-    assert r.ready[2] and events_of(r, "discard")[-1]["ready"] is True
+    assert r.ready[2] and events_of(r, ev.Discard)[-1].ready is True
     r.act(3, A("discard 2s"))
     if r.pending() == [0]:  # E may chi 2s (1s3s); it declines
         r.act(0, A("pass"))
@@ -261,9 +266,16 @@ def test_the_shanten_bounds_the_engine_carries_hold(rules):
 def test_replay_reports_the_first_divergence():
     r = play_random("baicheng", 3)
     record = json.loads(json.dumps(record_of(r)))
-    record["events"][5] = {"type": "draw", "seat": 9, "tile": "1m"}
+    record["events"][5] = {"type": "exhausted"}
     result = replay(record)
     assert result.divergence is not None and result.divergence.startswith("event 5:")
+
+
+def test_replay_rejects_a_malformed_event_naming_its_field():
+    record = record_of(play_random("baicheng", 3))
+    record["events"][5] = {"type": "draw", "seat": 9, "tile": "1m"}
+    with pytest.raises(RecordError, match=r"<= 3 - at `events\[5\]\.seat`"):
+        replay(record)
 
 
 def test_replay_names_an_illegal_decision_with_the_alternatives():
@@ -365,8 +377,8 @@ def test_d41_chasing_the_dealer():
     r = chase_round()
     for seat in range(4):
         r.act(seat, A("discard N"))
-    (payment,) = events_of(r, "payment")
-    assert payment["deltas"] == [-6, 2, 2, 2] and "撵庄" in payment["reason"]
+    (payment,) = events_of(r, ev.Payment)
+    assert payment.deltas == (-6, 2, 2, 2) and "撵庄" in payment.reason
 
 
 def test_chasing_the_dealer_is_broken_by_a_different_first_discard():
@@ -375,7 +387,7 @@ def test_chasing_the_dealer_is_broken_by_a_different_first_discard():
     r.act(1, A("discard N"))
     r.act(2, A("discard 9p"))
     r.act(3, A("discard N"))
-    assert not events_of(r, "payment")
+    assert not events_of(r, ev.Payment)
 
 
 def test_piao_bets_are_asked_before_dealing_and_recorded():
@@ -421,12 +433,12 @@ def test_d29_treasure_change_chain():
         "4m5m6m7m8p9p1s2s6s7s3p4p5s",
     ]
     r = scripted("baicheng", hands, tail="FFCC3s9m5p")
-    assert [e["tile"] for e in events_of(r, "treasure")] == ["3s"]
+    assert [e.tile for e in events_of(r, ev.Treasure)] == ["3s"]
     r.act(0, A("discard 9m"))
     r.act(1, A("peng 9m"))
     r.act(1, A("discard 3s"))
     r.act(2, A("peng 3s"))  # 叉宝: a peng of the treasure face
-    assert [e["tile"] for e in events_of(r, "treasure")] == ["3s", "9m", "5p"]
+    assert [e.tile for e in events_of(r, ev.Treasure)] == ["3s", "9m", "5p"]
     assert r.treasure == parse_tiles("5p")[0]
     assert r.melds[2][0].treasure  # scored as a 明杠 at settlement
 
@@ -449,14 +461,14 @@ def test_d30_fenzhang_tile_completes_a_win():
         choose=lambda r, s, legal: A("discard C") if s == 0 and not r.rivers[0] else None,
     )
     # 58 normal draws empty the live wall down to four; W drew last, so N splits first.
-    assert events_of(r, "fenzhang") == [{"type": "fenzhang", "order": [3, 0, 1, 2]}]
+    assert events_of(r, ev.Fenzhang) == [ev.Fenzhang(order=(3, 0, 1, 2))]
     # N and E cannot win on their tiles; S is asked about its 8m.
     assert r.phase is Phase.FENZHANG and r.pending() == [1]
     assert r.drawn == parse_tiles("8m")[0] and A("hu") in r.legal_actions(1)
     r.act(1, A("hu"))
-    (win,) = events_of(r, "win")
-    assert (win["seat"], win["by"]) == (1, "fenzhang")
-    assert "夹胡" in win["fans"]
+    (win,) = events_of(r, ev.Win)
+    assert (win.seat, win.by) == (1, "fenzhang")
+    assert "夹胡" in win.fans
 
 
 def test_fenzhang_without_a_win_is_a_drawn_hand_and_the_dealer_stays():
@@ -469,7 +481,7 @@ def test_fenzhang_without_a_win_is_a_drawn_hand_and_the_dealer_stays():
         lambda r: False,
         choose=lambda r, s, legal: A("discard C") if s == 0 and not r.rivers[0] else None,
     )
-    assert r.over and r.settlement["end"] == "draw" and not events_of(r, "win")
+    assert r.over and r.settlement["end"] == "draw" and not events_of(r, ev.Win)
     assert next_dealer(r.rules, r) == 0
 
 
@@ -485,8 +497,8 @@ def test_kong_replacement_win_is_a_kong_bloom():
     r.act(0, A("angang 6s"))
     assert r.after_kong and A("hu") in r.legal_actions(0)
     r.act(0, A("hu"))
-    (win,) = events_of(r, "win")
-    assert {"杠后开花", "自摸", "坐庄"} <= set(win["fans"])
+    (win,) = events_of(r, ev.Win)
+    assert {"杠后开花", "自摸", "坐庄"} <= set(win.fans)
     kong = [i for i in r.settlement["items"] if "杠" in i["reason"]]
     assert kong and kong[0]["deltas"] == [12, -4, -4, -4]  # D61: 1 × 暗 2 × dealer 2
 
@@ -553,8 +565,8 @@ def test_one_discard_many_winners_then_bloody_play_to_the_wall_and_flower_pig():
     assert r.pending() == [0, 2]
     r.act(0, A("hu"))
     r.act(2, A("hu"))
-    wins = events_of(r, "win")
-    assert [(w["seat"], w["deltas"]) for w in wins] == [(0, [1, 0, 0, -1]), (2, [0, 0, 4, -4])]
+    wins = events_of(r, ev.Win)
+    assert [(w.seat, w.deltas) for w in wins] == [(0, (1, 0, 0, -1)), (2, (0, 0, 4, -4))]
     assert r.first_multi_source == 3 and not r.over
     # Play continues from W's 下家; winners draw and must throw the drawn tile.
     assert r.turn == 3

@@ -17,6 +17,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -326,7 +327,7 @@ def test_fuzz_replay_gives_a_result_or_its_own_error(data):
     except RecordError as exc:
         assert_one_short_line(str(exc))
         return
-    json.dumps(result.round.events)
+    msgspec.json.encode(result.round.events)
     json.dumps(result.round.settlement)
 
 
@@ -358,7 +359,7 @@ def test_fuzz_replay_of_rewritten_decisions(rules, rewrites, scripted):
     except RecordError as exc:
         assert_one_short_line(str(exc))
         return
-    json.dumps(result.round.events)
+    msgspec.json.encode(result.round.events)
 
 
 # --- the engine refuses a non-seat before recording anything ---------------------------

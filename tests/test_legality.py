@@ -11,6 +11,7 @@ import pytest
 from fangcheng.analysis.hand import waits
 from fangcheng.engine.record import wall_of
 from fangcheng.engine.round import Round
+from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Phase
 from fangcheng.rules.requirements import (
@@ -312,10 +313,10 @@ def test_d80_two_claimants_of_a_winners_discard_both_win_then_the_hand_ends():
     r.act(0, A("hu"))
     r.act(3, A("hu"))
     assert r.over and r.won == [1, 2, 3, 0]  # in play order from the discarder
-    assert [e["type"] for e in r.events].count("end") == 1
-    wins = [e for e in r.events if e["type"] == "win"][2:]
-    assert [(w["seat"], w["source"]) for w in wins] == [(3, 1), (0, 1)]
-    assert all(w["deltas"][1] < 0 for w in wins)  # S pays both
+    assert sum(isinstance(e, ev.End) for e in r.events) == 1
+    wins = [e for e in r.events if isinstance(e, ev.Win)][2:]
+    assert [(w.seat, w.source) for w in wins] == [(3, 1), (0, 1)]
+    assert all(w.deltas[1] < 0 for w in wins)  # S pays both
     assert sum(r.settlement["deltas"]) == 0
     assert sum(1 for i in r.settlement["items"] if i["reason"].startswith("胡")) == 4
 

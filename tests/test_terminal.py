@@ -12,11 +12,12 @@ from textual.widgets import Static
 
 from fangcheng.engine.record import replay
 from fangcheng.players.bots import EfficientBot
+from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.tiles.notation import tile_name
 from fangcheng.ui.terminal.app import PlayApp
 from fangcheng.ui.terminal.game import Game, InputError, main, suggest
-from fangcheng.ui.terminal.view import board, settlement, standings
+from fangcheng.ui.terminal.view import board, event_line, settlement, standings
 
 GLYPHS = re.compile("[\U0001f000-\U0001f02f]")
 
@@ -229,3 +230,30 @@ def test_every_key_chooses_its_action_and_every_page_renders(tmp_path, rules):
         if game.match.over:
             break
         game.next_hand()
+
+
+def test_the_log_shows_no_face_of_another_seats_concealed_kong(tmp_path):
+    """The log reads the player's redacted stream: another seat's 暗杠 and its 下雨
+    payment are logged without the face (once ``paid: 暗杠 4p`` gave it away, sichuan
+    seed 794348 hand 6), until the hand ends."""
+    me = EfficientBot(random.Random(0))
+    game = Game("sichuan", seat=0, bots="strong", seed=794348, quan=4, records=tmp_path)
+    while True:
+        while not game.round.over:
+            game.play(me.act(game.observe()))
+        kongs = [
+            e
+            for e in game.round.events
+            if isinstance(e, ev.Kong) and e.kind == "an_gang" and e.seat != game.seat
+        ]
+        if kongs:
+            break
+        assert not game.match.over, "no other seat's 暗杠 in the match"
+        game.next_hand()
+    events = game.events()
+    reveal = next(i for i, e in enumerate(events) if isinstance(e, ev.Reveal))
+    lines = [line for e in events[:reveal] if (line := event_line(game, e))]
+    assert "paid: 暗杠" in lines and any(line.endswith("a concealed kong") for line in lines)
+    assert not any(
+        f"暗杠 {k.tile}" in line or f"kong of {k.tile}" in line for k in kongs for line in lines
+    )

@@ -24,7 +24,7 @@ from fangcheng import (
     tile_name,
     tile_set,
 )
-from fangcheng.tiles.notation import counts_of, tile_from_name
+from fangcheng.tiles.notation import counts_of, tile_from_name, tiles_of
 
 # The contract's kind order, written out independently of the implementation.
 KIND_NAMES = (
@@ -273,6 +273,7 @@ def test_sorted_format_keeps_the_multiset_and_is_canonical(tiles: list[int]) -> 
 @given(hand_counts)
 def test_counts_round_trip(counts: list[int]) -> None:
     assert parse_counts(format_counts(counts)) == counts
+    assert format_counts(counts) == format_tiles(tiles_of(counts))  # the sorted hand's text
 
 
 @settings(derandomize=True, max_examples=300)

@@ -106,6 +106,8 @@ def _read(path: str, command: str) -> bytes | str:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    import msgspec
+
     from fangcheng.engine.record import RecordError, read_record, replay
 
     text = _read(args.file, "replay")
@@ -116,7 +118,7 @@ def _replay(args: argparse.Namespace) -> int:
         return 2
     if result.scripted:
         for event in result.round.events:
-            print(json.dumps(event, ensure_ascii=False))
+            print(json.dumps(msgspec.to_builtins(event), ensure_ascii=False))
         if result.round.settlement is not None:
             print(json.dumps({"settlement": result.round.settlement}, ensure_ascii=False))
         return 0

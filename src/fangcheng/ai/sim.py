@@ -58,6 +58,7 @@ from typing import Any, Final
 from fangcheng.engine.record import record_of
 from fangcheng.engine.round import Round
 from fangcheng.players.bots import BOTS, make_bot
+from fangcheng.protocol.events import Win
 from fangcheng.rules.ruleset import ALL_RULES, find_rules
 
 __all__ = [
@@ -122,9 +123,9 @@ def play_hand(job: Job, index: int) -> HandResult:
             round_.act(seat, bots[seat].act(round_.observe(seat)))
     assert round_.settlement is not None
     total = round_.settlement["total"]
-    wins = [e for e in round_.events if e["type"] == "win"]
-    winners = {e["seat"] for e in wins}
-    sources = {e["source"] for e in wins if "source" in e}
+    wins = [e for e in round_.events if type(e) is Win]
+    winners = {e.seat for e in wins}
+    sources = {e.source for e in wins if e.source is not None}
     return HandResult(
         index=index,
         wall=wall,

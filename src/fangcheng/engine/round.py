@@ -26,7 +26,9 @@ from typing import Any, Final
 
 from fangcheng.analysis.hand import shanten, waits
 from fangcheng.engine.wall import Break, Wall, throw_break, wall_sides
+from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Act, Action, IllegalActionError, called_meld
+from fangcheng.protocol.events import Event, for_seat
 from fangcheng.protocol.observation import Observation, Phase, SeatView
 from fangcheng.rules.requirements import (
     declarable,
@@ -103,11 +105,12 @@ _PAIRED: Final = bytes((0, 0, 1, 1, 1)) + bytes(251)
 _OTHERS: Final = tuple(tuple((seat + k) % 4 for k in (1, 2, 3)) for seat in SEATS)
 _OTHERS_ASKED: Final = tuple(tuple(s for s in SEATS if s != seat) for seat in SEATS)
 _NAME: Final = tuple(tile_name(t) for t in range(KINDS))
-# The events of every turn, by seat and tile: copying a prepared dict costs half of
-# building it, and the copy has the same keys in the same order.
+_SUIT: Final = ("m", "p", "s")
+# The events of every turn, by seat and tile: events are frozen, so one prepared value
+# is shared by every draw (and discard) of that tile by that seat, built once.
 _DRAWS, _DISCARDS = (
-    tuple(tuple({"type": type_, "seat": s, "tile": _NAME[t]} for t in range(KINDS)) for s in SEATS)
-    for type_ in ("draw", "discard")
+    tuple(tuple(type_(seat=s, tile=_NAME[t]) for t in range(KINDS)) for s in SEATS)
+    for type_ in (ev.Draw, ev.Discard)
 )
 
 
@@ -214,7 +217,7 @@ class Round:
         self._rested: list[tuple[frozenset[int], int]] = [(_NO_WAITS, -1)] * 4
         self._screens: list[bytearray] = [bytearray(KINDS)] * 4
         self._turn_floor = -1  # a lower bound of the shanten of the hand to move
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []  # omniscient: the record's; see `events_for`
         self.decisions: list[dict[str, Any]] = []
         self.items: list[Item] = []
         self.settlement: dict[str, Any] | None = None
@@ -234,6 +237,11 @@ class Round:
         if seat in self.win_tiles:
             counts[self.win_tiles[seat]] += 1
         return bytes(counts)
+
+    def events_for(self, seat: int | None) -> list[Event]:
+        """The events ``seat`` may know, in order (``None``: a spectator's public
+        stream): `fangcheng.protocol.events.for_seat` of the omniscient ``events``."""
+        return list(for_seat(self.events, seat))
 
     def observe(self, seat: int) -> Observation:
         """What ``seat`` may know now (see `observe`)."""
@@ -299,16 +307,14 @@ class Round:
             problem = None if no_seat else f"seat {seat} cannot escape: the hand is over"
             raise refusal(self, seat, "escape", (), problem)
         self.decisions.append({"seat": seat, "action": "escape"})
-        self._event("escape", seat=seat)
+        self.events.append(ev.Escape(seat=seat))
+        self._reveal()
         self._pay("逃跑 escape", escape_payments(self.rules, self.options, self.base, seat))
         if not self.rules.bloody:
             self._kongs_at_end()
         self._finish("escape")
 
     # --- flow ------------------------------------------------------------------------
-
-    def _event(self, type_: str, **data: Any) -> None:
-        self.events.append({"type": type_, **data})
 
     def _ask(self, asked: dict[int, list[Action]]) -> None:
         self._asked = {s: acts for s, acts in asked.items() if acts}
@@ -329,16 +335,17 @@ class Round:
                 hand[t] += 1
         for seat in _OTHERS[self.dealer]:
             self._rest(seat, -1)
-        self._event(
-            "deal",
-            dealer=self.dealer,
-            dice=[list(d) for d in self.dice.dice],
-            stacks=list(wall_sides(self.rules, self.dealer)),
-            wall_break=[self.dice.seat, self.dice.stacks],
-            hands=[format_tiles(tiles) for tiles in dealt],  # sorted, as a hand is written
+        self.events.append(
+            ev.Deal(
+                dealer=self.dealer,
+                dice=self.dice.dice,
+                stacks=wall_sides(self.rules, self.dealer),
+                wall_break=(self.dice.seat, self.dice.stacks),
+                hands=tuple(map(format_counts, self.hands)),  # sorted, as written
+            )
         )
         if self.rules.treasure:
-            self._event("treasure", tile=_NAME[self._indicator()])
+            self.events.append(ev.Treasure(tile=_NAME[self._indicator()]))
             self._check_treasure()
         if self.rules.void_suit_choice and self.options.que is None:
             self.phase = Phase.QUE
@@ -371,12 +378,12 @@ class Round:
         elif phase is Phase.PIAO:
             self.piao = [answers[s].value for s in SEATS]
             self.options = dataclasses.replace(self.options, piao=tuple(self.piao))
-            self._event("piao", bets=self.piao)
+            self.events.append(ev.Piao(bets=tuple(self.piao)))
             self._deal()
         elif phase is Phase.QUE:
             self.que = [answers[s].value for s in SEATS]
             self.options = dataclasses.replace(self.options, que=tuple(self.que))  # type: ignore[arg-type]
-            self._event("que", suits=["mps"[q] for q in self.que if q is not None])
+            self.events.append(ev.Que(suits=tuple(_SUIT[q] for q in self.que if q is not None)))
             self._begin_turn(self.dealer, None)
 
     # --- turns -----------------------------------------------------------------------
@@ -452,7 +459,7 @@ class Round:
             self.first_go_around = False
         tile = live.popleft()  # `Wall.draw`
         self.hands[seat][tile] += 1
-        self.events.append(_DRAWS[seat][tile].copy())
+        self.events.append(_DRAWS[seat][tile])
         self.just_chowed = False
         self._begin_turn(seat, tile)
 
@@ -566,7 +573,7 @@ class Round:
             self.hands[seat][t] -= 4
             self.melds[seat].append(Meld(_M_AN_GANG, (t,) * 4))
             self.first_go_around = False
-            self._event("kong", seat=seat, kind="an_gang", tile=_NAME[t])
+            self.events.append(ev.Kong(seat=seat, kind="an_gang", tile=_NAME[t]))
             self._kong_paid(seat, self.melds[seat][-1])
             self._replacement(seat)
         elif kind is Act.BU_GANG:
@@ -582,7 +589,7 @@ class Round:
             for t in DRAGONS:
                 self.hands[seat][t] -= 1
             self.melds[seat].append(Meld(MeldKind.XUANFENG, (33, 32, 31)))
-            self._event("kong", seat=seat, kind="xuanfeng", tiles="CFP")
+            self.events.append(ev.Kong(seat=seat, kind="xuanfeng", tiles="CFP"))
             self.first_go_around = False
             self._check_treasure()
             self._begin_turn(seat, None)  # no replacement draw (D21)
@@ -594,7 +601,7 @@ class Round:
     def _replacement(self, seat: int) -> None:
         tile = self.wall.replacement()
         self.hands[seat][tile] += 1
-        self._event("replacement", seat=seat, tile=_NAME[tile])
+        self.events.append(ev.Replacement(seat=seat, tile=_NAME[tile]))
         self._check_treasure()
         self._begin_turn(seat, tile, after_kong=True)
 
@@ -608,9 +615,9 @@ class Round:
         self.just_chowed = False
         if ready:
             self.ready[seat] = True
-            self._event("discard", seat=seat, tile=_NAME[tile], ready=True)
+            self.events.append(ev.Discard(seat=seat, tile=_NAME[tile], ready=True))
         else:  # the most common event
-            self.events.append(_DISCARDS[seat][tile].copy())
+            self.events.append(_DISCARDS[seat][tile])
         rules = self.rules
         if rules.chase_dealer_pays and self.first_go_around:
             self._chase_dealer(seat, tile)
@@ -697,7 +704,7 @@ class Round:
         for seat, action in answers.items():
             if action.kind is not _A_HU and _HU in asked.get(seat, ()):
                 self.flower_pigs.add(seat)
-                self._event("flower_pig", seat=seat)
+                self.events.append(ev.FlowerPig(seat=seat))
 
     def _claimed_wins(self, source: int, tile: int, answers: dict[int, Action], by: WinBy) -> bool:
         """Book the wins of a claim window (截胡 or 一炮多响); False if nobody won."""
@@ -713,7 +720,7 @@ class Round:
         else:  # the robbed addition is void (D9)
             self.hands[source][tile] -= 1
             self._rest(source, -1)
-            self._event("robbed", seat=source, tile=_NAME[tile])
+            self.events.append(ev.Robbed(seat=source, tile=_NAME[tile]))
         for i, w in enumerate(winners):
             self._win(w, tile, by, source, takes_tile=i == 0)
         self._continue_after(winners[-1])
@@ -744,12 +751,13 @@ class Round:
         for x in taken:
             self.hands[seat][x] -= 1
         self.melds[seat].append(meld)
-        self._event(
-            "call",
-            seat=seat,
-            kind=meld.kind.value,
-            tiles=_meld_text(meld.tiles),
-            source=discarder,
+        self.events.append(
+            ev.Call(
+                seat=seat,
+                kind=meld.kind.value,  # type: ignore[arg-type]  # chi, peng or ming_gang
+                tiles=_meld_text(meld.tiles),
+                source=discarder,
+            )
         )
         self._check_treasure()
         if meld.kind is _M_MING_GANG:
@@ -764,7 +772,7 @@ class Round:
     def _offer_rob(self, seat: int, tile: int, kind: Act) -> None:
         self.claim = (seat, tile)
         self.rob_kind = kind
-        self._event("add", seat=seat, kind=kind.value, tile=_NAME[tile])
+        self.events.append(ev.Add(seat=seat, kind=kind.value, tile=_NAME[tile]))  # type: ignore[arg-type]
         asked: dict[int, list[Action]] = {}
         for o in _OTHERS_ASKED[seat]:
             if o in self.won:
@@ -796,7 +804,7 @@ class Round:
         else:
             i = next(i for i, m in enumerate(melds) if m.kind is MeldKind.XUANFENG)
             melds[i] = Meld(MeldKind.XUANFENG, (*melds[i].tiles, tile))
-        self._event("kong", seat=seat, kind=kind.value, tile=_NAME[tile])
+        self.events.append(ev.Kong(seat=seat, kind=kind.value, tile=_NAME[tile]))  # type: ignore[arg-type]
         self._kong_paid(seat, melds[i])
         self._replacement(seat)
 
@@ -883,17 +891,19 @@ class Round:
         if takes_tile:
             self.win_tiles[seat] = tile  # laid beside the hand, which stays 13 - 3k tiles
         self.won.append(seat)
-        self._event(
-            "win",
-            seat=seat,
-            tile=_NAME[tile],
-            by=by.value,
-            **({"source": source} if source is not None else {}),
-            fans=[a.fan.name for a in result.reading.fans] if result.reading else [],
-            deltas=list(result.deltas),
+        self.events.append(
+            ev.Win(
+                seat=seat,
+                tile=_NAME[tile],
+                by=by.value,
+                source=source,
+                fans=tuple(a.fan.name for a in result.reading.fans) if result.reading else (),
+                deltas=tuple(result.deltas),
+            )
         )
         self.items.append(Item(f"胡 seat {seat}", tuple(result.deltas)))
         if not self.rules.bloody:
+            self._reveal()
             self._kongs_at_end()
             self._finish("win")
 
@@ -905,6 +915,7 @@ class Round:
         if self.over:
             return
         if len(self.won) >= 3:
+            self._reveal()
             self._finish("win")
         else:
             self._draw_for((seat + 1) % 4)
@@ -923,7 +934,13 @@ class Round:
         )
         for p in payments:
             self.kong_transfers.extend(p.transfers)
-            self._pay(p.label, p.transfers)
+            # The face apart from the label (``暗杠 7p``), so that an 暗杠's can be hidden
+            # (`for_seat`).
+            reason, _, face = p.label.rpartition(" ")
+            if face == _NAME[meld.face]:
+                self._pay(reason, p.transfers, seat=seat, tile=face)
+            else:
+                self._pay(p.label, p.transfers, seat=seat)
 
     def _kongs_at_end(self) -> None:
         payments = kong_payments(
@@ -937,11 +954,33 @@ class Round:
         for p in payments:
             self._pay(p.label, p.transfers)
 
-    def _pay(self, reason: str, transfers: Sequence[Transfer]) -> None:
+    def _pay(
+        self,
+        reason: str,
+        transfers: Sequence[Transfer],
+        *,
+        seat: int | None = None,
+        tile: str | None = None,
+    ) -> None:
+        """Book a payment; ``seat`` and ``tile``: the kong paid for during play, whose
+        face ``reason`` leaves out."""
         deltas = deltas_of(transfers)
         if any(deltas):
-            self.items.append(Item(reason, deltas))
-            self._event("payment", reason=reason, deltas=list(deltas))
+            payment = ev.Payment(reason=reason, deltas=deltas, seat=seat, tile=tile)
+            self.items.append(Item(payment.text, deltas))
+            self.events.append(payment)
+
+    def _reveal(self) -> None:
+        """The hand is over: lay every hand and 暗杠 open, before the end-of-hand
+        payments name them."""
+        kongs = [[m.face for m in melds if m.kind is _M_AN_GANG] for melds in self.melds]
+        self.events.append(
+            ev.Reveal(
+                hands=tuple(map(format_counts, self.hands)),
+                # most hands have no 暗杠: skip the formatting of nothing
+                an_gang=tuple(format_tiles(faces) if faces else "" for faces in kongs),
+            )
+        )
 
     def _chase_dealer(self, seat: int, tile: int) -> None:
         """撵庄 (D41): the three seats after the dealer follow its first discard."""
@@ -958,7 +997,8 @@ class Round:
                 )
 
     def _exhausted(self) -> None:
-        self._event("exhausted")
+        self.events.append(ev.Exhausted())
+        self._reveal()
         if self.rules.bloody:
             self._sichuan_checks()
         else:
@@ -994,7 +1034,7 @@ class Round:
             "fees": list(fees),
             "total": [d - f for d, f in zip(deltas, fees, strict=True)],
         }
-        self._event("end", how=how, total=self.settlement["total"])
+        self.events.append(ev.End(how=how, total=tuple(self.settlement["total"])))  # type: ignore[arg-type]
 
     # --- baicheng: treasure and 分张 ---------------------------------------------------
 
@@ -1014,15 +1054,15 @@ class Round:
         wall = self.wall
         while (face := wall.indicator) is not None and self._visible(face) >= 3:
             if wall.flip_indicator() is None:
-                self._event("treasure", tile=None)
+                self.events.append(ev.Treasure(tile=None))
                 return
-            self._event("treasure", tile=_NAME[self._indicator()])
+            self.events.append(ev.Treasure(tile=_NAME[self._indicator()]))
 
     def _start_fenzhang(self, seat: int) -> None:
         """分张 (D30): the live wall's last tiles, one per seat in turn order."""
         self.phase = Phase.FENZHANG
         self._fenzhang_order = [(seat + k) % 4 for k in range(min(4, len(self.wall)))]
-        self._event("fenzhang", order=list(self._fenzhang_order))
+        self.events.append(ev.Fenzhang(order=tuple(self._fenzhang_order)))
         self._fenzhang_next()
 
     def _fenzhang_next(self) -> None:
@@ -1033,7 +1073,7 @@ class Round:
         tile = self.wall.draw()
         self.hands[seat][tile] += 1
         self.fenzhang_kept.add(seat)
-        self._event("draw", seat=seat, tile=_NAME[tile], fenzhang=True)
+        self.events.append(ev.Draw(seat=seat, tile=_NAME[tile], fenzhang=True))
         self.turn, self.drawn, self.after_kong = seat, tile, False
         acts = []
         hand = bytes(self.hands[seat])

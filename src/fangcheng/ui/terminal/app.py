@@ -69,11 +69,12 @@ class PlayApp(App[None]):
     def show(self) -> None:
         """Redraw the page for the current state and width."""
         game = self.game
-        for event in game.round.events[self.logged :]:
+        events = game.events()
+        for event in events[self.logged :]:
             line = event_line(game, event)
             if line is not None:
                 self.log_lines.append(line)
-        self.logged = len(game.round.events)
+        self.logged = len(events)
         if self.page == "help":
             page = help_text()
         elif self.page == "standings":

@@ -30,6 +30,7 @@ from fangcheng.engine.match import Match
 from fangcheng.engine.record import record_of
 from fangcheng.players.bots import BOTS, EfficientBot, make_bot, table_of
 from fangcheng.protocol.actions import Act, Action, IllegalActionError
+from fangcheng.protocol.events import Event
 from fangcheng.protocol.observation import Observation
 from fangcheng.rules.requirements import wait_set
 from fangcheng.rules.ruleset import ALL_RULES
@@ -138,6 +139,10 @@ class Game:
 
     def observe(self) -> Observation:
         return self.round.observe(self.seat)
+
+    def events(self) -> list[Event]:
+        """The hand's events as the player may know them: the log reads only these."""
+        return self.round.events_for(self.seat)
 
     def order(self, obs: Observation) -> list[int]:
         """The player's concealed tiles as shown: sorted, the tile just drawn last."""

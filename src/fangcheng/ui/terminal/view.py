@@ -9,11 +9,12 @@ only public information is shown of the other seats (their draws and 暗杠 stay
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Final
+from typing import Final
 
 from rich.cells import cell_len
 from rich.text import Text
 
+from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.scoring.scorer import Score
@@ -241,65 +242,64 @@ def board(
 # --- the log of public events ---------------------------------------------------------
 
 
-def event_line(game: Game, event: dict[str, Any]) -> str | None:
-    """One public event as the player may see it; None for what is hidden or noise."""
-    kind = event["type"]
-    seat = event.get("seat")
-    mine = seat == game.seat
-
-    def does(verb: str) -> str:
-        return _does(game, event["seat"], verb)
-
-    if kind == "deal":
-        return f"hand {game.hands} dealt; " + _does(game, event["dealer"], "deal")
-    if kind == "treasure":
-        return f"宝 indicator: {event['tile']}" if event["tile"] else "no 宝 left"
-    if kind == "piao":
-        bets = event["bets"]
-        return "漂: " + ", ".join(f"{_seat_name(game, s)} {b}" for s, b in enumerate(bets))
-    if kind == "que":
-        suits = event["suits"]
-        return "定缺: " + ", ".join(f"{_seat_name(game, s)} {q}" for s, q in enumerate(suits))
-    if kind in ("draw", "replacement"):
-        if not mine:
+def event_line(game: Game, event: ev.Event) -> str | None:
+    """One event of the player's redacted stream (`Game.events`) as a line; None for
+    noise (another seat's draw). It prints what the event holds: what the player may
+    not know was blanked before it came here."""
+    if isinstance(event, ev.Deal):
+        return f"hand {game.hands} dealt; " + _does(game, event.dealer, "deal")
+    if isinstance(event, ev.Treasure):
+        return f"宝 indicator: {event.tile}" if event.tile else "no 宝 left"
+    if isinstance(event, ev.Piao):
+        return "漂: " + ", ".join(f"{_seat_name(game, s)} {b}" for s, b in enumerate(event.bets))
+    if isinstance(event, ev.Que):
+        que = event.suits
+        return "定缺: " + ", ".join(f"{_seat_name(game, s)} {q}" for s, q in enumerate(que))
+    if isinstance(event, ev.Draw | ev.Replacement):
+        if event.tile is None:
             return None
-        how = {"replacement": " (replacement)"}.get(
-            kind, " (分张)" if event.get("fenzhang") else ""
+        how = (
+            " (replacement)"
+            if isinstance(event, ev.Replacement)
+            else (" (分张)" if event.fenzhang else "")
         )
-        return f"you draw {event['tile']}{how}"
-    if kind == "discard":
-        ready = " and declare" + ("" if mine else "s") + " 报听" if event.get("ready") else ""
-        return f"{does('discard')} {event['tile']}{ready}"
-    if kind == "call":
-        verb = {"chi": "chi", "peng": "peng", "ming_gang": "kong"}[event["kind"]]
-        return f"{does(verb)} {event['tiles']} from {_seat_name(game, event['source'])}"
-    if kind == "kong":
-        if event["kind"] == "an_gang":
-            return does("make") + " a concealed kong" + (f" of {event['tile']}" if mine else "")
-        if event["kind"] == "xuanfeng":
-            return does("lay") + " the 旋风杠 中发白"
+        return f"{_does(game, event.seat, 'draw')} {event.tile}{how}"
+    if isinstance(event, ev.Discard):
+        mine = event.seat == game.seat
+        ready = " and declare" + ("" if mine else "s") + " 报听" if event.ready else ""
+        return f"{_does(game, event.seat, 'discard')} {event.tile}{ready}"
+    if isinstance(event, ev.Call):
+        verb = {"chi": "chi", "peng": "peng", "ming_gang": "kong"}[event.kind]
+        source = _seat_name(game, event.source)
+        return f"{_does(game, event.seat, verb)} {event.tiles} from {source}"
+    if isinstance(event, ev.Kong):
+        if event.kind == "an_gang":
+            face = f" of {event.tile}" if event.tile else ""
+            return _does(game, event.seat, "make") + " a concealed kong" + face
+        if event.kind == "xuanfeng":
+            return _does(game, event.seat, "lay") + " the 旋风杠 中发白"
         return None  # a 补杠 or dragon addition was announced by its "add" event
-    if kind == "add":
-        what = "补杠" if event["kind"] == "bugang" else "旋风杠"
-        return f"{does('add')} {event['tile']} ({what})"
-    if kind == "robbed":
-        return (
-            "your" if mine else f"{SEAT_NAMES[event['seat']]}'s"
-        ) + f" {event['tile']} is robbed"
-    if kind == "win":
-        how = event["by"].replace("_", " ")
-        if "source" in event:
-            how += f" from {_seat_name(game, event['source'])}"
-        fans = ", ".join(event["fans"])
-        return f"{does('win')} on {event['tile']} by {how}" + (f": {fans}" if fans else "")
-    if kind == "payment":
-        return f"paid: {event['reason']}"
-    if kind == "fenzhang":
+    if isinstance(event, ev.Add):
+        what = "补杠" if event.kind == "bugang" else "旋风杠"
+        return f"{_does(game, event.seat, 'add')} {event.tile} ({what})"
+    if isinstance(event, ev.Robbed):
+        whose = "your" if event.seat == game.seat else f"{SEAT_NAMES[event.seat]}'s"
+        return f"{whose} {event.tile} is robbed"
+    if isinstance(event, ev.Win):
+        how = event.by.replace("_", " ")
+        if event.source is not None:
+            how += f" from {_seat_name(game, event.source)}"
+        fans = ", ".join(event.fans)
+        won = f"{_does(game, event.seat, 'win')} on {event.tile} by {how}"
+        return won + (f": {fans}" if fans else "")
+    if isinstance(event, ev.Payment):
+        return f"paid: {event.text}"
+    if isinstance(event, ev.Fenzhang):
         return "分张: the last tiles, one to each seat"
-    if kind == "exhausted":
+    if isinstance(event, ev.Exhausted):
         return "the wall is exhausted (流局)"
-    if kind == "flower_pig":
-        return f"{_seat_name(game, event['seat'])} passed a win in the last four tiles: 花猪"
+    if isinstance(event, ev.FlowerPig):
+        return f"{_seat_name(game, event.seat)} passed a win in the last four tiles: 花猪"
     return None
 
 
