@@ -75,14 +75,14 @@ def test_d3_every_wall_holds_exactly_the_rule_sets_tiles(rules):
     for seed in range(8):
         r = Round(rules, seed=seed, dealer=seed % 4, options=_no_bets(rules))
         assert Counter(r.wall.tiles) == expected
-        (deal,) = events_of(r, "deal")
-        dealt = Counter(t for hand in deal["hands"] for t in parse_tiles(hand))  # type: ignore[attr-defined]
+        dealt = Counter(t for hand in r.hands for t, n in enumerate(hand) for _ in range(n))
         undealt = Counter(r.wall.live) + Counter(r.wall.reserve) + Counter(r.wall.indicators)
         assert dealt + undealt == expected
 
 
 def _no_bets(rules: str) -> dict[str, object]:
-    return {"piao": [0, 0, 0, 0]} if rules == "baishan_platform" else {}
+    """Options that let a rule set with 漂 bets deal at once."""
+    return {"piao": [0, 0, 0, 0]} if find_rules(rules).piao_bets else {}
 
 
 # --- D6: the break is counted clockwise in Baishan -------------------------------------------
@@ -95,10 +95,10 @@ def test_d6_baishan_counts_the_break_seat_clockwise_from_the_dealer(rules):
     differs = 0
     for seed in range(40):
         dealer = seed % 4
-        (deal,) = events_of(Round(rules, seed=seed, dealer=dealer, options=_no_bets(rules)), "deal")
-        ((a, b),) = deal["dice"]  # type: ignore[misc]
-        seat, stacks = deal["wall_break"]  # type: ignore[misc]
-        assert seat == (dealer - (a + b - 1)) % 4 and stacks == a + b
+        thrown = Round(rules, seed=seed, dealer=dealer, options=_no_bets(rules)).dice
+        ((a, b),) = thrown.dice
+        seat = thrown.seat
+        assert seat == (dealer - (a + b - 1)) % 4 and thrown.stacks == a + b
         differs += seat != (dealer + a + b - 1) % 4  # where play order would land elsewhere
     assert differs  # the seeds tell the two directions apart
 
@@ -145,6 +145,34 @@ def test_d8_the_claim_window_is_a_table_option(rules):
             Round(rules, options={"claim_window": bad})
 
 
+# --- D9: only an added kong can be robbed ----------------------------------------------------
+
+KONG_HANDS = [
+    "5p1m2m3m7m8m9m1s2s3sEESN",
+    "5p5p5p2m3m4m6s7s8s9p9p1sN",  # S: a concealed pung of 5p
+    "4p6p2p2p2p7s8s9sWWW3m3m",  # W: waits on 5p (46p)
+    "1p1p9m9m4s5s6s6m7m8mCFP",
+]
+
+
+def test_d9_a_concealed_or_a_discard_kong_is_not_robbed():
+    """D9: W waits on 5p. S's 暗杠 of a drawn 5p, and S's 直杠 of E's 5p once W has
+    passed the discard, both go straight to S's replacement: W is never asked to rob."""
+    concealed = scripted(
+        "baishan", [KONG_HANDS[0].replace("5p", "4p"), *KONG_HANDS[1:]], draws="5p", tail="7p"
+    )
+    concealed.act(0, A("discard 4p"))
+    concealed.act(1, A("angang 5p"))
+    discard = scripted("baishan", KONG_HANDS, tail="7p")
+    discard.act(0, A("discard 5p"))
+    assert A("hu") in discard.legal_actions(2)
+    discard.act(2, A("pass"))
+    discard.act(1, A("gang 5p"))
+    for r in (concealed, discard):
+        assert r.phase is Phase.TURN and r.pending() == [1]
+        assert r.drawn == parse_tiles("7p")[0] and r.after_kong
+
+
 # --- D21: laying a 旋风杠 ---------------------------------------------------------------------
 
 
@@ -160,9 +188,9 @@ def test_d21_a_laid_xuanfeng_draws_no_replacement():
     r = scripted("baicheng", hands, draws="4p")
     r.act(0, A("discard 5p"))
     assert r.turn == 1 and A("xuanfeng") in r.legal_actions(1)
-    wall, drawn_before = len(r.wall), len(events_of(r, "draw"))
+    wall = (len(r.wall), len(r.wall.reserve))
     r.act(1, A("xuanfeng"))
-    assert len(r.wall) == wall and len(events_of(r, "draw")) == drawn_before
+    assert (len(r.wall), len(r.wall.reserve)) == wall
     assert r.phase is Phase.TURN and r.turn == 1 and r.drawn is None
     assert sum(r.hands[1]) == 11 and [m.kind for m in r.melds[1]] == [MeldKind.XUANFENG]
     assert A("discard 9p") in r.legal_actions(1)
@@ -353,15 +381,12 @@ def test_d53_a_sichuan_winner_plays_on_locked_deals_in_and_three_winners_end_the
     throw_drawn(r, 0)
     assert r.legal_actions(1) == [A("angang 2s"), A("discard 2s")]
     r.act(1, A("angang 2s"))  # 345m 789m 11m 33s: still waits on 1m/3s
-    kong = events_of(r, "payment")[-1]
-    assert kong["deltas"] == [-2, 6, -2, -2]  # a winner collects for its own kong
+    assert r.items[-1].deltas == (-2, 6, -2, -2)  # a winner collects for its own kong
     assert r.drawn == parse_tiles("3s")[0] and r.legal_actions(1) == [A("discard 3s")]
     r.act(1, A("discard 3s"))
     assert r.pending() == [3]
     r.act(3, A("hu"))
-    deal_in = events_of(r, "win")[-1]
-    assert (deal_in["seat"], deal_in["source"]) == (3, 1)
-    assert deal_in["deltas"][1] < 0 and deal_in["deltas"][3] > 0  # type: ignore[index]
+    assert r.won == [1, 3] and r.items[-1].deltas == (0, -2, 0, 2)  # 平胡 + 杠上炮
     assert r.turn == 0 and not r.over
     r.act(0, A("discard 9p"))
     r.act(2, A("hu"))
