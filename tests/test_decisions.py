@@ -105,19 +105,36 @@ def test_d6_baishan_counts_the_break_seat_clockwise_from_the_dealer(rules):
 
 # --- D8: the claim window, and no 过水 ----------------------------------------------------------
 
-# Seats S and N both wait on 3m/6m (S: 111m 234p 567s 99s 45m; N: 999p 234s 678m EE 45m).
-DOUBLE_WAIT = [
-    "6m2m8m1p3p5p7p1s3s8sSWNF",
-    "111m234p567s99s45m",
-    "2s4s6s8p6p9m7mSWNFCP",
-    "999p234s678mEE45m",
-]
+#: Per rule set, a deal where S and N both wait on 3m/6m and E opens with a 6m.
+DOUBLE_WAITS = {
+    "baishan": (
+        [
+            "6m2m8m1p3p5p7p1s3s8sSWNF",
+            "111m234p567s99s45m",  # S: 111m 234p 567s 99s 45m
+            "2s4s6s8p6p9m7mSWNFCP",
+            "999p234s678mEE45m",  # N: 999p 234s 678m EE 45m
+        ],
+        {},
+    ),
+    "sichuan": (
+        [
+            "6m1s1s2s2s3s3s4s4s5s6s7s8s9s",
+            "111m234p567p99p45m",  # S (缺 s)
+            "9s9s5s6s7s3p4p6p7p9m9m2m2m",
+            "888p789m123p55p45m",  # N (缺 s)
+        ],
+        {"que": ["p", "s", "m", "s"]},
+    ),
+}
 
 
-def test_d8_a_seat_that_passed_a_discard_win_may_win_on_the_next_discard():
-    """D8, no 过水: N passes a win on the dealer's 6m; S draws a 6m, passes its own win
-    and throws it; N, without a turn in between, may win on that same face."""
-    r = scripted("baishan", DOUBLE_WAIT, draws="6m")
+@pytest.mark.parametrize("rules", sorted(DOUBLE_WAITS))
+def test_d8_a_seat_that_passed_a_discard_win_may_win_on_the_next_discard(rules):
+    """D8, no 过水 (sichuan too, before its last four tiles): N passes a win on the
+    dealer's 6m; S draws a 6m, passes its own win and throws it; N, without a turn in
+    between, may win on that same face."""
+    hands, options = DOUBLE_WAITS[rules]
+    r = scripted(rules, hands, draws="6m", options=options)
     r.act(0, A("discard 6m"))
     assert r.pending() == [1, 3]
     r.act(1, A("pass"))
@@ -126,8 +143,7 @@ def test_d8_a_seat_that_passed_a_discard_win_may_win_on_the_next_discard():
     r.act(1, A("discard 6m"))
     assert r.pending() == [3] and A("hu") in r.legal_actions(3)
     r.act(3, A("hu"))
-    (win,) = events_of(r, "win")
-    assert (win["seat"], win["source"]) == (3, 1)
+    assert r.won == [3] and r.items[-1].deltas[1] < 0 < r.items[-1].deltas[3]
 
 
 @pytest.mark.parametrize("rules", RULES)
@@ -199,19 +215,26 @@ def test_d21_a_laid_xuanfeng_draws_no_replacement():
 # --- D48: no chow in sichuan -----------------------------------------------------------------
 
 
-def test_d48_sichuan_offers_no_chow_where_the_other_rule_sets_do():
-    """D48: the discarder's 下家 holding 4m6m is offered 吃 5m except in sichuan."""
+def test_d48_sichuan_offers_no_chow_and_no_pung_of_the_void_suit():
+    """D48: on E's 5m, S (4m6m) is offered 吃 except in sichuan, and W (5m5m) 碰 except
+    in sichuan when 万 is W's 缺 suit."""
     hands = [
         "5m1p1p1p2p2p2p3p3p3p7s7s7s8s",
         "4m6m1s2s3s4s5s6s8s8s9s9s9s",
-        "1m1m2m2m3m3m7p7p8p8p9p9p4p",
+        "5m5m2m2m3m3m7p7p8p8p9p9p4p",
         "7m7m8m8m9m9m4p4p5p5p6p6p5s",
     ]
-    for rules, chow in (("baishan", True), ("baicheng", True), ("sichuan", False)):
-        options = {"que": ["s", "p", "s", "s"]} if rules == "sichuan" else {}
+    for rules, w_que, chow, pung in (
+        ("baishan", None, True, True),
+        ("baicheng", None, True, True),
+        ("sichuan", "s", False, True),
+        ("sichuan", "m", False, False),
+    ):
+        options = {} if w_que is None else {"que": ["s", "p", w_que, "s"]}
         r = scripted(rules, hands, options=options)
         r.act(0, A("discard 5m"))
         assert (A("chi 456m") in r.legal_actions(1)) is chow, rules
+        assert (A("peng 5m") in r.legal_actions(2)) is pung, (rules, w_que)
 
 
 # --- scoring one win --------------------------------------------------------------------------
