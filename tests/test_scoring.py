@@ -135,7 +135,7 @@ def test_baicheng_self_draw_and_discard():
     assert payer(dealt, 2)["点炮"] == 1 and "点炮" not in payer(dealt, 1)
 
 
-def test_baicheng_standing_winner_and_d21_laid_xuanfeng_opens():
+def test_d21_standing_winner_and_a_laid_xuanfeng_opens():
     """站立 needs no 吃/碰/exposed kong; an 暗杠 keeps it, a laid 旋风杠 does not (D21)."""
     closed = run("baicheng", "123m456s789p55pCF", "P", by="self_draw")
     assert fans(closed)["站立"] == 1
@@ -147,7 +147,7 @@ def test_baicheng_standing_winner_and_d21_laid_xuanfeng_opens():
     assert "站立" not in fans(laid)
 
 
-def test_baicheng_chicken_and_d64_treasure_chicken():
+def test_d64_chicken_and_a_drawn_1s_treasure():
     """带鸡: a 1s anywhere in the final hand; under 摸宝 a drawn 1s treasure counts (D64)."""
     with_1s = run("baicheng", "123s456m79m55p", "8m", melds=[meld("peng", "999p", 3)])
     assert fans(with_1s)["带鸡"] == 1
