@@ -19,7 +19,7 @@ $(VENV)/.dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: play demo test lint bench tables
+.PHONY: play demo test lint bench tables golden
 play: $(VENV)/.play
 	$(BIN)/fangcheng play $(ARGS)
 
@@ -43,3 +43,8 @@ bench: $(VENV)/.dev
 
 tables: $(VENV)/.dev
 	$(BIN)/python tools/gen_tables.py
+
+# Rewrite tests/golden from the code as it is (only when a change of play or scoring is
+# intended): prints what changed; review it and the diff before committing.
+golden: $(VENV)/.dev
+	$(BIN)/python tools/golden.py
