@@ -18,28 +18,30 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fangcheng import (
+from fangcheng.analysis import (
     Form,
     GroupKind,
-    InvalidNotationError,
     Shapes,
-    TileCountError,
     WaitShape,
     decompositions,
     discard_shanten,
     draw_shanten,
-    format_counts,
-    format_tiles,
     is_win,
-    parse_tiles,
     shanten,
     shanten_flush,
     shanten_seven_pairs,
     shanten_standard,
     shanten_thirteen_orphans,
-    tile_name,
     wait_shapes,
     waits,
+)
+from fangcheng.tiles import (
+    InvalidNotationError,
+    TileCountError,
+    format_counts,
+    format_tiles,
+    parse_tiles,
+    tile_name,
 )
 
 EDGE, CLOSED, TWO_SIDED = WaitShape.EDGE, WaitShape.CLOSED, WaitShape.TWO_SIDED

@@ -49,10 +49,9 @@ import pytest
 from mahjong.agari import Agari
 from mahjong.shanten import Shanten
 
-from fangcheng import (
+from fangcheng.analysis import (
     CLASSIC,
     Shapes,
-    format_counts,
     is_win,
     shanten,
     shanten_seven_pairs,
@@ -60,6 +59,9 @@ from fangcheng import (
     shanten_thirteen_orphans,
 )
 from fangcheng.analysis.tables import configs
+from fangcheng.tiles import (
+    format_counts,
+)
 
 HANDS = int(os.environ.get("FANGCHENG_DIFF_HANDS", "20000"))
 SEED = 20240611

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fangcheng import (
+from fangcheng.tiles import (
     InvalidNotationError,
     TileCountError,
     format_counts,
