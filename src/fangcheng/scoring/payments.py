@@ -47,10 +47,6 @@ _MING_GANG: Final = MeldKind.MING_GANG
 _BU_GANG: Final = MeldKind.BU_GANG
 
 
-# The kong transfers are built with tuple.__new__, skipping their Python-level __new__.
-_new: Final = tuple.__new__
-
-
 class Transfer(NamedTuple):
     """``amount`` coins from ``payer`` to ``payee``, with a short reason."""
 
@@ -118,10 +114,10 @@ def _kong(
         label = f"大杠 {label}"
     each = unit * effective_base(options, base)
     transfers = []
-    for p in payers:  # a plain loop, and tuple.__new__: every kong of every win comes here
+    for p in payers:
         amount = each * (table.dealer_multiplier if dealer in (seat, p) else 1)
-        transfers.append(_new(Transfer, (p, seat, amount, label)))
-    return _new(KongPayment, (seat, label, tuple(transfers)))
+        transfers.append(Transfer(payer=p, payee=seat, amount=amount, reason=label))
+    return KongPayment(seat=seat, label=label, transfers=tuple(transfers))
 
 
 def kong_payments(

@@ -72,8 +72,10 @@ class Reading(NamedTuple):
     gross: int  # what the winner receives in all (the D2 criterion)
 
 
-# The hot path builds its named tuples with tuple.__new__, skipping their Python-level
-# __new__ (half the cost), and reads a field of many with map.
+# The readings loop (`evaluate`, `_readings`: every candidate tile and decomposition of a
+# win) builds its named tuples with tuple.__new__, skipping their Python-level __new__
+# (half the cost), and reads a field of many with map; everything built once per win is
+# built by keyword.
 _new: Final = tuple.__new__
 _VALUE: Final = attrgetter("value")
 _TOTAL: Final = attrgetter("total")
@@ -418,11 +420,22 @@ def score(situation: Situation) -> Score:
         nets = tuple([d + k for d, k in zip(deltas, kongs, strict=True)])
     else:
         kongs, nets = _ZERO, tuple(deltas)
-    if options.room is None:
-        return _new(Score, (s, True, "", best, piao, kong_items, tuple(deltas), kongs, _ZERO, nets))
-    fees = service_fees(options, nets)
-    total = tuple([n - f for n, f in zip(nets, fees, strict=True)])
-    return _new(Score, (s, True, "", best, piao, kong_items, tuple(deltas), kongs, fees, total))
+    fees: tuple[int, ...] = _ZERO
+    total = nets
+    if options.room is not None:
+        fees = service_fees(options, nets)
+        total = tuple([n - f for n, f in zip(nets, fees, strict=True)])
+    return Score(
+        situation=s,
+        win=True,
+        reading=best,
+        piao=piao,
+        kong_items=kong_items,
+        deltas=tuple(deltas),
+        kongs=kongs,
+        fees=fees,
+        total=total,
+    )
 
 
 def _no_win(s: Situation) -> str:
