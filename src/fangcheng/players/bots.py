@@ -119,8 +119,8 @@ class RandomBot(Bot):
 
 
 class Table(NamedTuple):
-    """What one decision needs from the observation, computed once. (A named tuple, as
-    `Observation`: one is built for every decision, and a tuple is built in one call.)"""
+    """What one decision needs from the observation, computed once (a named tuple: its
+    fields are read on every valuation)."""
 
     obs: Observation
     rules: RuleSet
@@ -145,7 +145,9 @@ def table_of(obs: Observation) -> Table:
     seen += sum(map(_UNIT.__getitem__, shown))
     left = int.from_bytes(seen.to_bytes(KINDS).translate(_LEFT)) & 255 * _in_play(rules.faces)
     me = obs.seats[obs.seat]
-    return Table(obs, rules, me.melds, me.que, left.to_bytes(KINDS), left)
+    return Table(
+        obs=obs, rules=rules, melds=me.melds, que=me.que, unseen=left.to_bytes(KINDS), left=left
+    )
 
 
 @cache
@@ -164,7 +166,7 @@ class _Needs(NamedTuple):
     no_pung: bool  # 必须有碰: no pung, substitute, or two pairs to grow one from
 
 
-_NOTHING: Final = _Needs(0, (), False, False)
+_NOTHING: Final = _Needs(total=0, missing=(), no_terminal=False, no_pung=False)
 
 
 class _Memo:
@@ -229,7 +231,12 @@ class _Memo:
         no_pung = self.pung_open and not self.pung_in_reach(h)
         if not (void or missing or no_terminal or no_pung):
             return _NOTHING  # the common case, shared
-        return _Needs(void + len(missing) + no_terminal + no_pung, missing, no_terminal, no_pung)
+        return _Needs(
+            total=void + len(missing) + no_terminal + no_pung,
+            missing=missing,
+            no_terminal=no_terminal,
+            no_pung=no_pung,
+        )
 
     def pung_in_reach(self, h: bytes) -> bool:
         """A pung (or the rule set's substitute) is held, or two pairs leave one to grow."""
@@ -947,7 +954,9 @@ class StrongBot(EfficientBot):
                 continue
             for honours, value in values:
                 if honours or _HONOUR_ROW not in laid:
-                    out.append(_Flush(suit, honours, _FLUSH_CREDIT[min(value, 2)]))
+                    out.append(
+                        _Flush(suit=suit, honours=honours, credit=_FLUSH_CREDIT[min(value, 2)])
+                    )
         return out
 
     def flush_discard(self, table: Table, discards: Sequence[Action]) -> Action | None:
