@@ -266,11 +266,11 @@ def test_d79_self_draws_either_side_of_the_boundary():
     last tile, another 5s (in it). Passing the first flags nothing; the second, a 花猪."""
     r = scripted("sichuan", N_WAITS_5S, tail="5s1p1p2p5s", **QUE)
     play_on(r, lambda r: r.turn == 3 and len(r.wall) == 4 and r.phase is Phase.TURN)
-    assert A("hu") in r.legal_actions(3)
+    assert A("hu") in r.legal_actions(3) and not r.observe(3).must_win
     r.act(3, Action(Act.DISCARD, r.drawn))
     assert 3 not in r.flower_pigs
     play_on(r, lambda r: r.turn == 3 and len(r.wall) == 0 and r.phase is Phase.TURN)
-    assert A("hu") in r.legal_actions(3)
+    assert A("hu") in r.legal_actions(3) and r.observe(3).must_win  # warned first
     r.act(3, Action(Act.DISCARD, r.drawn))
     assert 3 in r.flower_pigs
 
@@ -281,10 +281,13 @@ def test_d79_discards_either_side_of_the_boundary():
     r = scripted("sichuan", N_WAITS_5S, tail="1p1p1p3p2p", **QUE)
     play_on(r, lambda r: r.phase is Phase.CLAIM and r.claim == (3, tiles("2p")[0]))
     assert len(r.wall) == 4 and A("hu") in r.legal_actions(1)
+    assert not r.observe(1).must_win
     r.act(1, A("pass"))
     assert 1 not in r.flower_pigs
     play_on(r, lambda r: r.phase is Phase.CLAIM and r.claim == (0, tiles("3p")[0]))
     assert len(r.wall) == 3 and A("hu") in r.legal_actions(1)
+    assert r.observe(1).must_win  # warned first; a seat offered no win is not
+    assert not any(r.observe(s).must_win for s in (0, 2, 3))
     r.act(1, A("pass"))
     assert 1 in r.flower_pigs
 

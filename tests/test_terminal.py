@@ -17,7 +17,7 @@ from fangcheng.protocol.actions import Act, Action
 from fangcheng.tiles.notation import tile_name
 from fangcheng.ui.terminal.app import PlayApp
 from fangcheng.ui.terminal.game import Game, InputError, main, suggest
-from fangcheng.ui.terminal.view import board, event_line, settlement, standings
+from fangcheng.ui.terminal.view import MUST_WIN, board, event_line, settlement, standings
 
 GLYPHS = re.compile("[\U0001f000-\U0001f02f]")
 
@@ -257,3 +257,13 @@ def test_the_log_shows_no_face_of_another_seats_concealed_kong(tmp_path):
     assert not any(
         f"暗杠 {k.tile}" in line or f"kong of {k.tile}" in line for k in kongs for line in lines
     )
+
+
+def test_d79_a_win_in_the_last_four_tiles_is_offered_with_the_warning(tmp_path, monkeypatch):
+    """The prompt says what passing costs before the rule punishes it (D56, D79): it reads
+    the observation's ``must_win``, which the engine sets there and only there."""
+    game = Game("sichuan", seat=0, bots="random", seed=2, quan=1, records=tmp_path)
+    assert MUST_WIN not in board(game, []).plain
+    warned = game.observe()._replace(must_win=True)
+    monkeypatch.setattr(game, "observe", lambda: warned)
+    assert MUST_WIN.strip() in board(game, []).plain

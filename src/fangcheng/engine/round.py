@@ -1132,6 +1132,7 @@ def observe(round_: Round, seat: int) -> Observation:
     # each seat's sum over the items' deltas
     scores = tuple(map(sum, zip(*map(_DELTAS, items), strict=True))) if items else _NO_SCORES
     phase = round_.phase
+    legal = tuple(round_.legal_actions(seat))
     return Observation._make(
         (
             seat,
@@ -1148,6 +1149,8 @@ def observe(round_: Round, seat: int) -> Observation:
             tuple(views),  # seats
             scores,
             round_.claim if phase is _CLAIM or phase is Phase.ROB else None,  # last_discard
-            tuple(round_.legal_actions(seat)),  # legal
+            legal,
+            # must_win: as `act` judges a passed win, at this moment (D56, D79)
+            _HU in legal and round_.rules.bloody and in_last_four(len(round_.wall)),
         )
     )

@@ -61,6 +61,9 @@ class Observation(NamedTuple):
     scores: tuple[int, ...]  # coins moved so far in this hand
     last_discard: tuple[int, int] | None  # (seat, tile) open to claims
     legal: tuple[Action, ...]
+    #: Passing the win offered now makes this seat a 花猪 (sichuan's last four tiles, D56,
+    #: D79): a client warns before the rule punishes, and a bot can read it.
+    must_win: bool = False
 
     def text(self) -> str:
         """A plain rendering for debugging and logs."""
@@ -91,4 +94,6 @@ class Observation(NamedTuple):
             )
         if self.legal:
             lines.append("  legal: " + ", ".join(map(str, self.legal)))
+        if self.must_win:
+            lines.append("  passing the win makes a 花猪 (the last four tiles)")
         return "\n".join(lines)

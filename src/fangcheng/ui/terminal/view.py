@@ -172,6 +172,13 @@ def _label(a: Action, ascii: bool) -> str:
     return f"{labels[kind]} {name}".rstrip()
 
 
+#: Shown above a win offered in sichuan's last four tiles (D56, D79), before the rule bites.
+MUST_WIN: Final = (
+    "  the last four tiles: passing this win makes you a 花猪"
+    " (16× the base to each seat that is not one)"
+)
+
+
 def _title(game: Game, obs: Observation) -> str:
     phase = obs.phase
     if phase is Phase.PIAO:
@@ -208,6 +215,8 @@ def _action_lines(game: Game, obs: Observation, width: int, ascii: bool) -> list
     ]
     items += [("hint", "suggest"), ("help", "keys")]
     lines = [Text(_title(game, obs) + ":", style="bold")]
+    if obs.must_win:
+        lines.append(Text(MUST_WIN, style="bold red"))
     line = Text("  ")
     for key, label in items:
         item = Text()
