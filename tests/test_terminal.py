@@ -17,7 +17,14 @@ from fangcheng.protocol.actions import Act, Action
 from fangcheng.tiles.notation import tile_name
 from fangcheng.ui.terminal.app import PlayApp
 from fangcheng.ui.terminal.game import Game, InputError, main, suggest
-from fangcheng.ui.terminal.view import MUST_WIN, board, event_line, settlement, standings
+from fangcheng.ui.terminal.view import (
+    MUST_WIN,
+    PASSED_WIN,
+    board,
+    event_line,
+    settlement,
+    standings,
+)
 
 GLYPHS = re.compile("[\U0001f000-\U0001f02f]")
 
@@ -267,3 +274,15 @@ def test_d79_a_win_in_the_last_four_tiles_is_offered_with_the_warning(tmp_path, 
     warned = game.observe()._replace(must_win=True)
     monkeypatch.setattr(game, "observe", lambda: warned)
     assert MUST_WIN.strip() in board(game, []).plain
+
+
+def test_d56_the_settlement_names_a_passed_win_as_the_cause_of_a_flower_pig(tmp_path):
+    """A 花猪 for passing a win in the last four tiles holds no 缺 tile, so the settlement
+    says why (the flag is public once the hand is over)."""
+    game = Game("sichuan", seat=0, bots="random", seed=2, quan=1, records=tmp_path)
+    rng = random.Random(1)
+    while not game.round.over:
+        game.play(rng.choice(game.observe().legal))
+    assert PASSED_WIN not in settlement(game).plain
+    game.round.flower_pigs.add(2)
+    assert f"West {PASSED_WIN}" in settlement(game).plain

@@ -179,6 +179,10 @@ MUST_WIN: Final = (
 )
 
 
+#: Why a seat holding no 缺 tile is a 花猪 all the same (D56), in the settlement.
+PASSED_WIN: Final = "passed a win in the last four tiles: 花猪"
+
+
 def _title(game: Game, obs: Observation) -> str:
     phase = obs.phase
     if phase is Phase.PIAO:
@@ -308,7 +312,7 @@ def event_line(game: Game, event: ev.Event) -> str | None:
     if isinstance(event, ev.Exhausted):
         return "the wall is exhausted (流局)"
     if isinstance(event, ev.FlowerPig):
-        return f"{_seat_name(game, event.seat)} passed a win in the last four tiles: 花猪"
+        return f"{_seat_name(game, event.seat)} {PASSED_WIN}"
     return None
 
 
@@ -391,6 +395,8 @@ def settlement(game: Game, width: int = 80, ascii: bool = False) -> Text:
     lines.append(Text(_pad("", 30) + names, style="bold"))
     for item in s["items"]:
         lines.append(_row(_reason(game, item["reason"]), item["deltas"]))
+    for seat in sorted(r.flower_pigs):  # the cause of a 查花猪 that no suit explains
+        lines.append(Text(f"  {_seat_name(game, seat)} {PASSED_WIN}", style="dim"))
     if any(s["fees"]):
         lines.append(_row("service fee", [-f for f in s["fees"]]))
     lines.append(_row("this hand", s["total"]))
