@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from fangcheng.engine.record import wall_of
 from fangcheng.engine.round import Round
 from fangcheng.protocol.actions import Action
 from fangcheng.protocol.observation import Phase
@@ -23,25 +22,9 @@ from fangcheng.scoring.settlement import sichuan_exhaustion
 from fangcheng.scoring.situation import load_situation
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import format_tiles, parse_counts, parse_tiles
+from scripting import A, scripted
 
 RULES = ["baicheng", "baishan", "baishan_platform", "sichuan"]
-
-
-def scripted(
-    rules: str,
-    hands: list[str],
-    draws: str = "",
-    tail: str = "",
-    *,
-    dealer: int = 0,
-    options: Mapping[str, object] | None = None,
-) -> Round:
-    wall = wall_of({"hands": hands, "draws": draws, "tail": tail}, rules, 0, dealer)
-    return Round(rules, dealer=dealer, options=options, wall=wall)
-
-
-def A(text: str) -> Action:
-    return Action.parse(text)
 
 
 def events_of(round_: Round, kind: str) -> list[dict[str, object]]:

@@ -24,27 +24,9 @@ from fangcheng.protocol.actions import Act, Action, IllegalActionError
 from fangcheng.protocol.observation import Phase
 from fangcheng.rules.ruleset import BAICHENG, SICHUAN, find_rules
 from fangcheng.tiles.notation import parse_tiles
+from scripting import A, play_on, scripted
 
 RULES = ["baicheng", "baishan", "baishan_platform", "sichuan"]
-
-
-def scripted(
-    rules: str,
-    hands: list[str],
-    draws: str = "",
-    tail: str = "",
-    *,
-    dealer: int = 0,
-    options: dict[str, object] | None = None,
-    seed: int = 0,
-) -> Round:
-    spec = {"hands": hands, "draws": draws, "tail": tail}
-    wall = wall_of(spec, rules, seed, dealer)
-    return Round(rules, seed=seed, dealer=dealer, options=options, wall=wall)
-
-
-def A(text: str) -> Action:
-    return Action.parse(text)
 
 
 E = TypeVar("E", bound=ev.Event)
@@ -346,21 +328,6 @@ def test_scripted_wall_head_and_tail():
         wall_of({"hands": ["1m" * 14, "1p" * 12, "", ""]}, "baishan", 0)
 
 
-def drive(r: Round, until, choose=None) -> None:
-    """Play on: the seat to move throws its drawn tile (or its first tile); claims pass."""
-    while not r.over and not until(r):
-        (seat,) = r.pending()[:1]
-        legal = r.legal_actions(seat)
-        if choose is not None and (pick := choose(r, seat, legal)) is not None:
-            r.act(seat, pick)
-        elif A("pass") in legal:
-            r.act(seat, A("pass"))
-        elif r.drawn is not None and Action(Act.DISCARD, r.drawn) in legal:
-            r.act(seat, Action(Act.DISCARD, r.drawn))
-        else:
-            r.act(seat, next(a for a in legal if a.kind is Act.DISCARD))
-
-
 def chase_round() -> Round:
     """A platform hand where every seat holds one N to open with (漂 already bet)."""
     hands = [
@@ -455,7 +422,7 @@ def test_d30_fenzhang_tile_completes_a_win():
     """D30: the last four live tiles go one to each seat; a 分张 tile may win the hand."""
     # tail: t1..t4 reserve, t5 = 1s (its other copies held by S), t6..t9 = the 分张 tiles.
     r = scripted("baicheng", FENZHANG_HANDS, tail="FFPP1s9p8m7p9s")
-    drive(
+    play_on(
         r,
         lambda r: r.phase is Phase.FENZHANG,
         choose=lambda r, s, legal: A("discard C") if s == 0 and not r.rivers[0] else None,
@@ -476,7 +443,7 @@ def test_fenzhang_without_a_win_is_a_drawn_hand_and_the_dealer_stays():
     from fangcheng.engine.match import next_dealer
 
     r = scripted("baicheng", FENZHANG_HANDS, tail="FFPP1s9p7p7p9s")
-    drive(
+    play_on(
         r,
         lambda r: False,
         choose=lambda r, s, legal: A("discard C") if s == 0 and not r.rivers[0] else None,
@@ -570,10 +537,10 @@ def test_one_discard_many_winners_then_bloody_play_to_the_wall_and_flower_pig():
     assert r.first_multi_source == 3 and not r.over
     # Play continues from W's 下家; winners draw and must throw the drawn tile.
     assert r.turn == 3
-    drive(r, lambda r: r.turn == 0 and r.phase is Phase.TURN)
+    play_on(r, lambda r: r.turn == 0 and r.phase is Phase.TURN)
     assert r.legal_actions(0)[-1] == Action(Act.DISCARD, r.drawn)
     assert all(a.kind in (Act.DISCARD, Act.AN_GANG, Act.BU_GANG) for a in r.legal_actions(0))
-    drive(r, lambda r: False)
+    play_on(r, lambda r: False)
     assert r.settlement["end"] == "draw"
     pig = [i for i in r.settlement["items"] if i["reason"].startswith("查花猪")]
     assert pig and pig[0]["deltas"][3] == -48 and pig[0]["deltas"][0] == 16  # a winner gets 16
@@ -607,7 +574,7 @@ def test_d56_passing_a_win_in_the_last_four_tiles_makes_a_flower_pig():
         "1p2p3p4p5p6p7p8p9p1s1s1s5s",  # N (缺 m): waits 5s, the wall's last tile
     ]
     r = scripted("sichuan", hands, tail="5s", options={"que": ["p", "s", "m", "m"]})
-    drive(r, lambda r: False)
+    play_on(r, lambda r: False)
     assert 3 in r.flower_pigs
     pig = next(i for i in r.settlement["items"] if i["reason"].startswith("查花猪"))
     assert pig["deltas"][3] < 0
@@ -721,9 +688,9 @@ def test_d56_a_flagged_seat_may_not_win_later_in_the_hand():
     ]
     # E draws the 4th-last tile (a 5s, in the zone, D79) and throws it; N draws the last.
     r = scripted("sichuan", hands, tail="5s1p2p5s1p", options={"que": ["p", "s", "m", "m"]})
-    drive(r, lambda r: r.phase is Phase.CLAIM and len(r.wall) == 3)
+    play_on(r, lambda r: r.phase is Phase.CLAIM and len(r.wall) == 3)
     assert r.claim == (0, parse_tiles("5s")[0]) and A("hu") in r.legal_actions(3)
     r.act(3, A("pass"))
     assert 3 in r.flower_pigs
-    drive(r, lambda r: r.turn == 3 and len(r.wall) == 0 and r.phase is Phase.TURN)
+    play_on(r, lambda r: r.turn == 3 and len(r.wall) == 0 and r.phase is Phase.TURN)
     assert r.drawn == parse_tiles("5s")[0] and A("hu") not in r.legal_actions(3)

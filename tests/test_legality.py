@@ -9,8 +9,6 @@ import random
 import pytest
 
 from fangcheng.analysis.hand import waits
-from fangcheng.engine.record import wall_of
-from fangcheng.engine.round import Round
 from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Phase
@@ -29,8 +27,7 @@ from fangcheng.scoring.settlement import sichuan_exhaustion
 from fangcheng.scoring.situation import SituationError, load_situation
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import KINDS, format_tiles, parse_counts, parse_tiles
-
-A = Action.parse
+from scripting import A, play_on, scripted
 
 
 def hand(text: str) -> bytes:
@@ -39,26 +36,6 @@ def hand(text: str) -> bytes:
 
 def tiles(text: str) -> tuple[int, ...]:
     return tuple(parse_tiles(text))
-
-
-def scripted(rules: str, hands: list[str], draws: str = "", tail: str = "", **kw: object) -> Round:
-    wall = wall_of({"hands": hands, "draws": draws, "tail": tail}, rules, 0, 0)
-    return Round(rules, seed=0, dealer=0, wall=wall, **kw)  # type: ignore[arg-type]
-
-
-def play_on(r: Round, until, choose=None) -> None:  # type: ignore[no-untyped-def]
-    """Every claim passes (wins too); the seat to move throws its drawn (or first) tile."""
-    while not r.over and not until(r):
-        seat = r.pending()[0]
-        legal = r.legal_actions(seat)
-        if choose is not None and (pick := choose(r, seat, legal)) is not None:
-            r.act(seat, pick)
-        elif A("pass") in legal:
-            r.act(seat, A("pass"))
-        elif r.drawn is not None and Action(Act.DISCARD, r.drawn) in legal:
-            r.act(seat, Action(Act.DISCARD, r.drawn))
-        else:
-            r.act(seat, next(a for a in legal if a.kind is Act.DISCARD))
 
 
 # --- one source: the fast answers agree with the readings -------------------------------
