@@ -69,11 +69,6 @@ class RecordError(ValueError):
 _Unset = msgspec.UnsetType
 
 
-def _about(description: str) -> msgspec.Meta:
-    """A field's description in the published JSON Schema."""
-    return msgspec.Meta(description=description)
-
-
 Notation = Annotated[
     str,
     msgspec.Meta(
@@ -111,7 +106,7 @@ class RecordInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, froz
 
     format: Literal["fangcheng-record"]
     version: Literal[1]
-    rules: Annotated[str, _about("A rule set: baicheng, baishan, baishan_platform, sichuan.")]
+    rules: Annotated[str, schema.about("A rule set: baicheng, baishan, baishan_platform, sichuan.")]
     options: TableOptions = msgspec.field(default_factory=TableOptions)
     seed: Annotated[
         int,
@@ -121,14 +116,16 @@ class RecordInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, froz
     ] = 0
     dealer: SeatIndex = 0
     base: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE, description="The table stake 底注.")] = 1
-    ask_all: Annotated[bool, _about("Claim windows ask every seat still playing.")] = False
-    wall: Annotated[Notation | WallParts, _about("All tiles in draw order, or parts of them.")]
-    decisions: Annotated[list[Decision], _about("Every choice made, in order.")] = []
+    ask_all: Annotated[bool, schema.about("Claim windows ask every seat still playing.")] = False
+    wall: Annotated[
+        Notation | WallParts, schema.about("All tiles in draw order, or parts of them.")
+    ]
+    decisions: Annotated[list[Decision], schema.about("Every choice made, in order.")] = []
     # what the engine produced: compared as they are (the protocol types them)
-    events: Annotated[list[dict[str, Any]], _about("What the engine produced.")] | _Unset = (
+    events: Annotated[list[dict[str, Any]], schema.about("What the engine produced.")] | _Unset = (
         msgspec.UNSET
     )
-    settlement: Annotated[dict[str, Any] | None, _about("The final transfers.")] | _Unset = (
+    settlement: Annotated[dict[str, Any] | None, schema.about("The final transfers.")] | _Unset = (
         msgspec.UNSET
     )
 

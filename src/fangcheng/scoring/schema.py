@@ -22,7 +22,16 @@ from typing import Any, Final, TypeVar
 import msgspec
 import msgspec.inspect as mi
 
-__all__ = ["QUOTE_LIMIT", "TOO_DEEP", "convert", "decode", "explain", "json_schema", "quote"]
+__all__ = [
+    "QUOTE_LIMIT",
+    "TOO_DEEP",
+    "about",
+    "convert",
+    "decode",
+    "explain",
+    "json_schema",
+    "quote",
+]
 
 T = TypeVar("T")
 
@@ -58,6 +67,11 @@ _TYPE_WORDS: Final[dict[type, str]] = {
 }
 _NUMBERS: Final = ("zero", "one", "two", "three", "four", "five", "six")
 _UNKNOWN: Final = object()  # the value at a path when the input could not be read back
+
+
+def about(description: str) -> msgspec.Meta:
+    """A field's description in the published JSON Schema."""
+    return msgspec.Meta(description=description)
 
 
 def decode(raw: bytes | str, type_: type[T], error: Callable[[str], Exception], root: str) -> T:

@@ -123,11 +123,6 @@ MAX_BASE: Final = 1_000_000_000
 _Unset = msgspec.UnsetType
 
 
-def _about(description: str) -> msgspec.Meta:
-    """A field's description in the published JSON Schema."""
-    return msgspec.Meta(description=description)
-
-
 SeatIndex = Annotated[int, msgspec.Meta(ge=0, le=3, description="A seat, 0..3.")]
 Tiles = Annotated[
     str,
@@ -143,19 +138,22 @@ class TableOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, fro
     """A table's options, each optional. Which apply, and their values, depend on the rule
     set (`fangcheng.rules.ruleset.configure` checks them and names the valid ones)."""
 
-    room: Annotated[str, _about("Room type (baishan_platform): free, junior, ...")] | _Unset = (
-        msgspec.UNSET
-    )
-    piao: (
-        Annotated[list[int], _about("Four 漂 bets, × 底注, each one the rule set offers.")] | _Unset
+    room: (
+        Annotated[str, schema.about("Room type (baishan_platform): free, junior, ...")] | _Unset
     ) = msgspec.UNSET
-    que: Annotated[list[str], _about("Four 缺 suits (sichuan), each m, p or s.")] | _Unset = (
+    piao: (
+        Annotated[list[int], schema.about("Four 漂 bets, × 底注, each one the rule set offers.")]
+        | _Unset
+    ) = msgspec.UNSET
+    que: Annotated[list[str], schema.about("Four 缺 suits (sichuan), each m, p or s.")] | _Unset = (
         msgspec.UNSET
     )
     claim_window: (
-        Annotated[int | float, _about("Seconds a claim window stays open, (0, 60].")] | _Unset
+        Annotated[int | float, schema.about("Seconds a claim window stays open, (0, 60].")] | _Unset
     ) = msgspec.UNSET
-    cap: Annotated[int, _about("A cap in the rule set's own unit, ≥ 1.")] | _Unset = msgspec.UNSET
+    cap: Annotated[int, schema.about("A cap in the rule set's own unit, ≥ 1.")] | _Unset = (
+        msgspec.UNSET
+    )
 
     def given(self) -> dict[str, object]:
         """The options given, as `configure` and `Round` take them."""
@@ -170,22 +168,26 @@ class MeldInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen
     tiles: Tiles
     source: Annotated[
         SeatIndex | None,
-        _about("The seat whose discard was called (for a bu_gang, the one that made the peng)."),
+        schema.about(
+            "The seat whose discard was called (for a bu_gang, the one that made the peng)."
+        ),
     ] = msgspec.field(name="from", default=None)
-    treasure: Annotated[bool, _about("A peng made as 叉宝 (baicheng).")] = False
+    treasure: Annotated[bool, schema.about("A peng made as 叉宝 (baicheng).")] = False
 
 
 class SeatInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """One seat's tiles."""
 
-    concealed: Annotated[Tiles, _about("Concealed tiles; the winner's without the winning tile.")]
+    concealed: Annotated[
+        Tiles, schema.about("Concealed tiles; the winner's without the winning tile.")
+    ]
     melds: Annotated[list[MeldInput], msgspec.Meta(max_length=4, extra={"noun": "melds"})] = []
 
 
 class SituationInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """One win, as `fangcheng score` reads it (ARCHITECTURE.md "Win situation")."""
 
-    rules: Annotated[str, _about("A rule set: baicheng, baishan, baishan_platform, sichuan.")]
+    rules: Annotated[str, schema.about("A rule set: baicheng, baishan, baishan_platform, sichuan.")]
     options: TableOptions = msgspec.field(default_factory=TableOptions)
     base: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE, description="The table stake 底注.")]
     dealer: SeatIndex
@@ -194,14 +196,14 @@ class SituationInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, f
     win_by: WinBy
     source: Annotated[
         SeatIndex | None,
-        _about("The discarder, or the seat whose kong was robbed; none for other wins."),
+        schema.about("The discarder, or the seat whose kong was robbed; none for other wins."),
     ] = msgspec.field(name="from", default=None)
     after_kong: Annotated[
-        bool, _about("Won on a kong's replacement tile, or on the discard after a kong.")
+        bool, schema.about("Won on a kong's replacement tile, or on the discard after a kong.")
     ] = False
-    treasure: Annotated[Tiles | None, _about("The current treasure face (baicheng).")] = None
+    treasure: Annotated[Tiles | None, schema.about("The current treasure face (baicheng).")] = None
     retired_treasure: Annotated[
-        list[Tiles] | Tiles, _about("Faces of earlier treasure indicators, retired by 换宝.")
+        list[Tiles] | Tiles, schema.about("Faces of earlier treasure indicators, retired by 换宝.")
     ] = []
     declared_ready: Annotated[
         list[bool],
@@ -215,17 +217,19 @@ class SituationInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, f
     seats: Annotated[
         list[SeatInput], msgspec.Meta(min_length=4, max_length=4, extra={"noun": "seats"})
     ]
-    won: Annotated[list[SeatIndex], _about("Seats that won earlier in the hand (sichuan).")] = []
-    last_tile: Annotated[bool, _about("The winning tile was the wall's last (海底).")] = False
-    first_draw: Annotated[bool, _about("天胡 / 地胡: won on the first tiles, no call before.")] = (
-        False
-    )
-    fenzhang_drawn: Annotated[
-        list[SeatIndex], _about("Seats holding a kept 分张 tile (one tile more).")
+    won: Annotated[
+        list[SeatIndex], schema.about("Seats that won earlier in the hand (sichuan).")
     ] = []
-    id: Annotated[str | None, _about("A label of a case file, ignored.")] = None
-    note: Annotated[str | None, _about("A label of a case file, ignored.")] = None
-    expect: Annotated[Any, _about("A case file's expected figures, ignored.")] = None
+    last_tile: Annotated[bool, schema.about("The winning tile was the wall's last (海底).")] = False
+    first_draw: Annotated[
+        bool, schema.about("天胡 / 地胡: won on the first tiles, no call before.")
+    ] = False
+    fenzhang_drawn: Annotated[
+        list[SeatIndex], schema.about("Seats holding a kept 分张 tile (one tile more).")
+    ] = []
+    id: Annotated[str | None, schema.about("A label of a case file, ignored.")] = None
+    note: Annotated[str | None, schema.about("A label of a case file, ignored.")] = None
+    expect: Annotated[Any, schema.about("A case file's expected figures, ignored.")] = None
 
 
 def situation_schema() -> dict[str, Any]:
