@@ -48,7 +48,7 @@ decision is not awaited.
 
 Observation: ``Dict(observation=Box(float32, (1508,)), action_mask=Box(int8, (237,)))``
 =======================================================================================
-The tensor is built from the seat's own `fangcheng.engine.round.Observation` and nothing else
+The tensor is built from the seat's own `fangcheng.protocol.Observation` and nothing else
 (`encode_observation`): its own concealed tiles, and of the others only what the table
 shows. Seats are *relative*: block ``r`` describes seat ``(me + r) % 4`` — 0 yourself,
 1 下家 (next to play), 2 对家 (across), 3 上家 (before you). Tile sections are 34 wide
