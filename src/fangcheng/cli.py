@@ -168,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--data", default="data", help="data directory (default ./data)")
     serve.set_defaults(run=_serve)
+    sub.add_parser("bot", help="play a seat at a server's table with a bot (fangcheng bot -h)")
     return parser
 
 
@@ -205,6 +206,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from fangcheng.ui.terminal.game import main as play_main
 
         return play_main(argv[1:])
+    if argv and argv[0] == "bot":  # the reference outside-bot client (the server layer)
+        from fangcheng.server.botclient import main as bot_main
+
+        return bot_main(argv[1:])
     args = build_parser().parse_args(argv)
     result: int = args.run(args)
     return result
