@@ -418,3 +418,59 @@ def test_d87_a_spectator_sees_the_public_stream_only(server: Server) -> None:
     )
     with c.websocket_connect("/ws") as we:
         assert Seat(we).hello(eve, private)["code"] == "forbidden"
+
+
+def test_d85_leaving_mid_hand_gives_the_seat_to_a_bot(server: Server) -> None:
+    c = server.client
+    ann, bob = server.session("Ann"), server.session("Bob")
+    code = c.post("/api/tables", json={"rules": "baishan"}, headers=ann).json()["code"]
+    c.post(f"/api/tables/{code}/join", json={}, headers=bob)
+    with c.websocket_connect("/ws") as wa, c.websocket_connect("/ws") as wb:
+        a, b = Seat(wa), Seat(wb)
+        a.hello(ann, code)
+        b.hello(bob, code)
+        a.send({"type": "start", "fill": "efficient"})
+        wb.send_json({"type": "leave"})
+        assert b.next()["type"] in ("table", "events", "prompt", "view")
+        with pytest.raises(WebSocketDisconnect):
+            while True:
+                b.next()
+        seats = server.hub.tables[code].seats
+        assert seats[1].kind == "bot" and seats[1].person is None
+        # Bob may sit elsewhere at once: one table at a time
+        other = c.post("/api/practice", json={"rules": "sichuan"}, headers=bob)
+        assert other.status_code == 200
+
+
+def test_an_outside_bot_plays_with_a_token_and_an_illegal_answer_gets_the_default(
+    server: Server,
+) -> None:
+    c = server.client
+    ann = server.session("Ann")
+    code = c.post("/api/tables", json={"rules": "baishan", "outside_bots": True}, headers=ann)
+    code = code.json()["code"]
+    bot = c.post(f"/api/tables/{code}/bot-token", headers=ann).json()
+    assert bot["seat"] == 1
+    headers = {"Authorization": f"Bearer {bot['token']}"}
+    with c.websocket_connect("/ws") as wa, c.websocket_connect("/ws") as wb:
+        a, b = Seat(wa), Seat(wb)
+        a.hello(ann, code)
+        assert b.hello(headers, code)["seat"] == 1
+        a.send({"type": "start", "fill": "efficient"})
+        table = server.hub.tables[code]
+        r = table.round
+        assert r is not None and table.seats[1].kind == "outside"
+        for _ in range(50):
+            if 1 in table.prompts:
+                break
+            a.drain()
+            prompt = a.prompt()
+            assert prompt is not None
+            a.act(prompt, EfficientBot(random.Random(0)), "baishan")
+        decisions = len(r.decisions)
+        b.drain()
+        prompt = b.prompt()
+        assert prompt is not None
+        got = b.send({"type": "act", "seq": prompt["seq"], "action": "angang 1m"})
+        assert next(f for f in got if f["type"] == "error")["code"] == "illegal"
+        assert len(r.decisions) > decisions  # the default was played for it

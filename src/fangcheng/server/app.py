@@ -105,6 +105,8 @@ class Hub:
     def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
         check_settings(settings)
         self.leave(owner.id)
+        for stale in [t for t in self.tables.values() if t.status == "finished" and not t.live]:
+            self.close(stale)
         code = self._code()
         table = Table(
             code=code,
@@ -145,6 +147,9 @@ class Hub:
             self.close(table)
 
     def close(self, table: Table) -> None:
+        for person in table.people():
+            if self.sitting.get(person) == table.code:
+                del self.sitting[person]
         self.tables.pop(table.code, None)
         self.wakes.pop(table.code, None)
         task = self.tasks.pop(table.code, None)
@@ -419,6 +424,8 @@ async def play(ws: WebSocket) -> None:
             if reply is not None:
                 conn.send(reply)
             hub.poke(table)
+            if not table.has(conn):  # left the table
+                break
     except WebSocketDisconnect:
         pass
     finally:
@@ -427,6 +434,7 @@ async def play(ws: WebSocket) -> None:
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await writer
+            await ws.close(1000)
         log_event("detach", code=table.code, seat=seat, person=person.id)
 
 

@@ -184,8 +184,13 @@ class Table:
             )
         else:
             self.seats[seat] = Seat()
-        self._broadcast_table()
+        self._broadcast_table()  # its connections hear it, then hear no more of the seat
+        for listener in [x for x in self._listeners if x.seat == seat]:
+            del self._listeners[listener]
         self._advance(now)
+
+    def has(self, listener: Listener) -> bool:
+        return listener in self._listeners
 
     def attach(self, listener: Listener, now: int) -> None:
         """A connection joins: the welcome, then everything its seat may see so far."""
@@ -292,9 +297,12 @@ class Table:
             raise TableError("illegal", exc.reason) from None
         legal = r.legal_actions(seat)
         chosen = next((a for a in legal if a == action), None)
-        if chosen is None:
-            raise TableError("illegal", f"{action} is not legal now; legal: {_texts(legal)}")
         s = self.seats[seat]
+        if chosen is None:
+            if s.kind == "outside":  # an outside bot's illegal answer: the default, as 托管
+                self._apply(seat, self._autos[seat].act(r.observe(seat)), now)
+                self._advance(now)
+            raise TableError("illegal", f"{action} is not legal now; legal: {_texts(legal)}")
         if s.auto:
             s.auto = False
             self._broadcast_table()
