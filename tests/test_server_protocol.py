@@ -410,7 +410,9 @@ def test_d87_a_spectator_sees_the_public_stream_only(server: Server) -> None:
         assert table.match is not None and table.status == "finished"
         for hand, round_ in enumerate(table.match.rounds):
             assert e.events(hand) == plain(round_.events_for(None))
-        assert not [f for f in e.frames if f["type"] in ("prompt", "view")]
+        assert not [f for f in e.frames if f["type"] == "prompt"]
+        views = [f["observation"] for f in e.frames if f["type"] == "view"]
+        assert views and all(v["seat"] is None and v["hand"] == "" for v in views)
     private = c.post("/api/tables", json={"spectators": False}, headers=ann).json()["code"]
     assert (
         c.post(f"/api/tables/{private}/join", json={"spectate": True}, headers=eve).status_code

@@ -48,14 +48,14 @@ _T = TypeVar("_T")
 @dataclass
 class ServerSettings:
     """How the server runs. ``clock`` gives ms since the epoch; ``bot_ms`` and
-    ``between_ms`` are every table's pace (0 in tests); ``timers``: run a
+    ``between_ms``, when set, replace every table's own (0 in tests); ``timers``: run a
     task per table that applies deadlines (tests call `Hub.tick` instead); ``seed``:
     tables' seeds from it (reproducible tests), else random."""
 
     db: str = "sqlite://"
     clock: Callable[[], int] = now_ms
-    bot_ms: int = 500
-    between_ms: int = 10_000
+    bot_ms: int | None = None
+    between_ms: int | None = None
     timers: bool = True
     seed: int | None = None
     origins: frozenset[str] = frozenset()
@@ -104,6 +104,10 @@ class Hub:
 
     def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
         check_settings(settings)
+        paces = {"bot_ms": self.settings.bot_ms, "between_ms": self.settings.between_ms}
+        settings = msgspec.structs.replace(
+            settings, **{k: v for k, v in paces.items() if v is not None}
+        )
         self.leave(owner.id)
         for stale in [t for t in self.tables.values() if t.status == "finished" and not t.live]:
             self.close(stale)
@@ -115,8 +119,6 @@ class Hub:
             seed=self.rng.randrange(2**63),
             on_hand=self._store_hand,
             practice=practice,
-            bot_ms=self.settings.bot_ms,
-            between_ms=self.settings.between_ms,
         )
         self.tables[code] = table
         self.sit(owner, table)
@@ -456,7 +458,7 @@ def _handle(
                 table.act(conn.seat, frame.seq, frame.action, now)
             case wire.PingFrame():
                 return {"type": "pong"}
-            case wire.StartFrame() if table.status == "between":
+            case wire.NextFrame():
                 table.ready(person.id, now)
             case wire.StartFrame():
                 table.start(person.id, frame.fill, now)
@@ -474,7 +476,7 @@ def _handle(
         return _err(exc.code, exc.message, seq)
     except Exception:
         log_event("frame_failed", 40, code=table.code, seat=conn.seat, exc_info=True)
-        return _err("state", "the server failed on this frame", seq)
+        return _err("internal", "the server failed on this frame", seq)
     return None
 
 
