@@ -5,6 +5,8 @@ The app runs on a fake clock with no bot pace and no timer tasks: nothing here s
 
 from __future__ import annotations
 
+import json
+import logging
 import random
 import warnings
 from collections.abc import Iterator
@@ -24,6 +26,8 @@ from fangcheng.players import EfficientBot
 from fangcheng.protocol.wire import decode_server, observation_from_json, observation_json
 from fangcheng.rules.ruleset import configure, find_rules
 from fangcheng.server.app import Hub, ServerSettings, create_app
+from fangcheng.server.security import JsonLines
+from fangcheng.server.tables import Table
 
 T0 = 1_800_000_000_000
 
@@ -476,3 +480,41 @@ def test_an_outside_bot_plays_with_a_token_and_an_illegal_answer_gets_the_defaul
         got = b.send({"type": "act", "seq": prompt["seq"], "action": "angang 1m"})
         assert next(f for f in got if f["type"] == "error")["code"] == "illegal"
         assert len(r.decisions) > decisions  # the default was played for it
+
+
+def test_logs_are_json_lines_without_tiles_or_messages(
+    server: Server, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    caplog.set_level(logging.INFO, logger="fangcheng.server")
+    headers, code = practice(server, "baicheng")
+    with server.client.websocket_connect("/ws") as ws:
+        me = Seat(ws)
+        me.hello(headers, code)
+        me.drain()
+        prompt = me.prompt()
+        assert prompt is not None
+
+        def fail(*args: object) -> None:
+            raise RuntimeError("secret 5m5m5m")
+
+        with monkeypatch.context() as patch:
+            patch.setattr(Table, "act", fail)
+            got = me.send({"type": "act", "seq": prompt["seq"], "action": "pass"})
+        assert got[-1]["code"] == "internal" and "secret" not in got[-1]["message"]
+        me.send({"type": "auto", "on": True})
+    table = server.hub.tables.get(code)
+    assert table is not None and table.match is not None
+    concealed = {h for r in table.match.rounds for h in _deal_hands(r) if h}
+    lines = [JsonLines().format(record) for record in caplog.records]
+    assert any('"hand_end"' in line for line in lines)
+    assert any('"RuntimeError"' in line for line in lines)
+    for line in lines:
+        json.loads(line)
+        assert "secret" not in line
+        assert not any(hand in line for hand in concealed)
+
+
+def _deal_hands(round_: Any) -> tuple[str | None, ...]:
+    deal = next(e for e in round_.events if type(e).__name__ == "Deal")
+    hands: tuple[str | None, ...] = deal.hands
+    return hands

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -215,6 +216,26 @@ def _error(code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, _STATUS.get(code, 400))
 
 
+_Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def _guarded(endpoint: _Endpoint) -> _Endpoint:
+    """A refusal as its error; a failure logged (by type and place, never its message)
+    and answered ``internal``, with no stack trace for the client or the server's log."""
+
+    @functools.wraps(endpoint)
+    async def guarded(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except TableError as exc:
+            return _error(exc.code, exc.message)
+        except Exception:
+            log_event("request_failed", 40, path=request.url.path, exc_info=True)
+            return _error("internal", "the server failed on this request")
+
+    return guarded
+
+
 async def _body(request: Request, kind: type[_T]) -> _T:
     body = await request.body()
     if len(body) > _MAX_BODY:
@@ -246,6 +267,7 @@ def _table(request: Request) -> Table:
     return table
 
 
+@_guarded
 async def session(request: Request) -> Response:
     body = await _body(request, SessionRequest)
     name = " ".join(body.name.split())[:24] or "guest"
@@ -253,6 +275,7 @@ async def session(request: Request) -> Response:
     return JSONResponse({"token": token, "name": name, "person": person})
 
 
+@_guarded
 async def lobby(request: Request) -> Response:
     tables = [
         t.info()
@@ -263,6 +286,7 @@ async def lobby(request: Request) -> Response:
     return JSONResponse({"tables": tables})
 
 
+@_guarded
 async def open_table(request: Request) -> Response:
     person = _person(request)
     body: Any = await _body(request, Any)
@@ -274,6 +298,7 @@ async def open_table(request: Request) -> Response:
     return JSONResponse({"code": table.code, "table": table.info()})
 
 
+@_guarded
 async def practice(request: Request) -> Response:
     person = _person(request)
     body = await _body(request, PracticeRequest)
@@ -287,10 +312,12 @@ async def practice(request: Request) -> Response:
     return JSONResponse({"code": table.code, "table": table.info()})
 
 
+@_guarded
 async def table_info(request: Request) -> Response:
     return JSONResponse({"table": _table(request).info()})
 
 
+@_guarded
 async def join(request: Request) -> Response:
     person = _person(request)
     table = _table(request)
@@ -303,12 +330,14 @@ async def join(request: Request) -> Response:
     return JSONResponse({"seat": hub.sit(person, table)})
 
 
+@_guarded
 async def leave(request: Request) -> Response:
     person = _person(request)
     _hub(request).leave(person.id)
     return JSONResponse({})
 
 
+@_guarded
 async def bot_token(request: Request) -> Response:
     person = _person(request)
     table = _table(request)
@@ -322,11 +351,13 @@ async def bot_token(request: Request) -> Response:
     return JSONResponse({"token": token, "seat": seat})
 
 
+@_guarded
 async def my_hands(request: Request) -> Response:
     person = _person(request)
     return JSONResponse({"hands": _hub(request).store.hands_of(person.id)})
 
 
+@_guarded
 async def one_hand(request: Request) -> Response:
     person = _person(request)
     try:
@@ -376,6 +407,16 @@ def _err(code: str, message: str, seq: int | None = None) -> dict[str, Any]:
 
 
 async def play(ws: WebSocket) -> None:
+    """One connection; a failure is logged (never its message) and closes it (1011)."""
+    try:
+        await _play(ws)
+    except Exception:
+        log_event("socket_failed", 40, exc_info=True)
+        with contextlib.suppress(Exception):
+            await ws.close(1011)
+
+
+async def _play(ws: WebSocket) -> None:
     hub = _hub(ws)
     await ws.accept()
     if not origin_ok(ws.headers.get("origin"), ws.headers.get("host"), hub.settings.origins):
@@ -483,16 +524,6 @@ def _handle(
 # --- the app --------------------------------------------------------------------------------
 
 
-async def _table_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, TableError)
-    return _error(exc.code, exc.message)
-
-
-async def _failure(request: Request, exc: Exception) -> Response:
-    log_event("request_failed", 40, path=request.url.path, exc_info=exc)
-    return _error("internal", "the server failed on this request")
-
-
 def create_app(settings: ServerSettings | None = None) -> Starlette:
     """The ASGI application."""
     settings = settings or ServerSettings()
@@ -523,7 +554,6 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        exception_handlers={TableError: _table_error, Exception: _failure},
     )
     app.state.hub = hub
     return app
