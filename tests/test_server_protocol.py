@@ -518,3 +518,23 @@ def _deal_hands(round_: Any) -> tuple[str | None, ...]:
     deal = next(e for e in round_.events if type(e).__name__ == "Deal")
     hands: tuple[str | None, ...] = deal.hands
     return hands
+
+
+def test_d84_a_prompt_past_its_deadline_is_played_by_tuoguan(server: Server) -> None:
+    headers, code = practice(server, "baishan")
+    with server.client.websocket_connect("/ws") as ws:
+        me = Seat(ws)
+        me.hello(headers, code)
+        me.drain()
+        prompt = me.prompt()
+        assert prompt is not None
+        server.clock.now = prompt["deadline"] - 1
+        server.tick()
+        assert not [f for f in me.drain() if f["type"] == "prompt"]
+        server.clock.now = prompt["deadline"]
+        server.tick()
+        got = me.drain()
+        tables = [f["table"] for f in got if f["type"] == "table"]
+        assert tables and tables[0]["seats"][0]["auto"] is True
+        late = me.send({"type": "act", "seq": prompt["seq"], "action": "pass"})
+        assert late[0]["code"] in ("stale", "not_your_turn")
