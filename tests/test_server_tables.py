@@ -20,6 +20,11 @@ from fangcheng.server.tables import Table, TableError, public_view
 T0 = 1_800_000_000_000  # the fake clock's start, ms
 
 
+def plain(value: object) -> Any:
+    """A value as the JSON a client reads."""
+    return msgspec.json.decode(msgspec.json.encode(value))
+
+
 class Seen:
     """A listener that keeps what it is sent and checks each frame as it arrives: it
     must decode as a server frame, and a seat's observation must be exactly the
@@ -30,6 +35,7 @@ class Seen:
         self.frames: list[dict[str, Any]] = []
 
     def send(self, frame: dict[str, Any]) -> None:
+        frame = plain(frame)  # as a client reads it
         decode_server(msgspec.json.encode(frame))
         if "observation" in frame:
             r = self.table.round
@@ -149,7 +155,7 @@ def test_d85_a_dropped_seat_is_in_tuoguan_until_it_returns() -> None:
     table.attach(back, T0)
     assert not table.seats[1].auto
     assert table.round is not None
-    assert back.events(table.hand) == msgspec.to_builtins(table.round.events_for(1))
+    assert back.events(table.hand) == plain(table.round.events_for(1))
 
 
 def test_refusals_change_nothing() -> None:
@@ -212,7 +218,7 @@ def test_d87_every_frame_holds_only_what_its_seat_may_know(rules: str) -> None:
     assert table.match is not None
     for hand, round_ in enumerate(table.match.rounds):
         for listener in [*seen, spectator]:
-            expected = msgspec.to_builtins(round_.events_for(listener.seat))
+            expected = plain(round_.events_for(listener.seat))
             assert listener.events(hand) == expected
     assert not spectator.of("prompt") and spectator.of("view")
     ends = [f["settlement"] for f in spectator.of("hand_end")]

@@ -4,18 +4,20 @@ timed, 托管 (D84), disconnects (D85) and spectators (D87).
 A `Table` is plain synchronous state. Every call that can move the game carries the time
 (``now``, ms since the epoch), so the table never sleeps and never reads a clock: the
 server runs one task per table that sleeps until `Table.next_wake` and calls `tick`;
-tests pass a fake clock. The table hands its frames (JSON-able dicts, docs/protocol.md)
-to its listeners' ``send`` and each finished hand to ``on_hand``.
+tests pass a fake clock. The table hands its frames (dicts of JSON values and msgspec
+Structs, docs/protocol.md) to its listeners' ``send`` and each finished hand to
+``on_hand``.
 
 What a seat is sent is computed from the engine's redaction only: its events are
-`Round.events_for(seat)` (a spectator's ``None``), its observation `Round.observe(seat)`
-(a spectator's `public_json`). Nothing else about the hand is ever put in a frame.
+`for_seat(events, seat)` (what `Round.events_for` returns; a spectator's ``None``), read
+as the hand grows; its observation `Round.observe(seat)` (a spectator's `public_view`,
+made of the seats' public parts). Nothing else about the hand is ever put in a frame.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol
 
@@ -23,8 +25,8 @@ import msgspec
 
 from fangcheng.engine import Match, Round
 from fangcheng.players import Bot, EfficientBot, make_bot
-from fangcheng.protocol import Action, IllegalActionError, Phase
-from fangcheng.protocol.wire import TableSettings, observation_json
+from fangcheng.protocol import Action, Event, IllegalActionError, Phase, for_seat
+from fangcheng.protocol.wire import TableSettings, observation_data, observation_json
 from fangcheng.rules.ruleset import OptionError, configure, find_rules
 
 __all__ = ["Listener", "Table", "TableError", "check_settings", "claim_ms", "public_view"]
@@ -130,6 +132,8 @@ class Table:
 
     def __post_init__(self) -> None:
         self._claim_ms = claim_ms(self.settings)
+        self._streams: dict[int | None, _SeatStream] = {}  # of the current hand
+        self._streams_hand = -1
 
     # --- seats and people ----------------------------------------------------------
 
@@ -453,11 +457,16 @@ class Table:
         r = self.round
         if r is None or not self._listeners:
             return
+        if self._streams_hand != self.hand:
+            self._streams, self._streams_hand = {}, self.hand
         views: dict[int | None, list[dict[str, Any]]] = {}
         for listener, sent in self._listeners.items():
             seat = listener.seat
             if seat not in views:
-                views[seat] = msgspec.to_builtins(r.events_for(seat))
+                stream = self._streams.get(seat)
+                if stream is None:
+                    stream = self._streams[seat] = _SeatStream(r, seat)
+                views[seat] = stream.read()
             events = views[seat]
             if sent.hand != self.hand:
                 sent.hand, sent.events, sent.prompt = self.hand, 0, None
@@ -482,15 +491,56 @@ class Table:
                         "seq": prompt.seq,
                         "deadline": prompt.deadline,
                         "bank_ms": self.seats[seat].bank,
-                        "observation": observation_json(obs),
+                        "observation": observation_data(obs),
                         "legal": [str(a) for a in obs.legal],
                         "must_win": obs.must_win,
                     }
                 )
                 sent.prompt = prompt.seq
             elif new:
-                view = public_view(r) if seat is None else observation_json(r.observe(seat))
+                view = public_view(r) if seat is None else observation_data(r.observe(seat))
                 listener.send({"type": "view", "observation": view})
+
+
+class _Caught:
+    """What `_Tap` yields when it has caught up with the hand."""
+
+
+_CAUGHT: Final = _Caught()
+
+
+class _Tap:
+    """An iterator over the hand's growing event list that yields `_CAUGHT` instead of
+    ending, so that one `for_seat` generator follows the hand from its deal to its end
+    and each event is redacted once (`for_seat` passes an unknown value on as it is)."""
+
+    def __init__(self, events: list[Event]) -> None:
+        self.events, self.at = events, 0
+
+    def __iter__(self) -> _Tap:
+        return self
+
+    def __next__(self) -> Event | _Caught:
+        if self.at == len(self.events):
+            return _CAUGHT
+        self.at += 1
+        return self.events[self.at - 1]
+
+
+class _SeatStream:
+    """One seat's (or the public) redacted events of a hand, as JSON values, so far:
+    `Round.events_for` read as the hand grows rather than from the start every step."""
+
+    def __init__(self, round_: Round, seat: int | None) -> None:
+        tap: Iterable[Event] = _Tap(round_.events)  # type: ignore[assignment]
+        self.source: Iterator[Event | _Caught] = for_seat(tap, seat)
+        self.shown: list[dict[str, Any]] = []
+
+    def read(self) -> list[dict[str, Any]]:
+        new = list(iter(self.source.__next__, _CAUGHT))
+        if new:
+            self.shown.extend(msgspec.to_builtins(new))
+        return self.shown
 
 
 def public_view(round_: Round) -> dict[str, Any]:
