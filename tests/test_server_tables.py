@@ -323,3 +323,13 @@ def test_d87_two_tables_differing_only_in_hidden_tiles_send_identical_frames(
         sent.append(frames)
     assert len(sent[0][0]) > 20
     assert sent[0] == sent[1]
+
+
+def test_the_owner_leaving_passes_the_table_on() -> None:
+    table, _ = new_table(TableSettings(rules="baishan"), people=2)
+    table.leave(1, T0)
+    assert table.owner == 2 and table.seats[0].kind is None
+    with pytest.raises(TableError, match="owner"):
+        table.start(1, "efficient", T0)
+    table.start(2, "efficient", T0)
+    assert table.status == "playing"

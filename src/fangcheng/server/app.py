@@ -303,9 +303,18 @@ async def practice(request: Request) -> Response:
     person = _person(request)
     body = await _body(request, PracticeRequest)
     hub = _hub(request)
-    settings = TableSettings(
-        rules=body.rules, options=body.options, quan=body.quan, public=False, spectators=False
-    )
+    try:
+        settings = wire.table_settings(
+            {
+                "rules": body.rules,
+                "options": body.options,
+                "quan": body.quan,
+                "public": False,
+                "spectators": False,
+            }
+        )
+    except WireError as exc:
+        raise TableError("malformed", str(exc)) from None
     table = hub.open(person, settings, practice=True)
     table.start(person.id, body.bot, hub.now())
     hub.poke(table)

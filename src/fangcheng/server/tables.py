@@ -186,6 +186,9 @@ class Table:
             )
         else:
             self.seats[seat] = Seat()
+        heirs = [s.person for s in self.seats if s.kind == "person" and s.person is not None]
+        if person == self.owner and heirs:  # the table passes to the next person
+            self.owner = heirs[0]
         self._broadcast_table()  # its connections hear it, then hear no more of the seat
         for listener in [x for x in self._listeners if x.seat == seat]:
             del self._listeners[listener]
