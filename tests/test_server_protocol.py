@@ -25,7 +25,7 @@ from fangcheng.engine import read_record, replay
 from fangcheng.players import EfficientBot
 from fangcheng.protocol.wire import decode_server, observation_from_json, observation_json
 from fangcheng.rules.ruleset import configure, find_rules
-from fangcheng.server.app import Hub, ServerSettings, create_app
+from fangcheng.server.app import MIN_BOT_MS, Connection, Hub, ServerSettings, create_app
 from fangcheng.server.security import JsonLines
 from fangcheng.server.tables import Table
 
@@ -538,3 +538,17 @@ def test_d84_a_prompt_past_its_deadline_is_played_by_tuoguan(server: Server) -> 
         assert tables and tables[0]["seats"][0]["auto"] is True
         late = me.send({"type": "act", "seq": prompt["seq"], "action": "pass"})
         assert late[0]["code"] in ("stale", "not_your_turn")
+
+
+def test_a_client_that_reads_too_slowly_is_dropped() -> None:
+    conn = Connection(0)
+    for i in range(3000):
+        conn.send({"type": "pong", "i": i})
+    assert conn.lagging and conn.queue.qsize() == 1 and conn.queue.get_nowait() is None
+
+
+def test_bots_never_act_faster_than_the_floor() -> None:
+    for server in _server(bot_ms=None):
+        me = server.session()
+        opened = server.client.post("/api/tables", json={"bot_ms": 0}, headers=me).json()
+        assert opened["table"]["settings"]["bot_ms"] == MIN_BOT_MS

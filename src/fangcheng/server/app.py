@@ -43,6 +43,10 @@ _STATUS: Final = {
     "too_big": 413,
 }
 _MAX_BODY: Final = 16384
+#: Frames waiting for a slow client before it is dropped.
+_MAX_QUEUE: Final = 2000
+#: The fastest a table's bots may act (ms): a match of bots never holds the server up.
+MIN_BOT_MS: Final = 50
 _T = TypeVar("_T")
 
 
@@ -105,9 +109,12 @@ class Hub:
 
     def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
         check_settings(settings)
-        paces = {"bot_ms": self.settings.bot_ms, "between_ms": self.settings.between_ms}
+        bot_ms = self.settings.bot_ms
+        between_ms = self.settings.between_ms
         settings = msgspec.structs.replace(
-            settings, **{k: v for k, v in paces.items() if v is not None}
+            settings,
+            bot_ms=max(settings.bot_ms, MIN_BOT_MS) if bot_ms is None else bot_ms,
+            between_ms=settings.between_ms if between_ms is None else between_ms,
         )
         self.leave(owner.id)
         for stale in [t for t in self.tables.values() if t.status == "finished" and not t.live]:
@@ -390,13 +397,23 @@ async def index(request: Request) -> Response:
 
 
 class Connection:
-    """One websocket at a table: frames queued by the table, written by one task."""
+    """One websocket at a table: frames queued by the table, written by one task. A
+    client that reads too slowly is dropped (it may reconnect and get the full state)."""
 
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.lagging = False
 
     def send(self, frame: dict[str, Any]) -> None:
+        if self.lagging:
+            return
+        if self.queue.qsize() >= _MAX_QUEUE:
+            self.lagging = True
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(None)
+            return
         self.queue.put_nowait(frame)
 
 
@@ -406,6 +423,9 @@ _ENCODE: Final = msgspec.json.Encoder()
 async def _writer(ws: WebSocket, conn: Connection) -> None:
     while (frame := await conn.queue.get()) is not None:
         await ws.send_text(_ENCODE.encode(frame).decode())
+    if conn.lagging:
+        log_event("lagging", seat=conn.seat)
+        await ws.close(1013)
 
 
 def _err(code: str, message: str, seq: int | None = None) -> dict[str, Any]:
