@@ -11,6 +11,7 @@ import random
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -21,12 +22,14 @@ with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
     from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from fangcheng.cli import build_parser
 from fangcheng.engine import read_record, replay
 from fangcheng.players import EfficientBot
 from fangcheng.protocol.wire import decode_server, observation_from_json, observation_json
 from fangcheng.rules.ruleset import configure, find_rules
 from fangcheng.server.app import MIN_BOT_MS, Connection, Hub, ServerSettings, create_app
 from fangcheng.server.security import JsonLines
+from fangcheng.server.store import default_url
 from fangcheng.server.tables import Table
 
 T0 = 1_800_000_000_000
@@ -552,3 +555,22 @@ def test_bots_never_act_faster_than_the_floor() -> None:
         me = server.session()
         opened = server.client.post("/api/tables", json={"bot_ms": 0}, headers=me).json()
         assert opened["table"]["settings"]["bot_ms"] == MIN_BOT_MS
+
+
+def test_serve_keeps_sessions_and_hands_in_a_file_across_restarts(tmp_path: Path) -> None:
+    args = build_parser().parse_args(["serve", "--port", "9001", "--data", str(tmp_path)])
+    assert (args.host, args.port, args.run.__name__) == ("127.0.0.1", 9001, "_serve")
+    url = default_url(tmp_path / "data")
+    clock = Clock()
+    settings = ServerSettings(db=url, clock=clock, bot_ms=0, between_ms=0, timers=False)
+    with TestClient(create_app(settings)) as client:
+        server = Server(client, clock, client.app.state.hub)  # type: ignore[attr-defined]
+        headers, code = practice(server)
+        with client.websocket_connect("/ws") as ws:
+            me = Seat(ws)
+            me.hello(headers, code)
+            me.send({"type": "auto", "on": True})
+        played = client.get("/api/hands", headers=headers).json()["hands"]
+    assert played and (tmp_path / "data" / "fangcheng.db").is_file()
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/api/hands", headers=headers).json()["hands"] == played
