@@ -333,3 +333,18 @@ def test_the_owner_leaving_passes_the_table_on() -> None:
         table.start(1, "efficient", T0)
     table.start(2, "efficient", T0)
     assert table.status == "playing"
+
+
+def test_d81_a_finished_table_plays_again() -> None:
+    table, seen = new_table(TableSettings(rules="baicheng"), people=1)
+    table.set_auto(0, True, T0)
+    table.start(1, "random", T0)
+    assert table.status == "finished" and seen[0].of("match_end")
+    first = table.match
+    table.start(1, "efficient", T0)
+    assert table.match is not first and table.status == "finished"
+    assert len(seen[0].of("match_end")) == 2
+    assert table.match is not None
+    # the second match's hands were sent whole, from start 0
+    starts = [f for f in seen[0].of("events") if f["start"] == 0]
+    assert len(starts) == len(first.rounds) + len(table.match.rounds)  # type: ignore[union-attr]

@@ -287,7 +287,9 @@ async def lobby(request: Request) -> Response:
     tables = [
         t.info()
         for t in _hub(request).tables.values()
-        if t.settings.public and not t.practice and t.status != "finished"
+        if t.settings.public
+        and not t.practice
+        and (t.status == "waiting" or (t.status != "finished" and t.settings.spectators))
     ]
     tables.sort(key=lambda t: (t["rules"], t["status"] != "waiting", t["code"]))
     return JSONResponse({"tables": tables})
