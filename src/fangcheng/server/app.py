@@ -194,18 +194,23 @@ class Hub:
                 log_event("tick_failed", 40, code=table.code, exc_info=True)
                 await asyncio.sleep(1)
 
-    def _store_hand(self, table: Table, hand: int, round_: Round) -> int:
+    def _store_hand(self, table: Table, hand: int, round_: Round) -> int | None:
+        """Keep a finished hand; a database failure is logged and play goes on."""
         record = record_of(round_)
         views = [msgspec.to_builtins(round_.events_for(s)) for s in (0, 1, 2, 3, None)]
         seats = [s.person if s.kind in ("person", "outside") else None for s in table.seats]
-        hand_id = self.store.save_hand(
-            table=table.code,
-            match=table.matches,
-            hand=hand,
-            record=record,
-            views=views,
-            seats=seats,
-        )
+        try:
+            hand_id = self.store.save_hand(
+                table=table.code,
+                match=table.matches,
+                hand=hand,
+                record=record,
+                views=views,
+                seats=seats,
+            )
+        except Exception:
+            log_event("store_failed", 40, code=table.code, hand=hand, exc_info=True)
+            return None
         log_event(
             "hand_end",
             code=table.code,

@@ -107,13 +107,13 @@ class _Sent:
 @dataclass
 class Table:
     """One table; ``on_hand(table, hand index, round)`` stores a finished hand and
-    returns its id."""
+    returns its id (None if it could not be stored)."""
 
     code: str
     owner: int
     settings: TableSettings
     seed: int
-    on_hand: Callable[[Table, int, Round], int] = field(repr=False)
+    on_hand: Callable[[Table, int, Round], int | None] = field(repr=False)
     practice: bool = False
     seats: list[Seat] = field(default_factory=lambda: [Seat() for _ in range(4)])
     status: Literal["waiting", "playing", "between", "finished"] = "waiting"
@@ -399,7 +399,7 @@ class Table:
         s = self.seats[seat]
         prompt = self.prompts[seat]
         if s.kind != "bot" and not s.auto and not self._forced(seat) and now >= prompt.deadline:
-            s.auto, s.bank = True, 0
+            s.auto = True  # a turn's bank is spent as `_apply` books the time taken
             self._broadcast_table()
         player = s.bot if s.kind == "bot" and s.bot is not None else self._autos[seat]
         action = player.act(self.round.observe(seat))
