@@ -295,6 +295,8 @@ def test_every_kind_of_bad_frame_gets_its_error_and_changes_nothing(server: Serv
             assert [f["type"] for f in got] == ["error"], raw
             assert got[0]["code"] == code_, (raw, got[0])
             assert "Traceback" not in got[0]["message"]
+        mover.ws.send_bytes(b"\xff\xfe")  # a binary frame is read as JSON text too
+        assert [f["code"] for f in mover.drain()] == ["malformed"]
         assert (len(r.decisions), len(r.events), table.seq) == before
         # the open prompt is still answerable
         assert mover.act(prompt, EfficientBot(random.Random(0)), "baishan")[0]["type"] != "error"

@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from fangcheng.engine import Round, record_of
 from fangcheng.protocol import wire
@@ -459,9 +459,8 @@ async def _play(ws: WebSocket) -> None:
         await ws.send_json(_err("forbidden", "this page's origin may not play here"))
         await ws.close(4403)
         return
-    try:
-        first = await ws.receive_text()
-    except WebSocketDisconnect:
+    first = await _receive(ws)
+    if first is None:
         return
     try:
         hello = wire.decode_client(first)
@@ -497,16 +496,13 @@ async def _play(ws: WebSocket) -> None:
     log_event("attach", code=table.code, seat=seat, person=person.id)
     limit = RateLimit(hub.settings.rate, hub.settings.burst, hub.now())
     try:
-        while True:
-            raw = await ws.receive_text()
+        while (raw := await _receive(ws)) is not None:
             reply = _handle(hub, table, conn, person, raw, limit)
             if reply is not None:
                 conn.send(reply)
             hub.poke(table)
             if not table.has(conn):  # left the table
                 break
-    except WebSocketDisconnect:
-        pass
     finally:
         table.detach(conn, hub.now())
         hub.poke(table)
@@ -517,8 +513,19 @@ async def _play(ws: WebSocket) -> None:
         log_event("detach", code=table.code, seat=seat, person=person.id)
 
 
+async def _receive(ws: WebSocket) -> str | bytes | None:
+    """The next frame, text or binary (read as JSON text alike); None once closed."""
+    message = await ws.receive()
+    if message["type"] == "websocket.disconnect":
+        return None
+    data: str | bytes | None = message.get("text")
+    if data is None:
+        data = message.get("bytes") or b""
+    return data
+
+
 def _handle(
-    hub: Hub, table: Table, conn: Connection, person: Person, raw: str, limit: RateLimit
+    hub: Hub, table: Table, conn: Connection, person: Person, raw: str | bytes, limit: RateLimit
 ) -> dict[str, Any] | None:
     """One frame after the hello: its answer, if any (the table sends the rest)."""
     now = hub.now()
