@@ -576,3 +576,41 @@ def test_serve_keeps_sessions_and_hands_in_a_file_across_restarts(tmp_path: Path
     assert played and (tmp_path / "data" / "fangcheng.db").is_file()
     with TestClient(create_app(settings)) as client:
         assert client.get("/api/hands", headers=headers).json()["hands"] == played
+
+
+@pytest.mark.timeout(60)  # a broken task would leave the client waiting
+def test_the_tables_own_clock_task_applies_a_timeout() -> None:
+    """The live server's task per table: once the clock passes a deadline, a poke (any
+    frame) wakes it and the seat goes into 托管, with no test thread ticking."""
+    for server in _server(timers=True, bot_ms=0):
+        headers, code = practice(server, "baishan")
+        assert code in server.hub.tasks
+        with server.client.websocket_connect("/ws") as ws:
+            me = Seat(ws)
+            me.hello(headers, code)
+            me.drain()
+            prompt = me.prompt()
+            assert prompt is not None
+            server.clock.now = prompt["deadline"]
+            ws.send_json({"type": "ping"})
+            while not any(
+                f["type"] == "table" and f["table"]["seats"][0]["auto"] for f in me.frames
+            ):
+                me.next()
+
+
+def test_next_deals_the_next_hand_before_the_pause_ends() -> None:
+    for server in _server(between_ms=600_000):
+        headers, code = practice(server, "sichuan")
+        table = server.hub.tables[code]
+        with server.client.websocket_connect("/ws") as ws:
+            me = Seat(ws)
+            me.hello(headers, code)
+            me.send({"type": "auto", "on": True})
+            assert table.status == "between" and table.hand == 0
+            me.send({"type": "auto", "on": False})
+            server.tick()
+            assert table.status == "between"  # the pause holds
+            me.send({"type": "next"})
+            assert table.status == "playing" and table.hand == 1
+            assert me.send({"type": "next"})[0]["code"] == "state"  # no hand to deal
