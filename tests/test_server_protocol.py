@@ -165,6 +165,9 @@ def test_http_calls_refuse_what_they_cannot_do(server: Server) -> None:
     assert c.post("/api/tables/ZZZZZZ/join", json={}, headers=me).status_code == 404
     assert c.get("/api/hands/999", headers=me).status_code == 404
     assert c.post("/api/session", content=b"x" * 20000).status_code == 413
+    page = c.get("/")
+    assert page.headers["x-frame-options"] == "DENY"
+    assert page.headers["x-content-type-options"] == "nosniff"
 
 
 def test_a_private_table_is_joined_by_code_and_listed_in_the_lobby(server: Server) -> None:

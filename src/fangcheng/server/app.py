@@ -16,10 +16,12 @@ from typing import Any, Final, TypeVar
 
 import msgspec
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from fangcheng.engine import Round, record_of
@@ -567,6 +569,32 @@ def _handle(
 # --- the app --------------------------------------------------------------------------------
 
 
+class _Headers:
+    """Headers on every HTTP answer: no MIME sniffing, no framing by another site (a
+    table in a hidden frame could be clicked through), no referrer to elsewhere."""
+
+    HEADERS: Final = (
+        (b"x-content-type-options", b"nosniff"),
+        (b"x-frame-options", b"DENY"),
+        (b"referrer-policy", b"same-origin"),
+    )
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *self.HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
 def create_app(settings: ServerSettings | None = None) -> Starlette:
     """The ASGI application."""
     settings = settings or ServerSettings()
@@ -594,9 +622,6 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
     ]
     if STATIC.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
-    app = Starlette(
-        routes=routes,
-        lifespan=lifespan,
-    )
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_Headers)])
     app.state.hub = hub
     return app
