@@ -31,7 +31,7 @@ from fangcheng.server.security import RateLimit, log_event, now_ms, origin_ok
 from fangcheng.server.store import Person, Store
 from fangcheng.server.tables import Table, TableError, check_settings
 
-__all__ = ["Hub", "ServerSettings", "create_app"]
+__all__ = ["MIN_BOT_MS", "Connection", "Hub", "ServerSettings", "create_app"]
 
 STATIC: Final = Path(__file__).parent / "static"
 #: Table codes: no 0/O, 1/I/L, so a code read aloud is typed right.
