@@ -30,16 +30,20 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
+import gc
 import os
 import random
+import shutil
 import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 import msgspec
@@ -51,13 +55,57 @@ HOST = "127.0.0.1"
 # --- the server process --------------------------------------------------------------
 
 
+class LagProbe:
+    """Wraps the server's app: measures how late its event loop wakes, and answers
+    ``GET /bench/lag`` with the figures since the last call (then starts afresh)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app, self.lags, self.task = app, [], None
+        self.collections: list[float] = []  # seconds of each full (oldest-generation) GC
+        self.gc_at = 0.0
+        gc.callbacks.append(self.on_gc)
+
+    def on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self.gc_at = time.perf_counter()
+        else:
+            self.collections.append(time.perf_counter() - self.gc_at)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if self.task is None and scope["type"] in ("http", "websocket"):
+            self.task = asyncio.get_running_loop().create_task(loop_lag(self.lags))
+        if scope["type"] == "http" and scope["path"] == "/bench/lag":
+            ms = [x * 1000 for x in self.lags]
+            gcs = [x * 1000 for x in self.collections]
+            self.lags.clear()
+            self.collections.clear()
+            figures = {"p99": quantile(ms, 0.99), "max": max(ms, default=0)}
+            figures |= {"gcs": len(gcs), "gc_max": max(gcs, default=0)}
+            if scope.get("query_string") == b"objects":  # what the collector walks
+                kinds = Counter(type(o).__name__ for o in gc.get_objects())
+                figures["objects"] = sum(kinds.values())
+                figures["kinds"] = kinds.most_common(8)
+            body = msgspec.json.encode(figures)
+            headers = [(b"content-type", b"application/json")]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
+
+
 def serve(port: int, flat: bool, profile: str | None) -> None:
-    """Run the server (in the child process): the app as `fangcheng serve` builds it."""
+    """Run the server (in the child process): the app as `fangcheng serve` builds it, on
+    a SQLite file of its own."""
     import uvicorn
+
     from fangcheng.server.app import ServerSettings, create_app
 
     limits = {"rate": 1e9, "burst": 1e9} if flat else {}
-    app = create_app(ServerSettings(db="sqlite://", **limits))  # type: ignore[arg-type]
+    folder = tempfile.mkdtemp(prefix="bench_server_")
+    settings = ServerSettings(db=f"sqlite:///{folder}/tables.db", **limits)  # type: ignore[arg-type]
+    app = LagProbe(create_app(settings))
     config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     profiler = cProfile.Profile() if profile else None
@@ -68,6 +116,7 @@ def serve(port: int, flat: bool, profile: str | None) -> None:
     if profiler is not None and profile is not None:
         profiler.disable()
         profiler.dump_stats(profile)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def free_port() -> int:
@@ -267,10 +316,10 @@ class Generator:
         await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
-async def loop_lag(samples: list[float], stop: asyncio.Event) -> None:
-    """How late the generator's event loop wakes (a busy generator reads frames late)."""
+async def loop_lag(samples: list[float], stop: asyncio.Event | None = None) -> None:
+    """How late an event loop wakes from 50 ms sleeps (a busy process reads frames late)."""
     loop = asyncio.get_running_loop()
-    while not stop.is_set():
+    while stop is None or not stop.is_set():
         at = loop.time()
         await asyncio.sleep(0.05)
         samples.append(loop.time() - at - 0.05)
@@ -293,7 +342,12 @@ class Result:
     p50: float  # ms
     p99: float
     samples: int
-    lag99: float  # ms
+    lag99: float  # ms, the generator's
+    server_lag99: float  # ms, the server's event loop
+    server_lag_max: float
+    server_gcs: int  # full collections in the server while measuring
+    server_gc_max: float  # ms, the longest
+    worst: float  # ms, the largest latency
     server_cpu: float  # share of one core
     errors: dict[str, int]
     lost: int
@@ -303,8 +357,10 @@ class Result:
         return (
             f"{self.tables:5d} tables  {self.actions / self.seconds:8.1f} actions/s"
             f"  {self.hands / self.seconds * 60:7.1f} hands/min  p50 {self.p50:6.1f} ms"
-            f"  p99 {self.p99:6.1f} ms  ({self.samples} samples)  generator lag p99"
-            f" {self.lag99:5.1f} ms  server CPU {self.server_cpu:4.0%}  errors: {errors}"
+            f"  p99 {self.p99:6.1f} ms  max {self.worst:6.1f} ms  ({self.samples} samples)"
+            f"  loop lag p99 server {self.server_lag99:5.1f} ms (max {self.server_lag_max:5.1f};"
+            f" {self.server_gcs} full GCs, longest {self.server_gc_max:5.1f} ms)"
+            f" generator {self.lag99:5.1f} ms  server CPU {self.server_cpu:4.0%}  errors: {errors}"
             f"  lost: {self.lost}"
         )
 
@@ -329,6 +385,8 @@ async def stage(
 
             await asyncio.gather(*(one(i) for i in range(tables)))
         await asyncio.sleep(warmup)
+        async with httpx.AsyncClient(base_url=server.http) as http:
+            await http.get("/bench/lag")  # the server's loop lag from now on
         lags: list[float] = []
         stop = asyncio.Event()
         lag_task = asyncio.create_task(loop_lag(lags, stop))
@@ -340,6 +398,13 @@ async def stage(
         stats.recording = False
         stop.set()
         await lag_task
+        async with httpx.AsyncClient(base_url=server.http) as http:
+            server_lag = (await http.get("/bench/lag?objects")).json()
+        print(
+            f"  the server's heap: {server_lag['objects']} objects the collector tracks;"
+            f" most: {server_lag['kinds']}",
+            flush=True,
+        )
         ms = [x * 1000 for x in stats.latencies]
         return Result(
             tables=tables,
@@ -350,6 +415,11 @@ async def stage(
             p99=quantile(ms, 0.99),
             samples=len(ms),
             lag99=quantile([x * 1000 for x in lags], 0.99),
+            server_lag99=server_lag["p99"],
+            server_lag_max=server_lag["max"],
+            server_gcs=server_lag["gcs"],
+            server_gc_max=server_lag["gc_max"],
+            worst=max(ms, default=float("nan")),
             server_cpu=used / elapsed,
             errors=dict(stats.errors),
             lost=stats.lost,
