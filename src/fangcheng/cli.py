@@ -179,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import gc
     import os
     from pathlib import Path
 
@@ -197,6 +198,7 @@ def _serve(args: argparse.Namespace) -> int:
     url = args.db or os.environ.get("FANGCHENG_DB") or default_url(Path(args.data))
     setup_logging()
     app = create_app(ServerSettings(db=url, origins=frozenset(args.origin)))
+    gc.freeze()  # what is loaded by now lives as long as the process: no collection scans it
     print(f"fangcheng: open http://{args.host}:{args.port}/  (database {url})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=65536)
     return 0
