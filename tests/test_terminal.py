@@ -260,7 +260,8 @@ def test_the_log_shows_no_face_of_another_seats_concealed_kong(tmp_path):
     events = game.events()
     reveal = next(i for i, e in enumerate(events) if isinstance(e, ev.Reveal))
     lines = [line for e in events[:reveal] if (line := event_line(game, e))]
-    assert "paid: 暗杠" in lines and any(line.endswith("a concealed kong") for line in lines)
+    assert "paid: 暗杠 (concealed kong)" in lines
+    assert any(line.endswith("a 暗杠 (concealed kong)") for line in lines)
     assert not any(
         f"暗杠 {k.tile}" in line or f"kong of {k.tile}" in line for k in kongs for line in lines
     )
