@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-ARGS ?= --quan 1
+ARGS ?=
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

@@ -74,6 +74,7 @@ class PlayApp(App[None]):
         self.page = "table"  # table, help, standings (a finished hand shows its settlement)
         self.quitting = False  # "q" was typed mid-match: the next answer decides
         self.timer: Timer | None = None
+        self.message_rows = 1
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="view", can_focus=False):
@@ -92,9 +93,8 @@ class PlayApp(App[None]):
         else:
             rules, quan = game.match.rules, game.match.quan
             self.say(
-                f"{rules.name} {rules.chinese.split()[0]}: a match of {quan} 圈 (round"
-                f"{'s' if quan > 1 else ''} of deals; --quan for more) · tiles show as boxes?"
-                " type ascii"
+                f"{rules.name} {rules.chinese.split()[0]}: {quan} 圈 (round"
+                f"{'s' if quan > 1 else ''} of deals) · tiles look like boxes? type ascii"
             )
         self.show()
         self.bots_play()
@@ -145,7 +145,7 @@ class PlayApp(App[None]):
             if line is not None:
                 self.log_lines.append(line)
         self.logged = len(events)
-        width, height = max(40, self.size.width - 1), self.size.height - 2
+        width, height = self.table_size()
         if self.page == "help":
             page = help_text()
         elif self.page == "standings":
@@ -172,7 +172,13 @@ class PlayApp(App[None]):
             view.scroll_home(animate=False, immediate=True)
 
     def say(self, text: str, error: bool = False) -> None:
-        self.query_one("#message", Static).update(Text(text, style="bold red" if error else ""))
+        message = Text(text, style="bold red" if error else "")
+        self.message_rows = 1 if message.cell_len <= self.size.width else 2
+        self.query_one("#message", Static).update(message)
+
+    def table_size(self) -> tuple[int, int]:
+        """The width and height the table has: the terminal's less the message and prompt."""
+        return max(40, self.size.width - 1), self.size.height - 1 - self.message_rows
 
     def action_help(self) -> None:
         self.page = "table" if self.page == "help" else "help"
@@ -187,7 +193,7 @@ class PlayApp(App[None]):
         """Scroll the table's log by its height (a page that does not fit otherwise)."""
         game = self.game
         if self.page == "table" and not game.round.over:
-            width, height = max(40, self.size.width - 1), self.size.height - 2
+            width, height = self.table_size()
             rows = log_rows(game, width, height, self.ascii, actions=not self.viewer)
             most = max(0, len(self.log_lines) - rows)
             self.back = max(0, min(most, self.back - direction * (rows - 1)))

@@ -358,7 +358,7 @@ def suggest(obs: Observation, bot: StrongBot | None = None) -> tuple[Action, str
         count = sum(unseen[t] for t in useful)
         shown = format_tiles(t for t in useful if unseen[t])
         extra = f" ({d} with the win requirements)" if d != n else ""
-        why = [f"shanten {n}{extra}", f"{count} useful tiles unseen: {shown or 'none'}"]
+        why = [f"向听 (shanten) {n}{extra}", f"{count} useful tiles unseen: {shown or 'none'}"]
     threat = bot.threats(obs)
     if action.tile is not None and action.kind in (Act.DISCARD, Act.READY) and max(threat) > 0:
         risk = bot.danger(table, action.tile, threat, _all_ways(unseen))
