@@ -37,7 +37,7 @@ from fangcheng.ui.terminal.view import (
 __all__ = ["PlayApp"]
 
 #: What the viewer's prompt takes.
-VIEWER_KEYS = "Enter: next step · b: back · s: start · e: end · q: quit"
+VIEWER_KEYS = "Enter: next step · b: back · s: start · e: end · v: next seat's side · q: quit"
 
 
 class PlayApp(App[None]):
@@ -124,7 +124,7 @@ class PlayApp(App[None]):
         while moved and len(self.log_lines) == shown:
             moved = game.step()
             self.show()
-        if not moved:
+        if game.asked():
             self.stop_bots()
 
     def stop_bots(self) -> None:
@@ -256,8 +256,11 @@ class PlayApp(App[None]):
         game = self.game
         assert isinstance(game, ReplayView)
         steps = {"": game.at + 1, "n": game.at + 1, "b": game.at - 1, "s": 0}
+        self.log_lines, self.logged = [], 0  # written again for the step or the side
         if word == "e":
             game.goto(len(game.moves) - 1)
+        elif word == "v":
+            game.side((game.seat + 1) % 4)
         elif word in steps:
             game.goto(steps[word])
         else:

@@ -67,6 +67,8 @@ class Key:
 class Game:
     """A match between the player at ``seat`` and three bots, one decision at a time."""
 
+    named = False  # the player's seat is "you"; a replay names every seat
+
     def __init__(
         self,
         rules: str,
@@ -123,17 +125,14 @@ class Game:
         discard (its hand is laid down); False when the player is asked or the hand is
         over. The app calls it on a timer to pace the bots."""
         r = self.round
-        if r.over:
-            return False
-        pending = r.pending()
-        if pending == [self.seat]:
-            legal = r.legal_actions(self.seat)
-            if self.seat not in r.won or len(legal) > 1:
+        if self.asked():
+            if not r.over:
                 self.adviser.track(r.observe(self.seat))  # the hint's reading of the table
-                return False
-            r.act(self.seat, legal[0])
+            return False
+        if r.pending() == [self.seat]:  # a laid-down 血战 winner's one discard
+            r.act(self.seat, r.legal_actions(self.seat)[0])
         else:
-            for s in pending:
+            for s in r.pending():
                 if s != self.seat:
                     r.act(s, self.bots[s].act(r.observe(s)))
         if r.over:
@@ -317,6 +316,15 @@ class Game:
         out += [k.key for k in keys if k.action.kind is not Act.DISCARD]
         return ", ".join(out)
 
+    def asked(self) -> bool:
+        """Whether the bots wait on the player (or the hand is over): no `step` to make."""
+        r = self.round
+        if r.over:
+            return True
+        if r.pending() != [self.seat]:
+            return False
+        return self.seat not in r.won or len(r.legal_actions(self.seat)) > 1
+
     def play(self, action: Action) -> None:
         """Make the player's decision, then let the bots play on (unless paced)."""
         r = self.round
@@ -372,6 +380,8 @@ class ReplayView(Game):
     """A recorded hand on the terminal table, one visible move at a time, from ``seat``'s
     side (what that seat knew; the hands are laid open at the end). ``goto`` moves it."""
 
+    named = True
+
     def __init__(self, record: RecordInput, *, seat: int = 0, path: Path | None = None) -> None:
         self.match = Match(record.rules, seed=record.seed, base=record.base, quan=1)
         self.seat, self.seed, self.records = seat, record.seed, Path()
@@ -382,20 +392,30 @@ class ReplayView(Game):
         self.source = msgspec.structs.replace(
             record, events=msgspec.UNSET, settlement=msgspec.UNSET
         )
+        self.moves = [0]
+        self.at = 0
+        self.side(seat)
+
+    def side(self, seat: int) -> None:
+        """See the hand from ``seat``'s side, at the same point of it: a step is a
+        decision after which that seat's events show something new."""
+        decisions = self.source.decisions
+        played = self.moves[self.at]
+        self.seat = seat
         self.round = replay(msgspec.structs.replace(self.source, decisions=[])).round
-        self.moves = [0]  # decisions played at each step: each shows something new
+        self.moves = [0]  # decisions played at each step
         shown = self._shown()
-        for k, decision in enumerate(record.decisions, 1):
+        for k, decision in enumerate(decisions, 1):
             if decision.action == ESCAPE:
                 self.round.escape(decision.seat)
             else:
                 self.round.act(decision.seat, Action.parse(decision.action))
             now = self._shown()
-            if now > shown or k == len(record.decisions):
+            if now > shown or k == len(decisions):
                 self.moves.append(k)
             shown = now
-        self.at = len(self.moves) - 1
-        self.goto(0)
+        self.at = -1  # the round is the whole hand's: goto replays to the step
+        self.goto(next(i for i, k in enumerate(self.moves) if k >= played))
 
     def _shown(self) -> int:
         """How many of the seat's events show something (another seat's draw does not)."""

@@ -106,7 +106,12 @@ def plain(why: str) -> str:
 
 
 def _seat_name(game: Game, seat: int) -> str:
-    return "you" if seat == game.seat else SEAT_NAMES[seat]
+    return "you" if _you(game, seat) else SEAT_NAMES[seat]
+
+
+def _you(game: Game, seat: int) -> bool:
+    """Whether ``seat`` is called "you": the player's, not a replay's side."""
+    return seat == game.seat and not game.named
 
 
 def _pad(text: str, width: int) -> str:
@@ -151,7 +156,7 @@ def _seat_lines(game: Game, obs: Observation, seat: int, width: int, ascii: bool
     view = obs.seats[seat]
     mover = obs.phase in (Phase.TURN, Phase.FENZHANG) and obs.turn == seat
     open_claim = obs.last_discard is not None and obs.last_discard[0] == seat
-    who = "you" if seat == game.seat else game.bot_name
+    who = ("side" if game.named else "you") if seat == game.seat else game.bot_name
     total = game.before[seat]
     moved = obs.scores[seat]
     score = f"{total:>5}" + (f" {moved:+d}" if moved else "")
@@ -350,7 +355,7 @@ def event_line(game: Game, event: ev.Event) -> str | None:
         )
         return f"{_does(game, event.seat, 'draw')} {event.tile}{how}"
     if isinstance(event, ev.Discard):
-        mine = event.seat == game.seat
+        mine = _you(game, event.seat)
         ready = " and declare" + ("" if mine else "s") + " 报听 (ready)" if event.ready else ""
         return f"{_does(game, event.seat, 'discard')} {event.tile}{ready}"
     if isinstance(event, ev.Call):
@@ -368,7 +373,7 @@ def event_line(game: Game, event: ev.Event) -> str | None:
         what = "补杠 added kong" if event.kind == "bugang" else "to the 旋风杠 whirlwind kong"
         return f"{_does(game, event.seat, 'add')} {event.tile} ({what})"
     if isinstance(event, ev.Robbed):
-        whose = "your" if event.seat == game.seat else f"{SEAT_NAMES[event.seat]}'s"
+        whose = "your" if _you(game, event.seat) else f"{SEAT_NAMES[event.seat]}'s"
         return f"{whose} {event.tile} is robbed (抢杠)"
     if isinstance(event, ev.Win):
         how = event.by.replace("_", " ")
@@ -390,7 +395,7 @@ def event_line(game: Game, event: ev.Event) -> str | None:
 
 def _does(game: Game, seat: int, verb: str) -> str:
     """``you discard``, ``South discards``."""
-    return f"you {verb}" if seat == game.seat else f"{SEAT_NAMES[seat]} {verb}s"
+    return f"you {verb}" if _you(game, seat) else f"{SEAT_NAMES[seat]} {verb}s"
 
 
 # --- end of a hand, end of the match --------------------------------------------------
