@@ -515,7 +515,8 @@ def standings(game: Game) -> Text:
     match = game.match
     lines = [
         Text(
-            f"match over: {match.rules.name}, {match.quan} 圈 (rounds), {game.hands} hands,"
+            f"match over: {match.rules.name}, {match.quan} 圈 (round{_s(match.quan)}),"
+            f" {game.hands} hands,"
             f" seed {game.seed}",
             style="bold",
         )
@@ -534,6 +535,10 @@ def standings(game: Game) -> Text:
         lines.append(Text(f"  {replay_command(game.saved[-1])}"))
     lines.append(Text("Enter: exit", style=KEY))
     return Text("\n").join(lines)
+
+
+def _s(n: int) -> str:
+    return "s" if n != 1 else ""
 
 
 def help_text() -> Text:
