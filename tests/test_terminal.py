@@ -28,6 +28,7 @@ from fangcheng.ui.terminal.game import (
     InputError,
     ReplayView,
     build_parser,
+    glyphs_likely,
     main,
     replay_command,
     suggest,
@@ -671,3 +672,25 @@ def test_hint_names_the_waits_when_ready(tmp_path):
                     return
             game.play(me.act(obs))
     raise AssertionError("never ready")
+
+
+def test_a_console_without_the_glyphs_starts_in_ascii():
+    assert glyphs_likely({"TERM": "xterm-256color"}, "utf-8")
+    assert not glyphs_likely({"TERM": "linux"}, "utf-8")  # the Linux console's font
+    assert not glyphs_likely({"TERM": "xterm"}, "ANSI_X3.4-1968")  # LANG=C
+
+
+def test_a_winners_fan_reason_names_the_winner(tmp_path):
+    """ "won on a tile it drew" at the table reads "won on a tile you drew"."""
+    for seed in range(40):
+        game = Game("baicheng", seat=0, bots="efficient", seed=seed, records=tmp_path)
+        me = EfficientBot(random.Random(0))
+        while not game.round.over:
+            game.play(me.act(game.observe()))
+        text = settlement(game, width=200).plain
+        if "自摸" in text and game.round.win_scores:
+            winner = game.round.win_scores[0].situation.winner
+            name = "you" if winner == 0 else ("East", "South", "West", "North")[winner]
+            assert f"won on a tile {name} drew" in text and "it drew" not in text
+            return
+    raise AssertionError("no self-drawn win")

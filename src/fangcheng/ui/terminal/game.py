@@ -22,7 +22,7 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -461,6 +461,15 @@ def _near(path: Path) -> Path:
         return path
 
 
+def glyphs_likely(env: Mapping[str, str], encoding: str | None) -> bool:
+    """Whether the terminal can be expected to draw the mahjong glyphs: not a console
+    with a fixed font (the Linux console, a dumb terminal), not a non-UTF-8 locale.
+    (No terminal reports its font; the first screen also offers ``ascii``.)"""
+    if env.get("TERM", "") in ("linux", "dumb", "vt100", "vt220"):
+        return False
+    return (encoding or "").lower().replace("-", "") in ("utf8", "utf16")
+
+
 def default_records() -> Path:
     """``$XDG_DATA_HOME/fangcheng/records`` (``~/.local/share/...`` by default)."""
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -524,7 +533,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         records=args.records or default_records(),
         paced=args.speed > 0,
     )
-    PlayApp(game, ascii=args.ascii, color=not args.no_color, pace=args.speed).run()
+    ascii = args.ascii or not glyphs_likely(os.environ, sys.stdout.encoding)
+    PlayApp(game, ascii=ascii, color=not args.no_color, pace=args.speed).run()
     game.quit()
     for path in game.saved:
         print(f"record: {path}")

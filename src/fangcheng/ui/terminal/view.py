@@ -421,7 +421,7 @@ def _win_lines(game: Game, result: Score, width: int, ascii: bool) -> list[Text]
     for a in reading.fans:
         times = f"×{a.times} " if a.times > 1 else ""
         fan = f"  {_pad(a.fan.name, 10)}{_pad(a.fan.en, 27)}{a.value:>3}  {times}"
-        why = plain(a.fan.why)
+        why = _winners(plain(a.fan.why), winner)
         if cell_len(fan + why) <= width:
             lines.append(Text(fan + why))
         else:
@@ -440,6 +440,13 @@ def _win_lines(game: Game, result: Score, width: int, ascii: bool) -> list[Text]
     for t in result.piao:
         lines.append(Text(f"  漂 (bet): {_does(game, t.payer, 'pay')} {t.amount}"))
     return lines
+
+
+def _winners(why: str, winner: str) -> str:
+    """A winner's fan reason with the winner named: ``won on a tile it drew`` → ``won on
+    a tile West drew``, ``its own`` → ``your own``."""
+    whose = "your" if winner == "you" else f"{winner}'s"
+    return re.sub(r"\bits\b", whose, re.sub(r"\bit drew\b", f"{winner} drew", why))
 
 
 def capped(s: Situation, p: Payment) -> str:
