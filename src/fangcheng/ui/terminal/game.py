@@ -6,10 +6,15 @@ actions (or a one-line reason why not), and saves each hand's record. `terminal_
 draws it and `terminal_app` runs it with Textual, which is imported only to play, so
 the library keeps no dependency.
 
+The bots move one `Game.step` at a time when the game is ``paced`` (the app times the
+steps, ``--speed`` seconds apart); `ReplayView` puts a saved record on the same table,
+step by step (``fangcheng replay FILE --show``). Hints come from the strong bot.
+
 What the player types, besides the keys listed on screen: a position in the hand
 (``3``), a tile in any notation (``5m``, ``五万``, ``C``), ``t`` and a position or tile
 for 报听, an action's text form (``discard 5m``, ``chi 345m``), and Enter alone when
-there is one thing to do.
+there is one thing to do. In a claim window a claim key wins over a tile of the same
+letter, in either case (``P`` is 碰 there, not 白板).
 """
 
 from __future__ import annotations
@@ -126,8 +131,6 @@ class Game:
         over. The app calls it on a timer to pace the bots."""
         r = self.round
         if self.asked():
-            if not r.over:
-                self.adviser.track(r.observe(self.seat))  # the hint's reading of the table
             return False
         if r.pending() == [self.seat]:  # a laid-down 血战 winner's one discard
             r.act(self.seat, r.legal_actions(self.seat)[0])
@@ -328,6 +331,7 @@ class Game:
     def play(self, action: Action) -> None:
         """Make the player's decision, then let the bots play on (unless paced)."""
         r = self.round
+        self.adviser.track(self.observe())  # the hint's reading of the table, as it went
         r.act(self.seat, action)
         if r.over:
             self.match.finish(r)

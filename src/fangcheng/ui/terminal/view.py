@@ -2,9 +2,11 @@
 
 Each view is a pure function of the `Game` returning Rich `Text`, so the screen is the
 same under Textual and in a test. The table is laid out for 80 columns and 24 rows;
-wider terminals only get longer lines. Tiles are glyphs, or notation with ``ascii``;
-only public information is shown of the other seats (their draws and 暗杠 stay hidden).
-"""
+wider terminals only get longer lines. Tiles are glyphs with their notation beside them
+(a font without mahjong tiles draws boxes), or notation alone with ``ascii``; only public
+information is shown of the other seats (their draws and 暗杠 stay hidden). Terms are
+written one way: the Chinese term, its English gloss (`gloss`); rule ids (D16) are left
+to ``fangcheng score --explain``."""
 
 from __future__ import annotations
 
