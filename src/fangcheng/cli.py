@@ -148,11 +148,11 @@ def _show(args: argparse.Namespace, record: RecordInput) -> int:
             file=sys.stderr,
         )
         return 2
-    if not sys.stdout.isatty():
-        print("fangcheng replay --show needs a terminal", file=sys.stderr)
+    if not sys.stdout.isatty() or args.file == "-":  # the keys come from stdin
+        print("fangcheng replay --show needs a terminal and a file", file=sys.stderr)
         return 2
-    path = Path(args.file) if args.file != "-" else None
-    PlayApp(ReplayView(record, seat=args.seat, path=path), ascii=args.ascii).run()
+    view = ReplayView(record, seat=args.seat, path=Path(args.file))
+    PlayApp(view, ascii=args.ascii).run()
     return 0
 
 
