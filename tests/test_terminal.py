@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from textual.widgets import Static
 
 from fangcheng.cli import main as cli_main
@@ -41,6 +42,7 @@ from fangcheng.ui.terminal.view import (
     capped,
     event_line,
     gloss,
+    help_text,
     plain,
     settlement,
     standings,
@@ -694,3 +696,8 @@ def test_a_winners_fan_reason_names_the_winner(tmp_path):
             assert f"won on a tile {name} drew" in text and "it drew" not in text
             return
     raise AssertionError("no self-drawn win")
+
+
+def test_the_help_page_fits_80_by_24():
+    rows = help_text().plain.split("\n")
+    assert len(rows) <= 22 and max(cell_len(row) for row in rows) < 80

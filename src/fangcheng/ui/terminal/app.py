@@ -147,7 +147,7 @@ class PlayApp(App[None]):
         self.logged = len(events)
         width, height = self.table_size()
         if self.page == "help":
-            page = help_text()
+            page = Text(VIEWER_KEYS) if self.viewer else help_text()
         elif self.page == "standings":
             page = standings(game)
         elif game.round.over:

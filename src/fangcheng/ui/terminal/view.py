@@ -40,19 +40,19 @@ Type a key, then Enter. The keys of the moment are listed under your hand.
   3          discard the tile at position 3 (positions are above your hand)
   5m  C      discard by notation: 1m-9m 1p-9p 1s-9s, E S W N, C F P (中发白);
              Chinese (五万, 红中) and tile glyphs work too
-  t3  t5m    discard and declare 报听 (baishan), where the rules allow it
+  t3  t5m    discard and declare 报听 (ready), where the rules allow it
   h 胡 win    p 碰 peng    g 杠 kong (g5m when there are several)
-  c 吃 chi (c1 c2 c3 when several runs)    n pass (let the discard go)
-  x lay the 旋风杠 中发白    a add a dragon to it (aC when several)
-  m p s      定缺: the suit to void (sichuan)
-  0 5 10     漂: the bet (baishan_platform)
+  c 吃 chi (c1 c2 c3 when several runs)    n 过 pass (let it go)
+  x 旋风杠 whirlwind kong: lay 中发白   a add a dragon to it (aC: several)
+  m p s      定缺 (void suit): the suit you will not keep (sichuan)
+  0 5 10     漂 (bet): × 底注 (base stake) (baishan_platform)
   Enter      alone: the only thing there is to do
-  hint       the strong bot's choice and why: waits, useful tiles unseen, danger
+  hint       the strong bot's choice and why: waits, useful tiles, danger
   ascii      tiles as notation (5m) instead of glyphs, or back
-  help       this page (F1)     q  quit (asks first; the hand's record is saved)
+  help       this page (F1)    q  quit (asks first; the hand's record is kept)
 In a claim window the claim keys come first: P is 碰 peng there, not 白板.
 Text forms work too: discard 5m, chi 345m, peng 5m, bugang 5m, que m.
-PageUp/PageDown scroll the log (or a long page). Esc or Enter: back to the table."""
+PageUp/PageDown scroll the log (or a long page). Esc, Enter: back to the table."""
 
 
 def _face(t: int, ascii: bool) -> str:
