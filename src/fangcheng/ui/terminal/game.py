@@ -94,7 +94,6 @@ class Game:
         self.bots = {s: make_bot(bots, random.Random(rng.randrange(2**63))) for s in range(4)}
         del self.bots[seat]
         self.paced = paced  # the app lets the bots play one `step` at a time
-        self.adviser = StrongBot(random.Random(0))
         self.stamp = time.strftime("%Y%m%d-%H%M%S")
         self.saved: list[Path] = []
         self.hands = 0
