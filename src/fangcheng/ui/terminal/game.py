@@ -492,7 +492,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--bots", default="strong", choices=list(BOTS), help="the three bots")
     parser.add_argument("--seed", type=int, help="the match seed (default: random, shown)")
-    parser.add_argument("--base", type=int, default=1, help="底注, the base stake")
+    parser.add_argument("--base", type=int, default=1, help="底注 (base stake)")
     parser.add_argument(
         "--quan", type=int, default=1, help="圈 (rounds of deals) to play: default 1; 4 make a 局"
     )
@@ -503,7 +503,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="the pause after each bot move (default 0.4; 0: at once)",
     )
-    parser.add_argument("--ascii", action="store_true", help="tiles as notation, not glyphs")
+    parser.add_argument(
+        "--ascii",
+        action="store_true",
+        help="tiles as notation only (glyphs otherwise, the notation beside them)",
+    )
     parser.add_argument("--no-color", action="store_true", help="no colours")
     parser.add_argument("--records", type=Path, help="where hand records go")
     return parser
