@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from fangcheng.cli import main as cli_main
 from fangcheng.engine.record import read_record, replay
-from fangcheng.players.bots import EfficientBot, StrongBot, _all_ways, table_of
+from fangcheng.players.bots import EfficientBot, StrongBot, table_of
 from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.rules import fans
@@ -654,10 +654,7 @@ def test_hint_is_the_strong_bots_and_says_why(tmp_path, monkeypatch):
     bot = StrongBot(random.Random(0))
     table = table_of(declared)
     threat = bot.threats(declared)
-    norm = _all_ways(table.unseen)
-    assert bot.danger(table, strong.tile, threat, norm) <= bot.danger(
-        table, efficient.tile, threat, norm
-    )
+    assert bot.danger(table, strong.tile, threat) <= bot.danger(table, efficient.tile, threat)
     assert f"({strong})" in hint
 
 

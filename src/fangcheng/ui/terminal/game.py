@@ -37,7 +37,7 @@ import msgspec
 from fangcheng.analysis.hand import shanten
 from fangcheng.engine.match import Match
 from fangcheng.engine.record import ESCAPE, RecordInput, record_of, replay
-from fangcheng.players.bots import BOTS, StrongBot, _all_ways, make_bot, table_of
+from fangcheng.players.bots import BOTS, StrongBot, make_bot, table_of
 from fangcheng.protocol.actions import Act, Action, IllegalActionError
 from fangcheng.protocol.events import Draw, Event, Replacement
 from fangcheng.protocol.observation import Observation
@@ -372,7 +372,7 @@ def suggest(obs: Observation, bot: StrongBot | None = None) -> tuple[Action, str
         why = [f"向听 (shanten) {n}{extra}", f"{count} useful tiles unseen: {shown or 'none'}"]
     threat = bot.threats(obs)
     if action.tile is not None and action.kind in (Act.DISCARD, Act.READY) and max(threat) > 0:
-        risk = bot.danger(table, action.tile, threat, _all_ways(unseen))
+        risk = bot.danger(table, action.tile, threat)
         ready = [SEAT_NAMES[s] for s, p in enumerate(threat) if p >= 1.0]
         told = f", {' '.join(ready)} 报听" if ready else ""
         why.append(f"danger {risk:.0%} (deal-in risk{told})")
