@@ -206,14 +206,18 @@ def test_replay_names_a_tampered_field_with_exit_2(tmp_path, capsys, path, value
     [
         (b"\x80", "the text is not UTF-8: byte 0x80 at offset 0"),
         (DEEP, "record: expected an object, got list"),
-        (inside(dumps(RECORDS["sichuan"]), b"settlement", b'{"a": ' + DEEP + b"}"), "too deeply"),
+        (inside(dumps(RECORDS["sichuan"]), b"events", b'[{"a": ' + DEEP + b"}]"), "too deeply"),
+        (
+            inside(dumps(RECORDS["sichuan"]), b"settlement", b'{"a": ' + DEEP + b"}"),
+            "settlement.a: unknown key; valid: deltas, end, fees, items, total",
+        ),
         (inside(dumps(RECORDS["sichuan"]), b"seed", HUGE), "seed: a number out of range"),
         (
             b'{"format": "fangcheng-record",\n "version": 1,,}',
             "not JSON: object keys must be strings at line 2, column 15",
         ),
     ],
-    ids=["utf8", "deep", "deep-any", "digits", "syntax"],
+    ids=["utf8", "deep", "deep-any", "deep-settlement", "digits", "syntax"],
 )
 def test_replay_refuses_unreadable_text_with_exit_2(tmp_path, capsys, content, message):
     code, out, err = run_cli("replay", content, tmp_path, capsys)

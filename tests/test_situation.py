@@ -77,7 +77,7 @@ def test_b1_loads_with_ids_and_notation_decoded():
         ("declared_ready", [False, True, False, False], "declared_ready: baicheng has no 报听"),
         ("won", [0], "won: baicheng has one winner per hand"),
         ("first_draw", True, "first_draw: 天胡 / 地胡 are self-draws"),
-        ("fenzhang_drawn", [0], "fenzhang_drawn: only during a 分张 win"),
+        ("fenzhang_drawn", [0], "fenzhang_drawn: only during 分张: a fenzhang or treasure win"),
         ("options", {"room": "free"}, "options: unknown option 'room' for baicheng"),
     ],
 )
@@ -167,14 +167,22 @@ def test_d32_declared_ready_is_checked_and_the_platform_options():
 
 
 def test_sichuan_won_seats():
-    """D75: `won` seats pay nothing for a self-draw; the winner cannot be one; at most two."""
+    """D75: `won` seats pay nothing for a self-draw; the winner cannot be one; at most two
+    before a self-draw."""
     with pytest.raises(SituationError, match="won: the winner cannot have won already"):
         load_situation(changed(S1, "won", [1]))
+    self_draw = changed(changed(S1, "win_by", "self_draw"), "from", ...)
     with pytest.raises(SituationError, match="won: the hand ends at three winners"):
-        load_situation(changed(S1, "won", [0, 2, 3]))
+        load_situation(changed(self_draw, "won", [0, 2, 3]))
     with pytest.raises(SituationError, match=r"won\[1\]: expected an integer"):
         load_situation(changed(S1, "won", [0, "2"]))
     assert load_situation(changed(S1, "won", [0, 3])).won == frozenset({0, 3})
+
+
+def test_d80_a_fourth_winner_on_the_discard_of_the_third_is_a_valid_situation():
+    """一炮多响 on a winner's discard after two earlier wins: both claimants win (D80), so
+    the second of them wins with three seats in `won`, the discarder among them."""
+    assert load_situation(changed(S1, "won", [0, 2, 3])).won == frozenset({0, 2, 3})
 
 
 def test_not_an_object():
