@@ -493,12 +493,14 @@ ERROR_SHARE: Final = 0.1  # of refused mutants, the share kept (the rest are dra
 
 
 def mutants(rules: str, seeds: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Seeded variations of the captured situations, ``MUTANTS`` per situation."""
-    rng = random.Random(f"{SEED}:{rules}")
+    """Seeded variations of the captured situations, ``MUTANTS`` per situation. Each
+    situation's are drawn from a seed of its own content, so that a change of what `score`
+    refuses (which redraws a mutant) changes only the mutants of the situations it touches."""
     faces = sorted({tile_name(t) for t in find_rules(rules).faces})
     seen = {dumps(d) for d in seeds}
     out = []
     for base in seeds:
+        rng = random.Random(f"{SEED}:{rules}:{dumps(base)}")
         kept = 0
         for _ in range(20 * MUTANTS):
             if kept == MUTANTS:
