@@ -438,15 +438,6 @@ def _check_consistency(s: Situation) -> None:
         raise _fail("win_tile", "a treasure win is on the treasure face")
     if s.after_kong and s.win_by in (WinBy.ROBBED_KONG, WinBy.FENZHANG):
         raise _fail("after_kong", f"a {s.win_by.value} win is never after a kong (D69)")
-    if s.after_kong:
-        konger = s.winner if s.source is None else s.source
-        if not any(_replaced(m) for m in s.seats[konger].melds):
-            who = "the winner" if s.source is None else "the discarder"
-            raise _fail(
-                "after_kong",
-                f"{who}, seat {konger}, has no kong meld (D69: a replacement win follows the"
-                " winner's kong, 杠上炮 the discarder's)",
-            )
     if s.win_by is WinBy.ROBBED_KONG:
         assert s.source is not None
         robbed = [
@@ -495,6 +486,15 @@ def _check_consistency(s: Situation) -> None:
         if s.declared_ready[i]:
             _check_declared(s, i, path)
     _check_fifth_copies(s)
+    if s.after_kong:
+        konger = s.winner if s.source is None else s.source
+        if not any(_replaced(m) for m in s.seats[konger].melds):
+            who = "the winner" if s.source is None else "the discarder"
+            raise _fail(
+                "after_kong",
+                f"{who}, seat {konger}, has no kong meld (D69: a replacement win follows the"
+                " winner's kong, 杠上炮 the discarder's)",
+            )
 
 
 _DURING_FENZHANG: Final = (WinBy.FENZHANG, WinBy.TREASURE)
