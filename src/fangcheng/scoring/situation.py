@@ -27,6 +27,7 @@ from fangcheng.tiles.notation import (
     KINDS,
     InvalidNotationError,
     format_counts,
+    format_tiles,
     parse_tiles,
     tile_name,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "WinBy",
     "load_situation",
     "read_situation",
+    "situation_json",
     "situation_schema",
 ]
 
@@ -260,6 +262,54 @@ class SituationInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, f
 def situation_schema() -> dict[str, Any]:
     """The JSON Schema of the `score` input (published as docs/schemas/situation.schema.json)."""
     return schema.json_schema(SituationInput)
+
+
+def situation_json(s: Situation) -> dict[str, Any]:
+    """The `score` input of ``s``, which `load_situation` reads back to score the same: how
+    the engine's wins are told to `fangcheng score`. ``s.rules`` is a preset, or a preset
+    with its cap changed (a rule set of one's own has no name the contract knows)."""
+    preset = find_rules(s.rules.name)
+    options: dict[str, Any] = {}
+    if s.options.room is not None:
+        options["room"] = s.options.room.name
+    if any(s.options.piao):
+        options["piao"] = list(s.options.piao)
+    if s.options.que is not None:
+        options["que"] = ["mps"[q] for q in s.options.que]
+    if (s.rules.cap_fans, s.rules.cap_base) != (preset.cap_fans, preset.cap_base):
+        options["cap"] = s.rules.cap_fans if preset.cap_fans is not None else s.rules.cap_base
+    data: dict[str, Any] = {
+        "rules": s.rules.name,
+        "options": options,
+        "base": s.base,
+        "dealer": s.dealer,
+        "winner": s.winner,
+        "win_tile": tile_name(s.win_tile),
+        "win_by": s.win_by.value,
+        "from": s.source,
+        "after_kong": s.after_kong,
+        "treasure": None if s.treasure is None else tile_name(s.treasure),
+        "retired_treasure": [tile_name(t) for t in s.retired_treasure],
+        "declared_ready": list(s.declared_ready),
+        "seats": [
+            {"concealed": format_counts(seat.concealed), "melds": list(map(_meld_json, seat.melds))}
+            for seat in s.seats
+        ],
+        "won": sorted(s.won),
+        "last_tile": s.last_tile,
+        "first_draw": s.first_draw,
+        "fenzhang_drawn": sorted(s.fenzhang_drawn),
+    }
+    return data
+
+
+def _meld_json(meld: Meld) -> dict[str, Any]:
+    data: dict[str, Any] = {"kind": meld.kind.value, "tiles": format_tiles(meld.tiles, sort=False)}
+    if meld.source is not None:
+        data["from"] = meld.source
+    if meld.treasure:
+        data["treasure"] = True
+    return data
 
 
 # --- reading -------------------------------------------------------------------------------
