@@ -370,11 +370,12 @@ def test_fuzz_replay_of_rewritten_decisions(rules, rewrites, scripted):
 
 # --- the engine refuses a non-seat before recording anything ---------------------------
 
-NOT_SEATS = [7, 4, -1, None, "0", True, 1.0, 10**5000]
-SEAT_IDS = ["7", "4", "-1", "None", "str", "True", "float", "huge"]
+NOT_SEATS = [7, 4, -1, None, "0", True, False, 1.0, 0.0, 10**5000]
+SEAT_IDS = ["7", "4", "-1", "None", "str", "True", "False", "float", "float0", "huge"]
 
 
 def state(r: Round) -> tuple[object, ...]:
+    """Everything a decision could change, as plain values."""
     return (
         list(r.decisions),
         list(r.events),
@@ -382,7 +383,12 @@ def state(r: Round) -> tuple[object, ...]:
         r.phase,
         [bytes(h) for h in r.hands],
         [list(m) for m in r.melds],
+        [list(river) for river in r.rivers],
         r.pending(),
+        [r.legal_actions(s) for s in range(4)],
+        (list(r.wall.live), list(r.wall.reserve), list(r.wall.indicators)),
+        (r.turn, r.drawn, r.claim, r.after_kong, list(r.ready), list(r.que), list(r.won)),
+        list(r.items),
         r.settlement,
     )
 
@@ -637,7 +643,18 @@ def test_replay_of_the_last_event_typed_as_floats_is_refused():
         replay(data)
 
 
-TAMPERINGS = ["seed", "wall", "settlement", "event", "seat", "truncate", "extra"]
+TAMPERINGS = [
+    "seed",
+    "wall",
+    "rules",
+    "dealer",
+    "ask_all",
+    "settlement",
+    "event",
+    "seat",
+    "truncate",
+    "extra",
+]
 
 
 @settings(FUZZ, max_examples=LONG or 120)
@@ -656,6 +673,13 @@ def test_fuzz_no_tampered_record_replays_as_identical(rules, how, data):
         j = next(k for k, s in enumerate(seat_of) if s != seat_of[i] and tiles[k] != tiles[i])
         tiles[i], tiles[j] = tiles[j], tiles[i]
         record["wall"] = {"head": "".join(tiles)}
+    elif how == "rules":
+        record["rules"] = data.draw(st.sampled_from([r for r in RULES if r != rules]))
+        record["options"] = {}
+    elif how == "dealer":
+        record["dealer"] = (record["dealer"] + data.draw(st.integers(1, 3))) % 4
+    elif how == "ask_all":
+        record["ask_all"] = not record.get("ask_all", False)
     elif how == "settlement":
         key = data.draw(st.sampled_from(["deltas", "fees", "total"]))
         seat = data.draw(st.integers(0, 3))

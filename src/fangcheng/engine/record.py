@@ -38,7 +38,7 @@ from fangcheng.engine.round import Round
 from fangcheng.engine.wall import deal_order
 from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Action, IllegalActionError
-from fangcheng.rules.ruleset import RuleSet, find_rules
+from fangcheng.rules.ruleset import OptionError, RuleSet, find_rules
 from fangcheng.scoring import schema
 from fangcheng.scoring.situation import MAX_BASE, RulesName, SeatIndex, TableOptions
 from fangcheng.tiles.notation import InvalidNotationError, format_tiles, parse_tiles
@@ -331,8 +331,10 @@ def replay(record: RecordInput | Mapping[str, Any], rules: RuleSet | None = None
             wall=None if seeded else wall,
             ask_all=record.ask_all,
         )
-    except ValueError as exc:  # an option the rule set does not have, or a bad value
+    except OptionError as exc:  # an option the rule set does not have, or a bad value
         raise RecordError(f"options: {exc}") from None
+    except ValueError as exc:  # what the shape lets through and `Round` refuses: named
+        raise RecordError(str(exc)) from None
     if seeded and list(round_.wall.tiles) != wall:
         at = next(i for i, (a, b) in enumerate(zip(wall, round_.wall.tiles, strict=True)) if a != b)
         raise RecordError(
