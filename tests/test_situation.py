@@ -101,6 +101,19 @@ def test_baicheng_input_errors_name_the_field(path: str, value: object, message:
         load_situation(changed(B1, path, value))
 
 
+def test_a_bu_gang_always_carries_from():
+    """The seat whose discard made the peng that the 补杠 extends (issue 14 item 6)."""
+    data = changed(B1, "seats.1.melds.0", {"kind": "bu_gang", "tiles": "9999p"})
+    with pytest.raises(SituationError) as caught:
+        load_situation(data)
+    assert str(caught.value) == (
+        "seats[1].melds[0].from: a bu_gang always carries 'from': the seat whose discard"
+        " made the peng it extends"
+    )
+    kong = load_situation(changed(data, "seats.1.melds.0.from", 3)).seats[1].melds[0]
+    assert (kong.kind, kong.source) == (MeldKind.BU_GANG, 3)
+
+
 def test_a_fifth_copy_across_seats_is_an_error():
     data = changed(B1, "seats.0.concealed", "3456m16788p149sC")  # 8m → a fifth 6m
     with pytest.raises(SituationError, match="5 copies of 6m across the seats"):

@@ -267,10 +267,11 @@ def situation_schema() -> dict[str, Any]:
 def situation_json(s: Situation) -> dict[str, Any]:
     """The `score` input of ``s``, which `load_situation` reads back to score the same: how
     the engine's wins are told to `fangcheng score`. ``s.rules`` is a preset, or a preset
-    with its cap changed (a rule set of one's own has no name the contract knows)."""
+    with its cap changed (a rule set of one's own has no name the contract knows). Keys
+    whose value is the default are left out where the contract leaves them optional."""
     preset = find_rules(s.rules.name)
     options: dict[str, Any] = {}
-    if s.options.room is not None:
+    if s.options.room is not None and s.options.room != preset.rooms[0]:
         options["room"] = s.options.room.name
     if any(s.options.piao):
         options["piao"] = list(s.options.piao)
@@ -286,10 +287,8 @@ def situation_json(s: Situation) -> dict[str, Any]:
         "winner": s.winner,
         "win_tile": tile_name(s.win_tile),
         "win_by": s.win_by.value,
-        "from": s.source,
         "after_kong": s.after_kong,
         "treasure": None if s.treasure is None else tile_name(s.treasure),
-        "retired_treasure": [tile_name(t) for t in s.retired_treasure],
         "declared_ready": list(s.declared_ready),
         "seats": [
             {"concealed": format_counts(seat.concealed), "melds": list(map(_meld_json, seat.melds))}
@@ -298,8 +297,13 @@ def situation_json(s: Situation) -> dict[str, Any]:
         "won": sorted(s.won),
         "last_tile": s.last_tile,
         "first_draw": s.first_draw,
-        "fenzhang_drawn": sorted(s.fenzhang_drawn),
     }
+    if s.source is not None:
+        data["from"] = s.source
+    if s.retired_treasure:
+        data["retired_treasure"] = [tile_name(t) for t in s.retired_treasure]
+    if s.fenzhang_drawn:
+        data["fenzhang_drawn"] = sorted(s.fenzhang_drawn)
     return data
 
 
