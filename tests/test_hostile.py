@@ -635,6 +635,15 @@ def test_replay_is_type_strict_a_bool_or_float_is_no_integer(
     assert (code, out) == (2, "") and message in err and err.count("\n") == 1
 
 
+def test_replay_refuses_a_key_no_event_has():
+    """The protocol's reader passes over unknown keys; a record must hold what it says."""
+    data = copy.deepcopy(RECORDS["sichuan"])
+    data["events"][3]["colour"] = "red"
+    kind = data["events"][3]["type"]
+    with pytest.raises(RecordError, match=rf"^events\[3\]: unknown key 'colour' in a {kind} event"):
+        replay(data)
+
+
 def test_replay_of_the_last_event_typed_as_floats_is_refused():
     data = copy.deepcopy(RECORDS["sichuan"])
     last = len(data["events"]) - 1
@@ -698,6 +707,9 @@ def test_fuzz_no_tampered_record_replays_as_identical(rules, how, data):
                 st.sampled_from([float(events[index][key]), events[index][key] == 1])
                 | st.integers(0, 3).filter(lambda v: v != events[index][key])
             )
+    elif how == "key":
+        key = "x_" + data.draw(st.text(max_size=8))  # no event has a key starting x_
+        events[data.draw(st.integers(0, len(events) - 1))][key] = 0
     elif how == "seat":
         index = data.draw(st.integers(0, len(decisions) - 1))
         seat = decisions[index]["seat"]

@@ -17,7 +17,8 @@ replacements, then baicheng's treasure indicator), the middle filled from the se
 Instead of a head, ``"hands"`` (each seat's starting tiles: 14 for the dealer, 13 for the
 others) and ``"draws"`` (the tiles drawn after the deal, in order) may be given.
 
-Reading is type-strict (a bool is no integer, nor is 1.0), the settlement included.
+Reading is type-strict (a bool is no integer, nor is 1.0), the events and the settlement
+included, and a key that no event has is refused: what is compared is what was recorded.
 
 `RecordInput` is the record's shape as msgspec `Struct`s (its JSON Schema is published in
 ``docs/schemas/``); `replay` and `read_record` check it and report any problem as a
@@ -30,6 +31,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
@@ -375,6 +377,16 @@ def _first_divergence(
     recorded: list[dict[str, Any]], settlement: Settlement | None, round_: Round
 ) -> str | None:
     expected = schema.convert({"events": recorded}, _Events, RecordError, "record").events
+    for i, (raw, event) in enumerate(zip(recorded, expected, strict=True)):
+        # the protocol's decoder passes over unknown keys (newer writers may add some);
+        # a record is compared as it is, so a key no event has is a change
+        known = _keys(type(event))
+        extra = raw.keys() - known
+        if extra:
+            raise RecordError(
+                f"events[{i}]: unknown key {schema.quote(min(extra))} in a {raw['type']} event;"
+                f" valid: {', '.join(sorted(known))}"
+            )
     produced = round_.events
     if not any(type(e) is ev.Reveal for e in expected):  # a record from before `reveal`
         produced = [e for e in produced if type(e) is not ev.Reveal]
@@ -393,6 +405,12 @@ def _first_divergence(
         if want != replayed[name]:
             return f"settlement.{name}: recorded {want}, replay gives {replayed[name]}"
     return None
+
+
+@cache
+def _keys(event_type: type[ev.Event]) -> frozenset[str]:
+    """The JSON keys of an event type, its tag included."""
+    return frozenset(f.encode_name for f in msgspec.structs.fields(event_type)) | {"type"}
 
 
 def _json(event: ev.Event) -> str:
