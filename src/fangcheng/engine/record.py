@@ -147,13 +147,19 @@ class RecordInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, froz
         msgspec.Meta(
             ge=-(2**63),
             le=2**63 - 1,
-            description="Throws the dice, then shuffles the wall (a wall in notation is the"
-            " seed's shuffle) or a scripted wall's middle.",
+            description="Throws the dice, then shuffles the wall (a played hand's wall in"
+            " notation is the seed's shuffle) or a scripted wall's middle.",
         ),
     ] = 0
     dealer: SeatIndex = 0
     base: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE, description="The table stake 底注.")] = 1
-    ask_all: Annotated[bool, schema.about("Claim windows ask every seat still playing.")] = False
+    ask_all: Annotated[
+        bool,
+        schema.about(
+            "Every decision point asks every seat a rule could ask: a claim window every"
+            " seat still playing, a 分张 draw its drawer."
+        ),
+    ] = False
     wall: Annotated[
         Notation | WallParts,
         schema.about(

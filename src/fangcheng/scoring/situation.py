@@ -333,10 +333,6 @@ def load_situation(data: object) -> Situation:
 
 
 _CALLED: Final = {MeldKind.CHI, MeldKind.PENG, MeldKind.MING_GANG, MeldKind.BU_GANG}
-_NEEDS_SOURCE: Final = {
-    MeldKind.BU_GANG: "a bu_gang always carries 'from': the seat whose discard made the peng"
-    " it extends"
-}
 #: Melds whose making draws a replacement tile: a 旋风杠 only once a dragon is added (D21).
 _REPLACED: Final = {MeldKind.AN_GANG, MeldKind.MING_GANG, MeldKind.BU_GANG}
 
@@ -376,10 +372,13 @@ def _meld(data: MeldInput, path: str, seat: int, rules: RuleSet) -> Meld:
     source = data.source
     if kind in _CALLED:
         if source is None:
-            raise _fail(
-                f"{path}.from",
-                _NEEDS_SOURCE.get(kind, f"a {kind.value} needs the seat it was called from"),
-            )
+            if kind is MeldKind.BU_GANG:
+                raise _fail(
+                    f"{path}.from",
+                    "a bu_gang always carries 'from': the seat whose discard made the peng"
+                    " it extends",
+                )
+            raise _fail(f"{path}.from", f"a {kind.value} needs the seat it was called from")
         if source == seat:
             raise _fail(f"{path}.from", f"seat {seat} cannot call its own discard")
         if kind is MeldKind.CHI and source != (seat + 3) % 4:
