@@ -794,3 +794,21 @@ def test_an_illegal_action_error_quotes_at_most_80_characters_of_the_action():
         with pytest.raises(IllegalActionError) as caught:
             r.act(0, value)  # type: ignore[arg-type]
         assert quotes_little(caught.value.reason) and quotes_little(str(caught.value))
+
+
+@pytest.mark.parametrize("action", [None, 5, ["hu"], b"hu", "", "x" * 100, "discard 9z", "que"])
+def test_an_action_that_is_no_action_is_refused_and_changes_nothing(action):
+    r = Round("sichuan", seed=4)
+    seat = r.pending()[0]
+    before = state(r)
+    with pytest.raises(IllegalActionError, match=rf"^seat {seat}: .*; legal: que m"):
+        r.act(seat, action)
+    assert state(r) == before
+
+
+def test_an_action_after_the_hand_is_refused_and_changes_nothing():
+    r = finished("sichuan", 4)
+    before = state(r)
+    with pytest.raises(IllegalActionError, match="seat 0 cannot pass in phase end; legal: none"):
+        r.act(0, "pass")
+    assert state(r) == before
