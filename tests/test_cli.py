@@ -112,7 +112,7 @@ def test_replay_of_a_faithful_record_exits_0(tmp_path, capsys):
 
 def test_replay_names_the_first_divergence_and_exits_1(tmp_path, capsys):
     record = finished_record(4)
-    record["settlement"] = {"total": [1, 2, 3, 4]}
+    record["settlement"]["total"] = [1, 2, 3, 4]
     path = tmp_path / "hand.json"
     path.write_text(json.dumps(record), encoding="utf-8")
     code, _, err = run(["replay", str(path)], capsys)

@@ -160,8 +160,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fangcheng",
         description="Baishan, Baicheng and Sichuan mahjong: analysis, scoring, play.",
-        epilog="exit codes:\n  0  success\n  1  a replay that diverges from its record\n"
-        "  2  invalid input (one line on stderr names the field and the problem)",
+        epilog="exit codes:\n  0  success\n"
+        "  1  a replay that diverges from its record (naming the first divergent event)\n"
+        "  2  invalid input: one line on stderr names the field and the problem, quoting\n"
+        "     at most 80 characters of the value (never a traceback)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"fangcheng {__version__}")
