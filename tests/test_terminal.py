@@ -214,6 +214,8 @@ def test_a_whole_match_ends_in_standings(tmp_path):
 
 def test_main_refuses_bad_arguments_and_a_pipe(capsys):
     assert main(["--quan", "0"]) == 2
+    assert main(["--base", "2000000000"]) == 2  # above the engine's limit: refused, named
+    assert "--base 1.." in capsys.readouterr().err
     assert main(["--records", "x"]) == 2  # pytest's stdout is not a terminal
     assert "needs a terminal" in capsys.readouterr().err
 

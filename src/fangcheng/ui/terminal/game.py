@@ -43,6 +43,7 @@ from fangcheng.protocol.events import Draw, Event, Replacement
 from fangcheng.protocol.observation import Observation
 from fangcheng.rules.requirements import wait_set
 from fangcheng.rules.ruleset import ALL_RULES
+from fangcheng.scoring.situation import MAX_BASE
 from fangcheng.tiles.notation import (
     InvalidNotationError,
     format_counts,
@@ -515,9 +516,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.quan < 1 or args.base < 1 or args.speed < 0:
+    if args.quan < 1 or not 1 <= args.base <= MAX_BASE or args.speed < 0:
         print(
-            "fangcheng play: --quan and --base must be at least 1, --speed not negative",
+            f"fangcheng play: --quan must be at least 1, --base 1..{MAX_BASE},"
+            " --speed not negative",
             file=sys.stderr,
         )
         return 2
