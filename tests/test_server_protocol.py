@@ -27,7 +27,14 @@ from fangcheng.engine import read_record, replay
 from fangcheng.players import EfficientBot
 from fangcheng.protocol.wire import decode_server, observation_from_json, observation_json
 from fangcheng.rules.ruleset import configure, find_rules
-from fangcheng.server.app import MIN_BOT_MS, Connection, Hub, ServerSettings, create_app
+from fangcheng.server.app import (
+    MIN_BOT_MS,
+    SESSIONS_PER_MINUTE,
+    Connection,
+    Hub,
+    ServerSettings,
+    create_app,
+)
 from fangcheng.server.security import JsonLines
 from fangcheng.server.store import default_url
 from fangcheng.server.tables import Table
@@ -617,3 +624,11 @@ def test_next_deals_the_next_hand_before_the_pause_ends() -> None:
             me.send({"type": "next"})
             assert table.status == "playing" and table.hand == 1
             assert me.send({"type": "next"})[0]["code"] == "state"  # no hand to deal
+
+
+def test_sessions_from_one_address_are_limited(server: Server) -> None:
+    made = [server.client.post("/api/session", json={"name": "x"}) for _ in range(21)]
+    assert [m.status_code for m in made].count(200) == 2 * SESSIONS_PER_MINUTE
+    assert made[-1].status_code == 429 and made[-1].json()["error"]["code"] == "rate"
+    server.clock.now += 60_000  # a minute later, ten more
+    assert server.client.post("/api/session", json={"name": "x"}).status_code == 200

@@ -31,7 +31,15 @@ from fangcheng.server.security import RateLimit, log_event, now_ms, origin_ok
 from fangcheng.server.store import Person, Store
 from fangcheng.server.tables import Table, TableError, check_settings
 
-__all__ = ["MIN_BOT_MS", "Connection", "Hub", "ServerSettings", "create_app"]
+__all__ = [
+    "HELLO_S",
+    "MIN_BOT_MS",
+    "SESSIONS_PER_MINUTE",
+    "Connection",
+    "Hub",
+    "ServerSettings",
+    "create_app",
+]
 
 STATIC: Final = Path(__file__).parent / "static"
 #: Table codes: no 0/O, 1/I/L, so a code read aloud is typed right.
@@ -43,12 +51,18 @@ _STATUS: Final = {
     "not_found": 404,
     "state": 409,
     "too_big": 413,
+    "rate": 429,
 }
 _MAX_BODY: Final = 16384
 #: Frames waiting for a slow client before it is dropped.
 _MAX_QUEUE: Final = 2000
 #: The fastest a table's bots may act (ms): a match of bots never holds the server up.
 MIN_BOT_MS: Final = 50
+#: New sessions a minute from one address.
+SESSIONS_PER_MINUTE: Final = 10
+_LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
+#: Seconds a new connection has to send its hello.
+HELLO_S: Final = 10.0
 _T = TypeVar("_T")
 
 
@@ -95,6 +109,7 @@ class Hub:
     sitting: dict[int, str] = field(default_factory=dict)  # person → table code
     tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     wakes: dict[str, asyncio.Event] = field(default_factory=dict)
+    session_limits: dict[str, RateLimit] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         seed = self.settings.seed
@@ -102,6 +117,22 @@ class Hub:
 
     def now(self) -> int:
         return self.settings.clock()
+
+    def may_open_session(self, address: str) -> bool:
+        """At most `SESSIONS_PER_MINUTE` new sessions a minute from one address (bursts
+        of twice that), so that a script cannot fill the database. Loopback is exempt:
+        it is this machine (tests, benchmarks) or a proxy in front, which limits."""
+        if address in _LOOPBACK:
+            return True
+        limits = self.session_limits
+        if len(limits) > 10_000:  # forget the addresses of long ago
+            limits.clear()
+        limit = limits.get(address)
+        if limit is None:
+            limit = limits[address] = RateLimit(
+                SESSIONS_PER_MINUTE / 60, 2 * SESSIONS_PER_MINUTE, self.now()
+            )
+        return limit.allow(self.now())
 
     def _code(self) -> str:
         while True:
@@ -283,9 +314,12 @@ def _table(request: Request) -> Table:
 
 @_guarded
 async def session(request: Request) -> Response:
+    hub = _hub(request)
+    if not hub.may_open_session(request.client.host if request.client else ""):
+        raise TableError("rate", "too many sessions from this address: wait a minute")
     body = await _body(request, SessionRequest)
     name = " ".join(body.name.split())[:24] or "guest"
-    person, token = _hub(request).store.new_session(name)
+    person, token = hub.store.new_session(name)
     return JSONResponse({"token": token, "name": name, "person": person})
 
 
@@ -461,7 +495,11 @@ async def _play(ws: WebSocket) -> None:
         await ws.send_json(_err("forbidden", "this page's origin may not play here"))
         await ws.close(4403)
         return
-    first = await _receive(ws)
+    try:
+        first = await asyncio.wait_for(_receive(ws), HELLO_S)
+    except TimeoutError:
+        await ws.close(4408)
+        return
     if first is None:
         return
     try:
