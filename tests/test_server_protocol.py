@@ -632,3 +632,16 @@ def test_sessions_from_one_address_are_limited(server: Server) -> None:
     assert made[-1].status_code == 429 and made[-1].json()["error"]["code"] == "rate"
     server.clock.now += 60_000  # a minute later, ten more
     assert server.client.post("/api/session", json={"name": "x"}).status_code == 200
+
+
+def test_bot_tokens_stop_when_the_seats_are_taken(server: Server) -> None:
+    ann = server.session("Ann")
+    opened = server.client.post("/api/tables", json={"outside_bots": True}, headers=ann)
+    code = opened.json()["code"]
+    seats = [
+        server.client.post(f"/api/tables/{code}/bot-token", headers=ann).json()["seat"]
+        for _ in range(3)
+    ]
+    assert seats == [1, 2, 3]
+    full = server.client.post(f"/api/tables/{code}/bot-token", headers=ann)
+    assert full.status_code == 409 and full.json()["error"]["code"] == "state"

@@ -404,6 +404,8 @@ async def bot_token(request: Request) -> Response:
         raise TableError("forbidden", "only the table's owner seats an outside bot")
     if not table.settings.outside_bots:
         raise TableError("forbidden", "this table takes no outside bots")
+    if table.status not in ("waiting", "finished") or all(s.kind for s in table.seats):
+        raise TableError("state", "no seat is free for a bot")
     hub = _hub(request)
     bot_id, token = hub.store.new_session("outside bot", "outside", table.code)
     seat = hub.sit(Person((bot_id, "outside bot", "outside", table.code)), table)
