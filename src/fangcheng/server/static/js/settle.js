@@ -1,0 +1,116 @@
+// The settlement of a hand: each win in turn with its fans and payers, every payment
+// with who paid whom and why, fees, the totals, and every hand laid open.
+import { h } from "./board.js";
+import { tileEl, tilesEl } from "./tiles.js";
+import { byText, reasonText } from "./text.js";
+
+const signed = (v) => (v > 0 ? `+${v}` : String(v));
+
+/** "West pays East 8, North pays East 8": who paid whom, from one row of deltas. */
+export function whoPaysWhom(deltas, who) {
+  const plus = [], minus = [];
+  deltas.forEach((d, s) => (d > 0 ? plus : d < 0 ? minus : []).push(s));
+  if (plus.length === 1) return minus.map((s) => `${who(s)} → ${who(plus[0])} ${-deltas[s]}`).join(" · ");
+  if (minus.length === 1) return plus.map((s) => `${who(minus[0])} → ${who(s)} ${deltas[s]}`).join(" · ");
+  return deltas.map((d, s) => (d ? `${who(s)} ${signed(d)}` : null)).filter(Boolean).join(" · ");
+}
+
+function winEl(win, detail, who, model) {
+  const box = h("div", "win-box");
+  const from = win.source != null ? ` · from ${who(win.source)} 放炮` : "";
+  box.append(h("div", "win-title", `${who(win.seat)} 胡 wins on `, tileEl(win.tile, { size: "small" }),
+    ` ${byText(win.by)}${from}`));
+  const seat = model?.seats[win.seat];
+  if (seat && seat.open) {
+    const row = h("div", "win-hand", tilesEl(seat.hand.filter(Boolean), { size: "small" }));
+    row.append(tileEl(win.tile, { size: "small", extra: "win" }));
+    for (const m of seat.melds) row.append(h("span", "meld", tilesEl(m.tiles, { size: "small" })));
+    box.append(row);
+  }
+  const fans = h("table", "fans");
+  if (detail?.fans) {
+    for (const f of detail.fans) {
+      fans.append(h("tr", "", h("td", "fan-cn", f.name), h("td", "fan-en", f.en || ""), h("td", "num", String(f.value))));
+    }
+  } else {
+    for (const f of win.fans) fans.append(h("tr", "", h("td", "fan-cn", f)));
+  }
+  if (!(detail?.fans || win.fans).length) fans.append(h("tr", "", h("td", "fan-cn", "(无番 no fans)")));
+  box.append(fans);
+  const pays = h("table", "payers");
+  pays.append(h("tr", "", h("th", "", "付 payer"), h("th", "", "番 fans (N)"), h("th", "num", "付 pays")));
+  if (detail?.payers) {
+    for (const p of detail.payers) {
+      const cap = p.capped ? h("span", "cap", ` 封顶 capped${typeof p.capped === "string" ? " " + p.capped : ""}`) : null;
+      pays.append(h("tr", "", h("td", "", who(p.seat)),
+        h("td", "", `${(p.fans || []).join(" + ") || "—"} = ${p.fan}`),
+        h("td", "num", h("b", "", String(p.amount)), cap)));
+    }
+  } else {
+    win.deltas.forEach((d, s) => {
+      if (d < 0) pays.append(h("tr", "", h("td", "", who(s)), h("td", "", win.fans.join(" + ") || "—"), h("td", "num", h("b", "", String(-d)))));
+    });
+  }
+  box.append(pays);
+  return box;
+}
+
+/**
+ * The settlement panel. ``end``: the hand_end frame; ``events``: the seat's stream of the
+ * hand; ``model``: the table read from them (hands laid open); ``who``: seat names.
+ */
+export function settlementEl(end, events, model, who) {
+  const s = end.settlement;
+  const panel = h("div", "settlement");
+  const how = { win: "胡牌 A hand won", draw: "流局 Drawn hand", escape: "逃跑 Abandoned" }[s.end] || s.end;
+  panel.append(h("h2", "", `第${end.hand + 1}盘 Hand ${end.hand + 1} · ${how}`));
+  const wins = events.filter((e) => e.type === "win");
+  const details = end.wins || [];
+  if (wins.length > 1) panel.append(h("p", "note", "血战到底: each win in turn 依次胡牌"));
+  wins.forEach((w, i) => panel.append(winEl(w, details[i], who, model)));
+  const pigs = events.filter((e) => e.type === "flower_pig");
+  for (const p of pigs) panel.append(h("p", "warn", `${who(p.seat)} passed a win in the last four tiles: 花猪 flower pig`));
+
+  const table = h("table", "items");
+  const head = h("tr", "", h("th", "", "项目 item"));
+  for (let k = 0; k < 4; k++) head.append(h("th", "num", who(k)));
+  head.append(h("th", "", "谁付谁 who paid whom"));
+  table.append(head);
+  const row = (label, values, cls = "", detail = "") => {
+    const tr = h("tr", cls, h("td", "", label));
+    values.forEach((v) => tr.append(h("td", `num ${v > 0 ? "up" : v < 0 ? "down" : ""}`, v ? signed(v) : "·")));
+    tr.append(h("td", "detail", detail));
+    table.append(tr);
+  };
+  for (const item of s.items) row(reasonText(item.reason, who), item.deltas, kindOf(item.reason), whoPaysWhom(item.deltas, who));
+  if (s.fees.some(Boolean)) row("台费 service fee", s.fees.map((f) => -f), "fee");
+  row("本盘 this hand", s.total, "total");
+  if (end.standings) row("累计 match total", standingsOf(end.standings), "standing");
+  panel.append(table);
+
+  if (model) {
+    const hands = h("div", "open-hands", h("h3", "", "亮牌 the hands laid open"));
+    model.seats.forEach((x, k) => {
+      const row = h("div", "open-hand", h("span", "who", who(k)), tilesEl(x.hand.filter(Boolean), { size: "tiny" }));
+      for (const m of x.melds) row.append(h("span", "meld", tilesEl(m.tiles, { size: "tiny" })));
+      if (x.won && x.winTile) row.append(" 胡 ", tileEl(x.winTile, { size: "tiny", extra: "win" }));
+      hands.append(row);
+    });
+    panel.append(hands);
+  }
+  return panel;
+}
+
+/** Standings arrive as four numbers, or as rows with a score. */
+export function standingsOf(st) {
+  if (Array.isArray(st) && typeof st[0] === "number") return st;
+  if (Array.isArray(st)) return st.map((r) => r.score ?? r.total ?? 0);
+  return st.scores || [0, 0, 0, 0];
+}
+
+const KINDS = [
+  ["胡", "item-win"], ["刮风", "item-kong"], ["下雨", "item-kong"], ["杠", "item-kong"],
+  ["查花猪", "item-check"], ["查大叫", "item-check"], ["退税", "item-check"], ["漂", "item-piao"],
+];
+const kindOf = (reason) => (KINDS.find(([k]) => reason.includes(k)) || ["", ""])[1];
+

@@ -1,0 +1,310 @@
+// The table page: one websocket (docs/protocol.md), the seat's events and observation,
+// the call buttons with the deadline, the log, and the settlement at a hand's end.
+import * as api from "./api.js";
+import { boardEl, centerEl, fromEvents, fromObservation, h } from "./board.js";
+import { settlementEl, standingsOf } from "./settle.js";
+import { actionLabel, actionTiles, eventLine, rulesName, WINDS } from "./text.js";
+import { tileEl, tilesEl } from "./tiles.js";
+
+export class TableView {
+  constructor(root, code, { onLeave } = {}) {
+    this.root = root; this.code = code; this.onLeave = onLeave;
+    this.seat = null; this.info = null; this.obs = null; this.prompt = null;
+    this.hand = -1; this.events = []; this.ending = null; this.matchEnd = null;
+    this.sent = false; this.ting = false; this.retry = 0; this.closed = false;
+    this.toast = ""; this.showEnd = false;
+    this.timer = setInterval(() => this.tick(), 200);
+    this.connect();
+  }
+
+  // --- the connection ----------------------------------------------------------------
+
+  connect() {
+    const s = api.session();
+    this.ws = new WebSocket(api.wsUrl());
+    this.ws.onopen = () => {
+      this.retry = 0;
+      this.ws.send(JSON.stringify({ type: "hello", v: 1, token: s && s.token, table: this.code }));
+    };
+    this.ws.onmessage = (m) => this.receive(JSON.parse(m.data));
+    this.ws.onclose = (e) => {
+      if (this.closed) return;
+      if (e.code === 4401 || e.code === 4404 || e.code === 4403) { this.fail(e.reason || "refused"); return; }
+      this.connected = false; this.render();
+      this.retry = Math.min(this.retry + 1, 6);
+      setTimeout(() => !this.closed && this.connect(), 300 * this.retry);
+    };
+  }
+
+  send(frame) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
+  }
+
+  close() {
+    this.closed = true; clearInterval(this.timer);
+    if (this.ws) this.ws.close();
+  }
+
+  fail(why) {
+    this.closed = true; clearInterval(this.timer);
+    api.lastTable.set(null);
+    this.root.replaceChildren(h("div", "panel", h("h2", "", "不能入座 Cannot sit at this table"), h("p", "", why),
+      h("a", "button", "返回 Back to the start page")));
+    this.root.querySelector("a").href = "#/";
+  }
+
+  receive(f) {
+    switch (f.type) {
+      case "welcome":
+        this.connected = true; this.seat = f.seat; this.info = f.table; break;
+      case "table": this.info = f.table; break;
+      case "events":
+        if (f.hand !== this.hand) {
+          if (f.start !== 0) return; // a later part of a hand we have not begun: wait for the state
+          this.hand = f.hand; this.events = [];
+          if (this.ending && this.ending.hand !== f.hand) this.showEnd = this.showEnd && true;
+        }
+        this.events.length = Math.min(this.events.length, f.start);
+        this.events.splice(f.start, f.events.length, ...f.events);
+        break;
+      case "prompt":
+        this.prompt = f; this.obs = f.observation; this.sent = false; this.ting = false; break;
+      case "view":
+        this.obs = f.observation; this.prompt = null; this.sent = false; break;
+      case "hand_end":
+        this.ending = { ...f, events: [...this.events] }; this.showEnd = true; this.prompt = null; break;
+      case "match_end":
+        this.matchEnd = f; break;
+      case "error":
+        this.sent = false;
+        this.flash(`${f.code}: ${f.message}`);
+        break;
+      default: break;
+    }
+    this.render();
+  }
+
+  flash(text) {
+    this.toast = text; this.render();
+    clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => { this.toast = ""; this.render(); }, 4000);
+  }
+
+  act(action) {
+    if (!this.prompt || this.sent) return;
+    this.sent = true;
+    this.send({ type: "act", seq: this.prompt.seq, action });
+    this.render();
+  }
+
+  // --- names and state ---------------------------------------------------------------
+
+  who = (s) => {
+    if (s === this.seat) return "你 You";
+    const x = this.info?.seats?.[s];
+    return (x && x.name) || WINDS[s];
+  };
+
+  seatsInfo() {
+    return [0, 1, 2, 3].map((s) => {
+      const x = this.info?.seats?.[s] || {};
+      return { ...x, name: s === this.seat ? `${x.name || "you"} (你)` : x.name || (x.kind ? x.kind : "空 empty") };
+    });
+  }
+
+  isOwner() {
+    const s = api.session();
+    const o = this.info?.owner;
+    return s && o != null && (o === s.person || o === s.name || o === s.token);
+  }
+
+  // --- drawing -------------------------------------------------------------------------
+
+  tick() {
+    const el = this.root.querySelector(".countdown");
+    if (!el || !this.prompt) return;
+    const left = Math.max(0, this.prompt.deadline - Date.now());
+    el.querySelector(".secs").textContent = `${Math.ceil(left / 1000)}s`;
+    const total = this.prompt.total || (this.prompt.total = Math.max(left, 1));
+    el.querySelector(".bar i").style.width = `${(100 * left) / total}%`;
+    el.classList.toggle("urgent", left < 3000);
+  }
+
+  render() {
+    if (this.closed) return;
+    const info = this.info;
+    const top = h("div", "topbar",
+      h("a", "home", "← 大厅 Lobby"),
+      h("span", "title", info ? `${rulesName(info.rules || this.obs?.rules)} · 桌 ${this.code}` : `桌 ${this.code}`),
+      h("span", `conn ${this.connected ? "on" : "off"}`, this.connected ? "● 在线 online" : "○ 重连中 reconnecting…"));
+    top.querySelector(".home").href = "#/";
+    const page = h("div", "table-page", top);
+    if (!this.obs && (!info || info.status === "waiting" || info.status === "finished")) page.append(this.waitingEl());
+    else if (this.obs) page.append(this.playEl());
+    else page.append(h("p", "panel", "等待 waiting for the table…"));
+    if (this.showEnd && this.ending) page.append(this.endEl());
+    else if (this.matchEnd) page.append(this.matchEndEl());
+    if (this.toast) page.append(h("div", "toast", this.toast));
+    this.root.replaceChildren(page);
+    this.tick();
+  }
+
+  waitingEl() {
+    const info = this.info || { seats: [] };
+    const box = h("div", "panel waiting");
+    box.append(h("h2", "", "等人 Waiting for players"),
+      h("p", "", "把桌号发给朋友 Share this code with your friends:"),
+      h("div", "code", this.code));
+    const list = h("ol", "seats");
+    info.seats.forEach((x, s) => list.append(h("li", "", `${WINDS[s]} · ${x.name || "空位 empty seat"}${x.kind === "bot" ? " 🤖" : ""}${x.kind && x.connected === false ? " (offline)" : ""}`)));
+    box.append(list);
+    if (this.isOwner() || info.owner == null) {
+      const fill = h("select", "fill");
+      for (const [v, label] of [["efficient", "机器人 efficient bots"], ["strong", "强 strong bots"], ["random", "随机 random bots"]]) {
+        const o = h("option", "", label); o.value = v; fill.append(o);
+      }
+      const start = h("button", "primary start", "开始 Start (bots fill empty seats)");
+      start.onclick = () => this.send({ type: "start", fill: fill.value });
+      box.append(h("div", "row", fill, start));
+    } else box.append(h("p", "note", "等房主开始 The owner starts the table."));
+    return box;
+  }
+
+  playEl() {
+    const obs = this.obs;
+    const model = fromObservation(obs, this.seatsInfo());
+    if (this.seat != null) model.me = this.seat;
+    if (this.info?.seats) model.seats.forEach((x, s) => Object.assign(x, { auto: this.info.seats[s]?.auto, connected: this.info.seats[s]?.connected, kind: this.info.seats[s]?.kind }));
+    const legal = this.prompt ? this.prompt.legal : [];
+    const discards = new Set(legal.filter((a) => a.startsWith("discard ")).map((a) => a.split(" ")[1]));
+    const tings = new Set(legal.filter((a) => a.startsWith("ting ")).map((a) => a.split(" ")[1]));
+    const playable = this.ting ? tings : discards;
+    const onTile = (t) => this.act(`${this.ting ? "ting" : "discard"} ${t}`);
+    const center = h("div", "center-info");
+    center.append(centerEl(model));
+    center.append(h("div", "phase", phaseText(obs, this.who)));
+    if (obs.last_discard) center.append(h("div", "last", `${this.who(obs.last_discard[0])} 打 `, tileEl(obs.last_discard[1], { size: "small" })));
+    const board = boardEl(model, { center, onTile: this.sent ? null : onTile, playable: this.sent ? new Set() : playable });
+    const wrap = h("div", "play", h("div", "main", board, this.actionsEl(legal, tings)), this.logEl());
+    return wrap;
+  }
+
+  actionsEl(legal, tings) {
+    const bar = h("div", "actions");
+    if (!this.prompt) {
+      bar.append(h("span", "hint", this.obs.phase === "end" ? "本盘结束 hand over" : "等待 waiting for the others…"));
+      return bar;
+    }
+    const p = this.prompt;
+    const cd = h("span", "countdown", h("span", "secs", ""), h("span", "bar", h("i", "")));
+    if (p.bank_ms) cd.append(h("span", "bank", ` +${Math.round(p.bank_ms / 1000)}s 时间库 bank`));
+    bar.append(cd);
+    if (p.must_win) bar.append(h("div", "must-win", "⚠ 花猪 warning: passing this win makes you a 花猪 flower pig (the last four tiles)"));
+    const buttons = h("span", "buttons");
+    const others = legal.filter((a) => !a.startsWith("discard ") && !a.startsWith("ting "));
+    if (legal.some((a) => a.startsWith("discard "))) {
+      bar.append(h("span", "hint", this.ting ? "报听: 选一张打出 click the tile to discard with 报听" : "点牌出牌 click a tile to discard"));
+    }
+    if (tings.size) {
+      const b = h("button", `ting ${this.ting ? "on" : ""}`, this.ting ? "取消报听 Cancel 报听" : "报听 Declare ready");
+      b.onclick = () => { this.ting = !this.ting; this.render(); };
+      buttons.append(b);
+    }
+    for (const a of others) {
+      const kind = a.split(" ")[0];
+      const b = h("button", `act act-${kind}`, actionLabel(a));
+      b.dataset.action = a;
+      const tiles = actionTiles(a);
+      if (tiles.length) b.append(tilesEl(tiles, { size: "tiny" }));
+      b.disabled = this.sent;
+      b.onclick = () => this.act(a);
+      buttons.append(b);
+    }
+    bar.append(buttons);
+    return bar;
+  }
+
+  logEl() {
+    const log = h("div", "log", h("h3", "", "记录 Log"));
+    const list = h("ol", "");
+    for (const e of this.events) {
+      const line = eventLine(e, this.who, this.hand);
+      if (line) list.append(h("li", `ev-${e.type}`, line));
+    }
+    log.append(list);
+    queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
+    return log;
+  }
+
+  endEl() {
+    const end = this.ending;
+    const model = fromEvents(end.events, this.seatsInfo(), this.seat ?? 0);
+    const panel = settlementEl(end, end.events, model, this.who);
+    const buttons = h("div", "row");
+    if (this.matchEnd) {
+      buttons.append(this.standingsEl());
+      if (this.isOwner()) {
+        const again = h("button", "primary again", "再来一局 Play again");
+        again.onclick = () => { this.showEnd = false; this.matchEnd = null; this.ending = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
+        buttons.append(again);
+      }
+    } else {
+      const next = h("button", "primary next", "下一盘 Next hand →");
+      next.onclick = () => { this.showEnd = false; this.render(); };
+      buttons.append(next);
+    }
+    if (end.record != null) {
+      const rec = h("a", "button", "回放 Replay this hand");
+      rec.href = `#/replay/${end.record}`;
+      buttons.append(rec);
+    }
+    const leave = h("button", "leave", "离开 Leave");
+    leave.onclick = () => this.leave();
+    buttons.append(leave);
+    panel.append(buttons);
+    return h("div", "overlay", panel);
+  }
+
+  standingsEl() {
+    const scores = standingsOf(this.matchEnd.standings);
+    const order = [0, 1, 2, 3].sort((a, b) => scores[b] - scores[a]);
+    const list = h("ol", "standings");
+    for (const s of order) list.append(h("li", s === this.seat ? "me" : "", `${this.who(s)} ${scores[s] > 0 ? "+" : ""}${scores[s]}`));
+    return h("div", "final", h("h3", "", "终局 Final standings"), list);
+  }
+
+  matchEndEl() {
+    const panel = h("div", "settlement", h("h2", "", "终局 The match is over"), this.standingsEl());
+    const row = h("div", "row");
+    if (this.isOwner()) {
+      const again = h("button", "primary again", "再来一局 Play again");
+      again.onclick = () => { this.matchEnd = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
+      row.append(again);
+    }
+    const leave = h("button", "leave", "离开 Leave");
+    leave.onclick = () => this.leave();
+    row.append(leave);
+    panel.append(row);
+    return h("div", "overlay", panel);
+  }
+
+  leave() {
+    this.send({ type: "leave" });
+    api.lastTable.set(null);
+    this.close();
+    location.hash = "#/";
+  }
+}
+
+function phaseText(obs, who) {
+  switch (obs.phase) {
+    case "piao": return "漂 bets before the deal";
+    case "que": return "定缺 choose the suit to void";
+    case "claim": return "叫牌 calls on the discard";
+    case "rob": return "抢杠 the kong may be robbed";
+    case "fenzhang": return "分张 the last tiles";
+    case "end": return "本盘结束 hand over";
+    default: return `${who(obs.turn)} 出牌 to play`;
+  }
+}
+
