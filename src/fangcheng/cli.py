@@ -160,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "simulate", help="play many hands between bots and summarise (fangcheng simulate -h)"
     )
+    sub.add_parser("bot", help="play a seat at a server's table with a bot (fangcheng bot -h)")
     return parser
 
 
@@ -173,6 +174,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from fangcheng.ui.terminal.game import main as play_main
 
         return play_main(argv[1:])
+    if argv and argv[0] == "bot":  # the reference outside-bot client (the server layer)
+        from fangcheng.server.botclient import main as bot_main
+
+        return bot_main(argv[1:])
     args = build_parser().parse_args(argv)
     result: int = args.run(args)
     return result

@@ -1,0 +1,197 @@
+"""The reference bot client (fangcheng bot) and the ten-line example, against a small
+table server of the test's own: one real hand behind a websocket on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+from websockets.asyncio.server import ServerConnection, serve
+
+from fangcheng.cli import main
+from fangcheng.engine.round import Round
+from fangcheng.players.bots import make_bot
+from fangcheng.protocol import wire
+from fangcheng.server import botclient
+
+RULES = ["baicheng", "baishan", "baishan_platform", "sichuan"]
+CODE, TOKEN = "K7QF2M", "seat-token"
+EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "ten_line_client.py"
+pytestmark = pytest.mark.timeout(120)  # a hang is a failure, not a stuck suite
+
+
+def table_info(rules: str, seat: int) -> wire.TableInfo:
+    seats = [wire.SeatInfo(name=f"bot {s}", kind="bot", connected=True) for s in range(4)]
+    seats[seat] = wire.SeatInfo(name="outside", kind="outside", connected=True)
+    return wire.TableInfo(
+        rules=rules, outside_bots=True, code=CODE, owner=1, status="playing", seats=tuple(seats)
+    )
+
+
+class FakeTable:
+    """One hand: the client plays ``seat``, the server's own bots the others. Every
+    answer is decoded as the server would and acted on (an illegal one raises)."""
+
+    def __init__(self, rules: str, seed: int, seat: int, *, spectator: bool = False) -> None:
+        self.rules, self.seed, self.seat, self.spectator = rules, seed, seat, spectator
+        self.answers = 0
+        self.total: tuple[int, ...] | None = None
+        self.failure: BaseException | None = None
+
+    async def handler(self, socket: ServerConnection) -> None:
+        try:
+            await self.play(socket)
+        except BaseException as exc:  # reported by the test, not lost in the server
+            self.failure = exc
+            raise
+
+    async def play(self, socket: ServerConnection) -> None:
+        hello = wire.decode_client(await socket.recv())
+        assert hello == wire.HelloFrame(v=1, token=TOKEN, table=CODE)
+        seat = None if self.spectator else self.seat
+        await send(socket, wire.WelcomeFrame(seat=seat, table=table_info(self.rules, self.seat)))
+        r = Round(self.rules, seed=self.seed, ask_all=True)
+        bots = [make_bot("efficient", random.Random(s)) for s in range(4)]
+        await send(socket, wire.EventsFrame(hand=0, start=0, events=tuple(r.events_for(seat))))
+        seq = 0
+        while not r.over:
+            for s in r.pending():
+                if s != self.seat:
+                    r.act(s, bots[s].act(r.observe(s)))
+                    continue
+                seq += 1
+                data = wire.observation_data(r.observe(s))
+                prompt = wire.PromptFrame(
+                    seq=seq, deadline=0, bank_ms=0, observation=data, legal=data.legal
+                )
+                await send(socket, prompt)
+                await send(socket, wire.PongFrame())  # frames a bot ignores
+                answer = wire.decode_client(await socket.recv())
+                assert isinstance(answer, wire.ActFrame) and answer.seq == seq
+                r.act(s, answer.parsed())
+                self.answers += 1
+        assert r.settlement is not None
+        self.total = tuple(r.settlement["total"])
+        end = wire.HandEndFrame(hand=0, settlement=r.settlement, record=1, standings=self.total)
+        await send(socket, end)
+        await send(socket, wire.MatchEndFrame(standings=self.total))
+        await socket.wait_closed()
+
+
+async def send(socket: ServerConnection, frame: wire.ServerFrame) -> None:
+    await socket.send(wire.encode(frame).decode())
+
+
+async def with_table(table: FakeTable, client):  # client: an async function of the URL
+    async with serve(table.handler, "127.0.0.1", 0) as server:
+        port = server.sockets[0].getsockname()[1]
+        return await client(f"ws://127.0.0.1:{port}")
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_the_bot_client_plays_its_seat_to_the_match_end(rules):
+    table = FakeTable(rules, seed=3, seat=1)
+    lines: list[str] = []
+
+    async def client(url: str) -> tuple[int, ...]:
+        bot = make_bot("strong", random.Random(0))
+        return await botclient.play(url, CODE, TOKEN, bot, lines.append)
+
+    standings = asyncio.run(with_table(table, client))
+    assert table.failure is None
+    assert table.answers > 0 and standings == table.total
+    assert lines[0] == f"seat 1 at table {CODE} ({rules})" and lines[-1].startswith("match over")
+
+
+def test_the_ten_line_client_plays_a_hand(monkeypatch, capsys):
+    table = FakeTable("sichuan", seed=8, seat=2)
+
+    async def client(url: str) -> None:
+        monkeypatch.setattr(sys, "argv", [str(EXAMPLE), url + "/ws", CODE, TOKEN])
+        await asyncio.to_thread(runpy.run_path, str(EXAMPLE), run_name="__main__")
+
+    asyncio.run(with_table(table, client))
+    assert table.failure is None and table.answers > 0
+    assert json.loads(capsys.readouterr().out) == list(table.total or ())
+
+
+def test_the_ten_line_client_is_ten_lines_of_code():
+    code = [
+        line
+        for line in EXAMPLE.read_text().splitlines()
+        if line.strip() and not line.startswith(('"""', "import", "from"))
+    ]
+    assert len(code) <= 10
+    compile(EXAMPLE.read_text(), str(EXAMPLE), "exec")
+
+
+def test_a_token_without_a_seat_is_refused():
+    table = FakeTable("baishan", seed=1, seat=0, spectator=True)
+
+    async def client(url: str) -> tuple[int, ...]:
+        return await botclient.play(url, CODE, TOKEN, make_bot("random", random.Random(0)))
+
+    with pytest.raises(botclient.BotClientError, match="no seat at this table"):
+        asyncio.run(with_table(table, client))
+
+
+def test_a_closed_connection_is_reported_with_its_code():
+    async def refuse(socket: ServerConnection) -> None:
+        await socket.recv()
+        await socket.close(4401, "hello first")
+
+    async def scenario() -> None:
+        async with serve(refuse, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            bot = make_bot("random", random.Random(0))
+            await botclient.play(f"ws://127.0.0.1:{port}", CODE, TOKEN, bot)
+
+    with pytest.raises(
+        botclient.BotClientError, match=r"closed the connection \(4401: hello first\)"
+    ):
+        asyncio.run(scenario())
+
+
+def test_the_bot_seat_logs_refusals_and_answers_only_prompts():
+    lines: list[str] = []
+    seat = botclient.BotSeat(make_bot("random", random.Random(0)), lines.append)
+    assert seat.receive(wire.WelcomeFrame(seat=0, table=table_info("baishan", 0))) is None
+    assert seat.receive(wire.ErrorFrame(code="stale", message="seq 3 is closed", seq=3)) is None
+    assert seat.receive(wire.PongFrame()) is None
+    assert lines[-1] == "refused (stale): seq 3 is closed"
+    r = Round("baishan", seed=2)
+    data = wire.observation_data(r.observe(r.pending()[0]))
+    answer = seat.receive(
+        wire.PromptFrame(seq=9, deadline=0, bank_ms=0, observation=data, legal=data.legal)
+    )
+    assert isinstance(answer, wire.ActFrame) and answer.seq == 9 and answer.action in data.legal
+
+
+def test_a_prompt_before_the_welcome_is_an_error():
+    seat = botclient.BotSeat(make_bot("random", random.Random(0)))
+    data = wire.observation_data(Round("baishan", seed=2).observe(0))
+    prompt = wire.PromptFrame(seq=1, deadline=0, bank_ms=0, observation=data, legal=data.legal)
+    with pytest.raises(botclient.BotClientError, match="before the welcome"):
+        seat.receive(prompt)
+
+
+@pytest.mark.parametrize(
+    ("url", "socket"),
+    [
+        ("ws://127.0.0.1:8000", "ws://127.0.0.1:8000/ws"),
+        ("wss://example.org/", "wss://example.org/ws"),
+        ("ws://127.0.0.1:8000/play/ws", "ws://127.0.0.1:8000/play/ws"),
+    ],
+)
+def test_the_socket_url_of_a_server(url, socket):
+    assert botclient.socket_url(url) == socket
+
+
+def test_the_command_refuses_an_address_that_is_no_websocket(capsys):
+    assert main(["bot", "--url", "http://127.0.0.1:8000", "--table", CODE, "--token", "t"]) == 2
+    assert capsys.readouterr().err.startswith("fangcheng bot: --url 'http://127.0.0.1:8000'")
