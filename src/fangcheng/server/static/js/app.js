@@ -8,6 +8,7 @@ import { RULES, rulesName } from "./text.js";
 import { tilesEl } from "./tiles.js";
 
 const root = document.getElementById("app");
+const ROOMS = [["free", "免费场 free"], ["junior", "初级场 junior"], ["intermediate", "中级场 intermediate"], ["anti_cheat", "防作弊场 anti-cheat"]];
 let current = null; // the open TableView
 
 function field(label, input) {
@@ -93,27 +94,42 @@ async function startPage() {
   // a private table
   const rules = rulesSelect();
   const quan = input("number", 1, { min: 1, max: 16, name: "quan" });
-  const claim = input("number", 3, { min: 1, max: 60, step: 0.5, name: "claim" });
-  const turn = input("number", 10, { min: 2, max: 120, name: "turn" });
+  const claim = input("number", "", { min: 0.5, max: 60, step: 0.5, name: "claim", placeholder: "规则默认 the rules' own" });
+  const turn = input("number", 10, { min: 1, max: 120, name: "turn" });
   const bank = input("number", 20, { min: 0, max: 600, name: "bank" });
   const bots = input("checkbox", true), outside = input("checkbox", false);
   const spect = input("checkbox", true), pub = input("checkbox", true);
-  const options = h("textarea", "options"); options.placeholder = '{"cap": 3}  configure options (JSON)'; options.rows = 2;
+  const cap = input("number", "", { min: 1, max: 1000, name: "cap", placeholder: "规则默认 the rules' own" });
+  const room = h("select", "room");
+  for (const [v, label] of ROOMS) { const o = h("option", "", label); o.value = v; room.append(o); }
+  const roomField = field("场 Room", room);
+  const capField = field("封顶 Cap", cap);
+  const showRules = () => {
+    roomField.hidden = rules.value !== "baishan_platform";
+    capField.hidden = !["sichuan", "baishan_platform"].includes(rules.value);
+    capField.querySelector("span").textContent = rules.value === "sichuan" ? "封顶 Cap (fans 番)" : "封顶 Cap (× 底注 base)";
+  };
+  rules.onchange = showRules;
+  showRules();
   const open = h("form", "panel open", h("h2", "", "开桌 Open a private table"),
-    field("规则 Rules", rules), field("圈 Rounds (quan)", quan),
+    field("规则 Rules", rules), field("圈 Rounds (quan)", quan), roomField, capField,
     field("叫牌时限 Claim window (s)", claim), field("出牌时限 Turn (s)", turn), field("时间库 Time bank (s)", bank),
     field("机器人 Bots allowed", bots), field("外部机器人 Outside bots", outside),
     field("旁观 Spectators", spect), field("大厅可见 Listed in the lobby", pub),
-    field("选项 Options", options), h("button", "primary", "开桌 Open"));
+    h("button", "primary", "开桌 Open"));
   open.onsubmit = async (e) => {
     e.preventDefault();
     try {
       const settings = {
-        rules: rules.value, quan: Number(quan.value), claim_ms: Math.round(claim.value * 1000),
+        rules: rules.value, quan: Number(quan.value),
         turn_ms: Math.round(turn.value * 1000), bank_ms: Math.round(bank.value * 1000),
         bots: bots.checked, outside_bots: outside.checked, spectators: spect.checked, public: pub.checked,
       };
-      if (options.value.trim()) settings.options = JSON.parse(options.value);
+      if (claim.value) settings.claim_ms = Math.round(claim.value * 1000);
+      const options = {};
+      if (!capField.hidden && cap.value) options.cap = Number(cap.value);
+      if (!roomField.hidden) options.room = room.value;
+      if (Object.keys(options).length) settings.options = options;
       const r = await api.openTable(settings);
       goTable(r.code);
     } catch (x) { report(err, x); }

@@ -62,9 +62,9 @@ function winEl(win, detail, who, model) {
 export function settlementEl(end, events, model, who) {
   const s = end.settlement;
   const panel = h("div", "settlement");
-  const how = { win: "胡牌 A hand won", draw: "流局 Drawn hand", escape: "逃跑 Abandoned" }[s.end] || s.end;
-  panel.append(h("h2", "", `第${end.hand + 1}盘 Hand ${end.hand + 1} · ${how}`));
   const wins = events.filter((e) => e.type === "win");
+  const how = { win: "胡牌 A hand won", draw: wins.length ? "牌墙摸完 The wall ran out" : "流局 Drawn hand", escape: "逃跑 Abandoned" }[s.end] || s.end;
+  panel.append(h("h2", "", `第${end.hand + 1}盘 Hand ${end.hand + 1} · ${how}`));
   const details = end.wins || [];
   if (wins.length > 1) panel.append(h("p", "note", "血战到底: each win in turn 依次胡牌"));
   wins.forEach((w, i) => panel.append(winEl(w, details[i], who, model)));
@@ -74,7 +74,7 @@ export function settlementEl(end, events, model, who) {
   const table = h("table", "items");
   const head = h("tr", "", h("th", "", "项目 item"));
   for (let k = 0; k < 4; k++) head.append(h("th", "num", who(k)));
-  head.append(h("th", "", "谁付谁 who paid whom"));
+  head.append(h("th", "detail", "谁付谁 who paid whom"));
   table.append(head);
   const row = (label, values, cls = "", detail = "") => {
     const tr = h("tr", cls, h("td", "", label));
