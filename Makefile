@@ -1,10 +1,11 @@
-# Two entry points: `make play` (the main job: a match against three bots in the
-# terminal) and `make test` (the whole suite). Each creates .venv and installs what it
-# needs on first use. `make play ARGS="--rules sichuan --quan 4"` passes options on.
+# Entry points: `make serve` (the table server: play in a browser), `make play` (a match
+# against three bots in the terminal) and `make test` (the whole suite). Each creates
+# .venv and installs what it needs on first use. `make play ARGS="--rules sichuan --quan
+# 4"` passes options on; `make serve ARGS="--port 9000"` as well.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-ARGS ?= --quan 1
+ARGS ?=
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,13 +16,20 @@ $(VENV)/.play: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[play]'
 	touch $@
 
+$(VENV)/.server: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[server]'
+	touch $@
+
 $(VENV)/.dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: play demo test lint bench tables golden
+.PHONY: serve play demo test lint bench tables golden
+serve: $(VENV)/.server
+	$(BIN)/fangcheng serve --host 127.0.0.1 --port 8000 $(ARGS)
+
 play: $(VENV)/.play
-	$(BIN)/fangcheng play $(ARGS)
+	$(BIN)/fangcheng play $(or $(ARGS),--quan 1)
 
 demo: $(VENV)/.play
 	$(BIN)/fangcheng demo

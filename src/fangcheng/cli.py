@@ -160,8 +160,40 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "simulate", help="play many hands between bots and summarise (fangcheng simulate -h)"
     )
+    serve = sub.add_parser("serve", help="run the table server: play in a browser")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument(
+        "--db", help="SQLAlchemy database URL (default: $FANGCHENG_DB, else DATA/fangcheng.db)"
+    )
+    serve.add_argument("--data", default="data", help="data directory (default ./data)")
+    serve.set_defaults(run=_serve)
     sub.add_parser("bot", help="play a seat at a server's table with a bot (fangcheng bot -h)")
     return parser
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    try:
+        import uvicorn
+
+        from fangcheng.server.app import ServerSettings, create_app
+        from fangcheng.server.security import setup_logging
+        from fangcheng.server.store import default_url
+    except ImportError as exc:
+        print(
+            f"fangcheng serve: {exc.name} is missing: pip install 'fangcheng[server]'",
+            file=sys.stderr,
+        )
+        return 2
+    url = args.db or os.environ.get("FANGCHENG_DB") or default_url(Path(args.data))
+    setup_logging()
+    app = create_app(ServerSettings(db=url))
+    print(f"fangcheng: open http://{args.host}:{args.port}/  (database {url})", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=65536)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

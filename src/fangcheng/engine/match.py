@@ -59,7 +59,10 @@ class Match:
         base: int = 1,
         options: Mapping[str, object] | None = None,
         quan: int = 4,
+        ask_all: bool = False,
     ) -> None:
+        """``ask_all``: every hand runs the private claim mode (`Round`'s ``ask_all``)."""
+        self.ask_all = ask_all
         self.rules = find_rules(rules) if isinstance(rules, str) else rules
         self.rng = random.Random(seed)
         self.seed, self.base, self.options, self.quan = seed, base, dict(options or {}), quan
@@ -87,6 +90,7 @@ class Match:
             dealer=self.dealer,
             base=self.base,
             options=self.options,
+            ask_all=self.ask_all,
         )
 
     def finish(self, round_: Round) -> None:

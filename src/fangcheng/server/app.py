@@ -1,0 +1,528 @@
+"""The table server: HTTP calls for sessions, tables and records, one websocket per
+connection for play (docs/protocol.md). `create_app` builds it from `ServerSettings`, so
+tests build it with a fake clock, no bot pace and no timer tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from fangcheng.engine import Round, record_of
+from fangcheng.server import frames
+from fangcheng.server.security import (
+    MAX_FRAME,
+    RateLimit,
+    log_event,
+    now_ms,
+    origin_ok,
+)
+from fangcheng.server.store import Person, Store
+from fangcheng.server.tables import Table, TableError, TableSettings
+
+__all__ = ["Hub", "ServerSettings", "create_app"]
+
+STATIC: Final = Path(__file__).parent / "static"
+#: Table codes: no 0/O, 1/I/L, so a code read aloud is typed right.
+_CODE_LETTERS: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+_STATUS: Final = {
+    "malformed": 400,
+    "unauthorized": 401,
+    "forbidden": 403,
+    "not_found": 404,
+    "state": 409,
+    "too_big": 413,
+}
+_MAX_BODY: Final = 16384
+_T = TypeVar("_T")
+
+
+@dataclass
+class ServerSettings:
+    """How the server runs. ``clock`` gives ms since the epoch; ``bot_ms`` and
+    ``between_ms``, when set, replace every table's pace (0 in tests); ``timers``: run a
+    task per table that applies deadlines (tests call `Hub.tick` instead); ``seed``:
+    tables' seeds from it (reproducible tests), else random."""
+
+    db: str = "sqlite://"
+    clock: Callable[[], int] = now_ms
+    bot_ms: int | None = None
+    between_ms: int | None = None
+    timers: bool = True
+    seed: int | None = None
+    origins: frozenset[str] = frozenset()
+    rate: float = 20.0
+    burst: float = 40.0
+
+
+class PracticeRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    rules: str = "baishan"
+    bot: str = "strong"
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+    quan: int = 1
+
+
+class SessionRequest(msgspec.Struct, forbid_unknown_fields=True):
+    name: str = ""
+
+
+class JoinRequest(msgspec.Struct, forbid_unknown_fields=True):
+    spectate: bool = False
+
+
+@dataclass
+class Hub:
+    """Every open table, who sits where, and the tables' timer tasks."""
+
+    settings: ServerSettings
+    store: Store
+    tables: dict[str, Table] = field(default_factory=dict)
+    sitting: dict[int, str] = field(default_factory=dict)  # person → table code
+    tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    wakes: dict[str, asyncio.Event] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        seed = self.settings.seed
+        self.rng = random.Random(seed) if seed is not None else random.SystemRandom()
+
+    def now(self) -> int:
+        return self.settings.clock()
+
+    def _code(self) -> str:
+        while True:
+            code = "".join(self.rng.choice(_CODE_LETTERS) for _ in range(6))
+            if code not in self.tables:
+                return code
+
+    def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
+        settings.check()
+        if self.settings.bot_ms is not None:
+            settings.bot_ms = self.settings.bot_ms
+        if self.settings.between_ms is not None:
+            settings.between_ms = self.settings.between_ms
+        self.leave(owner.id)
+        code = self._code()
+        table = Table(
+            code=code,
+            owner=owner.id,
+            settings=settings,
+            seed=self.rng.randrange(2**63),
+            on_hand=self._store_hand,
+            practice=practice,
+        )
+        self.tables[code] = table
+        self.sit(owner, table)
+        if self.settings.timers:
+            self.wakes[code] = asyncio.Event()
+            self.tasks[code] = asyncio.get_running_loop().create_task(self._run(table))
+        log_event("table_open", code=code, rules=settings.rules, practice=practice)
+        return table
+
+    def sit(self, person: Person, table: Table) -> int:
+        if self.sitting.get(person.id) not in (None, table.code):
+            self.leave(person.id)
+        seat = table.sit(
+            person.id, person.name, "outside" if person.kind == "outside" else "person"
+        )
+        self.sitting[person.id] = table.code
+        return seat
+
+    def leave(self, person: int) -> None:
+        """Off the current table (if any); a table nobody sits at any more closes."""
+        code = self.sitting.pop(person, None)
+        table = self.tables.get(code or "")
+        if table is None:
+            return
+        table.leave(person, self.now())
+        self.poke(table)
+        if not any(self.sitting.get(p) == table.code for p in table.people()):
+            self.close(table)
+
+    def close(self, table: Table) -> None:
+        self.tables.pop(table.code, None)
+        self.wakes.pop(table.code, None)
+        task = self.tasks.pop(table.code, None)
+        if task is not None:
+            task.cancel()
+        log_event("table_close", code=table.code)
+
+    def poke(self, table: Table) -> None:
+        """The table changed: its timer task looks at the next deadline again."""
+        wake = self.wakes.get(table.code)
+        if wake is not None:
+            wake.set()
+
+    def tick(self) -> None:
+        """Apply every table's due moves and timeouts at the clock's time."""
+        now = self.now()
+        for table in list(self.tables.values()):
+            table.tick(now)
+
+    async def _run(self, table: Table) -> None:
+        """Sleep until the table's next deadline (or a change), then tick it."""
+        wake = self.wakes[table.code]
+        while True:
+            at = table.next_wake()
+            delay = None if at is None else max(0.0, (at - self.now()) / 1000)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), delay)
+            wake.clear()
+            try:
+                table.tick(self.now())
+            except Exception:  # a bug must not stop the table's clock
+                log_event("tick_failed", 40, code=table.code, exc_info=True)
+                await asyncio.sleep(1)
+
+    def _store_hand(self, table: Table, hand: int, round_: Round) -> int:
+        record = record_of(round_)
+        views = [msgspec.to_builtins(round_.events_for(s)) for s in (0, 1, 2, 3, None)]
+        seats = [s.person if s.kind in ("person", "outside") else None for s in table.seats]
+        hand_id = self.store.save_hand(
+            table=table.code,
+            match=table.matches,
+            hand=hand,
+            record=record,
+            views=views,
+            seats=seats,
+        )
+        log_event(
+            "hand_end",
+            code=table.code,
+            hand=hand,
+            id=hand_id,
+            how=round_.settlement and round_.settlement["end"],
+        )
+        return hand_id
+
+
+# --- HTTP --------------------------------------------------------------------------------
+
+
+def _error(code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, _STATUS.get(code, 400))
+
+
+async def _body(request: Request, kind: type[_T]) -> _T:
+    body = await request.body()
+    if len(body) > _MAX_BODY:
+        raise TableError("too_big", f"a body is at most {_MAX_BODY} bytes")
+    try:
+        return msgspec.json.decode(body or b"{}", type=kind)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise TableError("malformed", str(exc)) from None
+
+
+def _hub(request: Request | WebSocket) -> Hub:
+    hub: Hub = request.app.state.hub
+    return hub
+
+
+def _person(request: Request) -> Person:
+    auth = request.headers.get("authorization", "")
+    scheme, _, token = auth.partition(" ")
+    person = _hub(request).store.person(token) if scheme.lower() == "bearer" and token else None
+    if person is None:
+        raise TableError("unauthorized", "no session: POST /api/session, then send its token")
+    return person
+
+
+def _table(request: Request) -> Table:
+    table = _hub(request).tables.get(request.path_params["code"].upper())
+    if table is None:
+        raise TableError("not_found", "no table has that code")
+    return table
+
+
+async def session(request: Request) -> Response:
+    body = await _body(request, SessionRequest)
+    name = " ".join(body.name.split())[:24] or "guest"
+    person, token = _hub(request).store.new_session(name)
+    return JSONResponse({"token": token, "name": name, "person": person})
+
+
+async def lobby(request: Request) -> Response:
+    tables = [
+        t.info()
+        for t in _hub(request).tables.values()
+        if t.settings.public and not t.practice and t.status != "finished"
+    ]
+    tables.sort(key=lambda t: (t["rules"], t["status"] != "waiting", t["code"]))
+    return JSONResponse({"tables": tables})
+
+
+async def open_table(request: Request) -> Response:
+    person = _person(request)
+    settings = await _body(request, TableSettings)
+    table = _hub(request).open(person, settings)
+    return JSONResponse({"code": table.code, "table": table.info()})
+
+
+async def practice(request: Request) -> Response:
+    person = _person(request)
+    body = await _body(request, PracticeRequest)
+    hub = _hub(request)
+    settings = TableSettings(
+        rules=body.rules, options=body.options, quan=body.quan, public=False, spectators=False
+    )
+    table = hub.open(person, settings, practice=True)
+    table.start(person.id, body.bot, hub.now())
+    hub.poke(table)
+    return JSONResponse({"code": table.code, "table": table.info()})
+
+
+async def table_info(request: Request) -> Response:
+    return JSONResponse({"table": _table(request).info()})
+
+
+async def join(request: Request) -> Response:
+    person = _person(request)
+    table = _table(request)
+    body = await _body(request, JoinRequest)
+    hub = _hub(request)
+    if body.spectate:
+        if not table.settings.spectators:
+            raise TableError("forbidden", "this table takes no spectators")
+        return JSONResponse({"seat": None})
+    return JSONResponse({"seat": hub.sit(person, table)})
+
+
+async def leave(request: Request) -> Response:
+    person = _person(request)
+    _hub(request).leave(person.id)
+    return JSONResponse({})
+
+
+async def bot_token(request: Request) -> Response:
+    person = _person(request)
+    table = _table(request)
+    if person.id != table.owner:
+        raise TableError("forbidden", "only the table's owner seats an outside bot")
+    if not table.settings.outside_bots:
+        raise TableError("forbidden", "this table takes no outside bots")
+    hub = _hub(request)
+    bot_id, token = hub.store.new_session("outside bot", "outside", table.code)
+    seat = hub.sit(Person((bot_id, "outside bot", "outside", table.code)), table)
+    return JSONResponse({"token": token, "seat": seat})
+
+
+async def my_hands(request: Request) -> Response:
+    person = _person(request)
+    return JSONResponse({"hands": _hub(request).store.hands_of(person.id)})
+
+
+async def one_hand(request: Request) -> Response:
+    person = _person(request)
+    try:
+        hand_id = int(request.path_params["id"])
+    except ValueError:
+        raise TableError("not_found", "no such hand") from None
+    hand = _hub(request).store.hand(hand_id, person.id)
+    if hand is None:
+        raise TableError("not_found", "no hand of yours has that id")
+    return JSONResponse(hand)
+
+
+async def index(request: Request) -> Response:
+    page = STATIC / "index.html"
+    if not page.exists():
+        return Response("fangcheng: the web client is not installed", media_type="text/plain")
+    return FileResponse(page)
+
+
+# --- the websocket -------------------------------------------------------------------------
+
+
+class Connection:
+    """One websocket at a table: frames queued by the table, written by one task."""
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+    def send(self, frame: dict[str, Any]) -> None:
+        self.queue.put_nowait(frame)
+
+
+_ENCODE: Final = msgspec.json.Encoder()
+
+
+async def _writer(ws: WebSocket, conn: Connection) -> None:
+    while (frame := await conn.queue.get()) is not None:
+        await ws.send_text(_ENCODE.encode(frame).decode())
+
+
+def _err(code: str, message: str, seq: int | None = None) -> dict[str, Any]:
+    frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if seq is not None:
+        frame["seq"] = seq
+    return frame
+
+
+async def play(ws: WebSocket) -> None:
+    hub = _hub(ws)
+    await ws.accept()
+    if not origin_ok(ws.headers.get("origin"), ws.headers.get("host"), hub.settings.origins):
+        await ws.send_json(_err("forbidden", "this page's origin may not play here"))
+        await ws.close(4403)
+        return
+    try:
+        first = await ws.receive_text()
+    except WebSocketDisconnect:
+        return
+    hello = None
+    try:
+        frame = frames.read(first) if len(first) <= MAX_FRAME else None
+        hello = frame if isinstance(frame, frames.Hello) else None
+    except frames.FrameError:
+        pass
+    if hello is None:
+        await ws.send_json(_err("unauthorized", "the first frame is a hello"))
+        await ws.close(4401)
+        return
+    if hello.v != 1:
+        await ws.send_json(_err("version", f"version {hello.v} is not spoken here; v: 1"))
+        await ws.close(4400)
+        return
+    person = hub.store.person(hello.token)
+    if person is None:
+        await ws.send_json(_err("unauthorized", "unknown token"))
+        await ws.close(4401)
+        return
+    table = hub.tables.get(hello.table.upper())
+    if table is None:
+        await ws.send_json(_err("not_found", "no table has that code"))
+        await ws.close(4404)
+        return
+    seat = table.seat_of(person.id)
+    if seat is None and not table.settings.spectators:
+        await ws.send_json(
+            _err("forbidden", "you have no seat here and spectators are not allowed")
+        )
+        await ws.close(4403)
+        return
+    conn = Connection(seat)
+    writer = asyncio.get_running_loop().create_task(_writer(ws, conn))
+    table.attach(conn, hub.now())
+    hub.poke(table)
+    log_event("attach", code=table.code, seat=seat, person=person.id)
+    limit = RateLimit(hub.settings.rate, hub.settings.burst, hub.now())
+    try:
+        while True:
+            raw = await ws.receive_text()
+            reply = _handle(hub, table, conn, person, raw, limit)
+            if reply is not None:
+                conn.send(reply)
+            hub.poke(table)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        table.detach(conn, hub.now())
+        hub.poke(table)
+        conn.queue.put_nowait(None)
+        with contextlib.suppress(Exception):
+            await writer
+        log_event("detach", code=table.code, seat=seat, person=person.id)
+
+
+def _handle(
+    hub: Hub, table: Table, conn: Connection, person: Person, raw: str, limit: RateLimit
+) -> dict[str, Any] | None:
+    """One frame after the hello: its answer, if any (the table sends the rest)."""
+    now = hub.now()
+    if not limit.allow(now):
+        return _err("rate", "too many frames: at most 20 a second")
+    if len(raw) > MAX_FRAME or len(raw.encode()) > MAX_FRAME:
+        return _err("too_big", f"a frame is at most {MAX_FRAME} bytes")
+    seq = None
+    try:
+        frame = frames.read(raw)
+        match frame:
+            case frames.Act():
+                seq = frame.seq
+                if conn.seat is None:
+                    raise TableError("not_your_turn", "a spectator does not play")
+                table.act(conn.seat, frame.seq, frame.action, now)
+            case frames.Ping():
+                return {"type": "pong"}
+            case frames.Start():
+                table.start(person.id, frame.fill, now)
+            case frames.Next():
+                table.want_next(person.id, now)
+            case frames.Auto():
+                if conn.seat is None:
+                    raise TableError("state", "a spectator has no seat")
+                table.set_auto(conn.seat, frame.on, now)
+            case frames.Leave():
+                hub.leave(person.id)
+            case frames.Hello():
+                raise TableError("state", "already attached")
+    except frames.FrameError as exc:
+        return _err("malformed", str(exc))
+    except TableError as exc:
+        return _err(exc.code, exc.message, seq)
+    except Exception:
+        log_event("frame_failed", 40, code=table.code, seat=conn.seat, exc_info=True)
+        return _err("internal", "the server failed on this frame; nothing changed", seq)
+    return None
+
+
+# --- the app --------------------------------------------------------------------------------
+
+
+async def _table_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, TableError)
+    return _error(exc.code, exc.message)
+
+
+async def _failure(request: Request, exc: Exception) -> Response:
+    log_event("request_failed", 40, path=request.url.path, exc_info=exc)
+    return _error("internal", "the server failed on this request")
+
+
+def create_app(settings: ServerSettings | None = None) -> Starlette:
+    """The ASGI application."""
+    settings = settings or ServerSettings()
+    hub = Hub(settings, Store(settings.db))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        for table in list(hub.tables.values()):
+            hub.close(table)
+
+    routes = [
+        Route("/", index),
+        Route("/api/session", session, methods=["POST"]),
+        Route("/api/lobby", lobby),
+        Route("/api/tables", open_table, methods=["POST"]),
+        Route("/api/practice", practice, methods=["POST"]),
+        Route("/api/tables/{code}", table_info),
+        Route("/api/tables/{code}/join", join, methods=["POST"]),
+        Route("/api/tables/{code}/leave", leave, methods=["POST"]),
+        Route("/api/tables/{code}/bot-token", bot_token, methods=["POST"]),
+        Route("/api/hands", my_hands),
+        Route("/api/hands/{id}", one_hand),
+        WebSocketRoute("/ws", play),
+    ]
+    if STATIC.is_dir():
+        routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={TableError: _table_error, Exception: _failure},
+    )
+    app.state.hub = hub
+    return app

@@ -1,0 +1,99 @@
+"""Tokens, the websocket's Origin check, per-connection limits, and logs that name what
+happened without what is hidden."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import secrets
+import sys
+import time
+import traceback
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+__all__ = [
+    "MAX_FRAME",
+    "JsonLines",
+    "RateLimit",
+    "log_event",
+    "new_token",
+    "origin_ok",
+    "token_hash",
+]
+
+#: The largest frame a client may send, in bytes.
+MAX_FRAME: Final = 4096
+
+log = logging.getLogger("fangcheng.server")
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    """What the database keeps of a token: a leaked database opens no session."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def origin_ok(origin: str | None, host: str | None, allowed: frozenset[str]) -> bool:
+    """No Origin (a program, not a browser) or the server's own (or an allowed one): a
+    page elsewhere must not play with a visitor's token."""
+    if origin is None:
+        return True
+    if origin in allowed:
+        return True
+    return host is not None and urlsplit(origin).netloc == host
+
+
+class RateLimit:
+    """A token bucket: ``rate`` frames a second, bursts of ``burst``; times in ms."""
+
+    def __init__(self, rate: float, burst: float, now: int) -> None:
+        self.rate, self.burst = rate / 1000, burst
+        self.level, self.at = burst, now
+
+    def allow(self, now: int) -> bool:
+        self.level = min(self.burst, self.level + (now - self.at) * self.rate)
+        self.at = now
+        if self.level < 1:
+            return False
+        self.level -= 1
+        return True
+
+
+def log_event(event: str, level: int = logging.INFO, **fields: Any) -> None:
+    """One structured line. Callers pass identifiers and codes, never tiles or frames."""
+    log.log(level, event, extra={"fields": fields})
+
+
+class JsonLines(logging.Formatter):
+    """A JSON object per line. An exception is logged by type and where it happened,
+    not by its message (an engine message may name a hand's tiles)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, Any] = {
+            "time": round(record.created, 3),
+            "level": record.levelname.lower(),
+            "event": record.getMessage(),
+            **getattr(record, "fields", {}),
+        }
+        if record.exc_info and record.exc_info[0] is not None:
+            kind, _, tb = record.exc_info
+            line["error"] = kind.__name__
+            line["where"] = [f"{f.filename}:{f.lineno} {f.name}" for f in traceback.extract_tb(tb)]
+        return json.dumps(line, ensure_ascii=False)
+
+
+def setup_logging() -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonLines())
+    log.handlers[:] = [handler]
+    log.setLevel(logging.INFO)
+    log.propagate = False
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)

@@ -1,0 +1,198 @@
+"""The server's database: sessions (token hashes only) and every finished hand's record
+and redacted views. SQLAlchemy Core on any URL; an SQLite file by default.
+
+The schema is created at start (`metadata.create_all`); migrations (Alembic) come with
+the coin platform, whose ledger is the first table that must survive a schema change.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.pool import StaticPool
+
+from fangcheng.server.security import new_token, token_hash
+
+__all__ = ["Person", "Store", "default_url"]
+
+metadata = sa.MetaData()
+
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(40), nullable=False),
+    sa.Column("kind", sa.String(10), nullable=False),  # person, outside
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("table_code", sa.String(6)),  # an outside bot's table
+    sa.Column("created", sa.Float, nullable=False),
+)
+
+hands = sa.Table(
+    "hands",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("table_code", sa.String(6), nullable=False),
+    sa.Column("match", sa.Integer, nullable=False),
+    sa.Column("hand", sa.Integer, nullable=False),
+    sa.Column("rules", sa.String(40), nullable=False),
+    sa.Column("finished", sa.Float, nullable=False),
+    sa.Column("record", sa.Text, nullable=False),
+    sa.Column("views", sa.Text, nullable=False),  # the four seats' and the public stream
+)
+
+hand_seats = sa.Table(
+    "hand_seats",
+    metadata,
+    sa.Column("hand_id", sa.ForeignKey("hands.id"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("session_id", sa.ForeignKey("sessions.id"), index=True),
+    sa.Column("total", sa.Integer, nullable=False),
+)
+
+
+def default_url(data: Path) -> str:
+    """An SQLite file in the data directory (created if need be)."""
+    data.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{data / 'fangcheng.db'}"
+
+
+class Person(tuple[int, str, str, str | None]):
+    """A session: (id, name, kind, table code of an outside bot)."""
+
+    @property
+    def id(self) -> int:
+        return self[0]
+
+    @property
+    def name(self) -> str:
+        return self[1]
+
+    @property
+    def kind(self) -> str:
+        return self[2]
+
+    @property
+    def table(self) -> str | None:
+        return self[3]
+
+
+class Store:
+    def __init__(self, url: str) -> None:
+        memory = url in ("sqlite://", "sqlite:///:memory:")
+        # One connection shared by the app's threads for an in-memory database (tests).
+        extra: dict[str, Any] = (
+            {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
+            if memory
+            else {}
+        )
+        self.engine = sa.create_engine(url, **extra)
+        metadata.create_all(self.engine)
+
+    def new_session(
+        self, name: str, kind: str = "person", table: str | None = None
+    ) -> tuple[int, str]:
+        """A session's id and its token (only the token's hash is kept)."""
+        token = new_token()
+        with self.engine.begin() as db:
+            result = db.execute(
+                sessions.insert().values(
+                    name=name,
+                    kind=kind,
+                    token_hash=token_hash(token),
+                    table_code=table,
+                    created=time.time(),
+                )
+            )
+        key = result.inserted_primary_key
+        assert key is not None
+        return int(key[0]), token
+
+    def person(self, token: str) -> Person | None:
+        with self.engine.connect() as db:
+            row = db.execute(
+                sa.select(
+                    sessions.c.id, sessions.c.name, sessions.c.kind, sessions.c.table_code
+                ).where(sessions.c.token_hash == token_hash(token))
+            ).first()
+        return None if row is None else Person(tuple(row))
+
+    def save_hand(
+        self,
+        *,
+        table: str,
+        match: int,
+        hand: int,
+        record: dict[str, Any],
+        views: list[list[Any]],
+        seats: list[int | None],
+    ) -> int:
+        """Store a finished hand; ``seats``: the session sitting at each seat (None: a bot)."""
+        totals = record["settlement"]["total"]
+        with self.engine.begin() as db:
+            result = db.execute(
+                hands.insert().values(
+                    table_code=table,
+                    match=match,
+                    hand=hand,
+                    rules=record["rules"],
+                    finished=time.time(),
+                    record=json.dumps(record, ensure_ascii=False),
+                    views=json.dumps(views, ensure_ascii=False),
+                )
+            )
+            key = result.inserted_primary_key
+            assert key is not None
+            hand_id = int(key[0])
+            db.execute(
+                hand_seats.insert(),
+                [
+                    {"hand_id": hand_id, "seat": s, "session_id": p, "total": totals[s]}
+                    for s, p in enumerate(seats)
+                ],
+            )
+        return hand_id
+
+    def hands_of(self, person: int) -> list[dict[str, Any]]:
+        """The hands ``person`` played, newest first."""
+        query = (
+            sa.select(
+                hands.c.id,
+                hands.c.table_code,
+                hands.c.hand,
+                hands.c.rules,
+                hands.c.finished,
+                hand_seats.c.seat,
+                hand_seats.c.total,
+            )
+            .join(hand_seats, hand_seats.c.hand_id == hands.c.id)
+            .where(hand_seats.c.session_id == person)
+            .order_by(hands.c.id.desc())
+            .limit(500)
+        )
+        with self.engine.connect() as db:
+            rows = db.execute(query).all()
+        keys = ("id", "table", "hand", "rules", "finished", "seat", "total")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def hand(self, hand_id: int, person: int) -> dict[str, Any] | None:
+        """A hand ``person`` played: its record and views; None otherwise (D87)."""
+        query = (
+            sa.select(hands.c.record, hands.c.views, hand_seats.c.seat)
+            .join(hand_seats, hand_seats.c.hand_id == hands.c.id)
+            .where(hands.c.id == hand_id, hand_seats.c.session_id == person)
+        )
+        with self.engine.connect() as db:
+            row = db.execute(query).first()
+        if row is None:
+            return None
+        return {
+            "id": hand_id,
+            "seat": row[2],
+            "record": json.loads(row[0]),
+            "views": json.loads(row[1]),
+        }

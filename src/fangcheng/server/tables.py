@@ -1,0 +1,510 @@
+"""Point tables (D81): four seats, a match played hand after hand, prompts numbered and
+timed, 托管 (D84), disconnects (D85) and spectators (D87).
+
+A `Table` is plain synchronous state. Every call that can move the game carries the time
+(``now``, ms since the epoch), so the table never sleeps and never reads a clock: the
+server runs one task per table that sleeps until `Table.next_wake` and calls `tick`;
+tests pass a fake clock. The table hands its frames (JSON-able dicts, docs/protocol.md)
+to its listeners' ``send`` and each finished hand to ``on_hand``.
+
+What a seat is sent is computed from the engine's redaction only: its events are
+`Round.events_for(seat)` (a spectator's ``None``), its observation `Round.observe(seat)`
+(a spectator's `public_json`). Nothing else about the hand is ever put in a frame.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, Protocol
+
+import msgspec
+
+from fangcheng.engine import Match, Round
+from fangcheng.players import Bot, EfficientBot, make_bot
+from fangcheng.protocol import Action, IllegalActionError, Phase
+from fangcheng.rules.ruleset import OptionError, configure, find_rules
+from fangcheng.server.views import observation_json, public_json
+
+__all__ = [
+    "BOT_KINDS",
+    "Listener",
+    "Table",
+    "TableError",
+    "TableSettings",
+]
+
+BOT_KINDS: Final = ("random", "efficient", "strong")
+#: Phases whose prompt is a claim window (``claim_ms``); the others are a turn.
+_WINDOWS: Final = (Phase.CLAIM, Phase.ROB)
+
+
+class TableError(Exception):
+    """A refused request: ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+class TableSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """What the owner chooses (docs/protocol.md ``TableSettings``)."""
+
+    rules: str = "baishan"
+    options: dict[str, Any] = msgspec.field(default_factory=dict)
+    quan: int = 1
+    claim_ms: int | None = None  # None: the rule set's claim window (D8)
+    turn_ms: int = 10_000
+    bank_ms: int = 20_000
+    bots: bool = True
+    outside_bots: bool = False
+    spectators: bool = True
+    public: bool = True
+    bot_ms: int = 500  # how long a bot waits before it acts, at a table with people
+    between_ms: int = 10_000  # the pause after a hand (or until every person says next)
+
+    def check(self) -> None:
+        """Refuse settings the engine would refuse, before any table exists."""
+        try:
+            rules, _ = configure(find_rules(self.rules), self.options)
+        except (ValueError, OptionError) as exc:
+            raise TableError("malformed", str(exc)) from None
+        if not 1 <= self.quan <= 16:
+            raise TableError("malformed", "quan: 1 to 16")
+        times = (self.turn_ms, self.bank_ms, self.bot_ms, self.between_ms, self.claim_ms or 0)
+        if not all(0 <= t <= 600_000 for t in times):
+            raise TableError("malformed", "times are ms from 0 to 600000")
+        if self.claim_ms is None:
+            self.claim_ms = round(rules.claim_window * 1000)
+
+
+class Listener(Protocol):
+    """A connection at the table: a seat's (``seat``) or a spectator's (None)."""
+
+    seat: int | None
+
+    def send(self, frame: dict[str, Any]) -> None: ...
+
+
+@dataclass
+class Seat:
+    kind: Literal["person", "bot", "outside"] | None = None
+    person: int | None = None  # the session's id (people and outside bots)
+    name: str = ""
+    bot: Bot | None = None  # the seat's player, for a bot
+    auto: bool = False  # 托管: the efficient bot plays for the person
+    connected: int = 0  # open connections
+    bank: int = 0  # ms left of the time bank in this hand
+    wants_next: bool = False
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "name": self.name or None,
+            "kind": self.kind,
+            "connected": self.connected > 0 or self.kind == "bot",
+            "auto": self.auto,
+        }
+
+
+@dataclass
+class Prompt:
+    seq: int
+    issued: int  # ms
+    deadline: int  # ms
+    window: bool  # a claim window (no bank)
+
+
+@dataclass
+class _Sent:
+    """What one listener has been sent of the current hand."""
+
+    hand: int = -1
+    events: int = 0
+    prompt: int | None = None
+
+
+@dataclass
+class Table:
+    """One table; ``on_hand(table, hand index, round)`` stores a finished hand and
+    returns its id."""
+
+    code: str
+    owner: int
+    settings: TableSettings
+    seed: int
+    on_hand: Callable[[Table, int, Round], int] = field(repr=False)
+    practice: bool = False
+    seats: list[Seat] = field(default_factory=lambda: [Seat() for _ in range(4)])
+    status: Literal["waiting", "playing", "between", "finished"] = "waiting"
+    match: Match | None = None
+    round: Round | None = None
+    hand: int = -1  # index of the current (or last) hand in the match
+    matches: int = 0
+    seq: int = 0
+    prompts: dict[int, Prompt] = field(default_factory=dict)
+    next_deal: int | None = None  # ms: when the next hand is dealt
+    last_hand_id: int | None = None
+    _last_end: list[dict[str, Any]] = field(default_factory=list)  # sent again on return
+    _at_events: int = -1  # events of the round when the prompts were opened
+    _listeners: dict[Listener, _Sent] = field(default_factory=dict)
+    _autos: list[Bot] = field(default_factory=list)
+
+    # --- seats and people ----------------------------------------------------------
+
+    def seat_of(self, person: int) -> int | None:
+        return next((i for i, s in enumerate(self.seats) if s.person == person), None)
+
+    def people(self) -> list[int]:
+        return [s.person for s in self.seats if s.person is not None]
+
+    def info(self) -> dict[str, Any]:
+        """`TableInfo` (docs/protocol.md)."""
+        owner = self.seat_of(self.owner)
+        return {
+            "code": self.code,
+            "owner": None if owner is None else self.seats[owner].name,
+            "rules": self.settings.rules,
+            "settings": msgspec.to_builtins(self.settings),
+            "status": self.status,
+            "practice": self.practice,
+            "hand": self.hand,
+            "quan": self.match.current_quan if self.match else 0,
+            "seats": [s.info() for s in self.seats],
+            "scores": list(self.match.scores) if self.match else [0, 0, 0, 0],
+        }
+
+    def sit(self, person: int, name: str, kind: Literal["person", "outside"]) -> int:
+        """Seat ``person`` (its seat if it has one); refused when the seats are taken."""
+        seat = self.seat_of(person)
+        if seat is not None:
+            return seat
+        if self.status not in ("waiting", "finished"):
+            raise TableError("state", "the match has started: join as a spectator")
+        free = next((i for i, s in enumerate(self.seats) if s.kind is None), None)
+        if free is None:
+            raise TableError("state", "the table is full")
+        self.seats[free] = Seat(kind=kind, person=person, name=name)
+        self._broadcast_table()
+        return free
+
+    def leave(self, person: int, now: int) -> None:
+        """The person leaves: between hands the seat empties (a bot takes it if a match
+        is on); during a hand a bot takes it at once (a point table: no 逃跑, D85)."""
+        seat = self.seat_of(person)
+        if seat is None:
+            return
+        s = self.seats[seat]
+        if self.status in ("playing", "between"):
+            self.seats[seat] = Seat(
+                kind="bot", name="efficient bot", bot=self._new_bot("efficient", seat), bank=s.bank
+            )
+        else:
+            self.seats[seat] = Seat()
+        self._broadcast_table()
+        self._advance(now)
+
+    def attach(self, listener: Listener, now: int) -> None:
+        """A connection joins: the welcome, then everything its seat may see so far."""
+        self._listeners[listener] = _Sent()
+        seat = listener.seat
+        if seat is not None:
+            s = self.seats[seat]
+            s.connected += 1
+            s.auto = False  # back at the table (D85)
+        listener.send({"type": "welcome", "v": 1, "seat": seat, "table": self.info()})
+        self._broadcast_table()
+        self._advance(now)
+        if self.status in ("between", "finished"):
+            for frame in self._last_end:
+                listener.send(frame)
+
+    def detach(self, listener: Listener, now: int) -> None:
+        """A connection drops: a seat with none left goes into 托管 (D85)."""
+        if self._listeners.pop(listener, None) is None or listener.seat is None:
+            return
+        s = self.seats[listener.seat]
+        s.connected -= 1
+        if not s.connected and s.kind in ("person", "outside"):
+            s.auto = True
+        self._broadcast_table()
+        self._advance(now)
+
+    @property
+    def live(self) -> bool:
+        """Whether anyone is connected (a table nobody watches can be closed)."""
+        return bool(self._listeners)
+
+    # --- the match -----------------------------------------------------------------
+
+    def start(self, person: int, fill: str, now: int) -> None:
+        """The owner starts the match, empty seats taken by ``fill`` bots."""
+        if person != self.owner:
+            raise TableError("forbidden", "only the table's owner starts it")
+        if self.status not in ("waiting", "finished"):
+            raise TableError("state", f"the table is {self.status}")
+        if fill not in BOT_KINDS:
+            raise TableError("malformed", f"fill: one of {', '.join(BOT_KINDS)}")
+        empty = [i for i, s in enumerate(self.seats) if s.kind is None]
+        if empty and not self.settings.bots:
+            raise TableError("state", "this table takes no bots: four must sit")
+        for i in empty:
+            self.seats[i] = Seat(kind="bot", name=f"{fill} bot", bot=self._new_bot(fill, i))
+        rng = random.Random(self.seed + self.matches)
+        self.matches += 1
+        self._autos = [EfficientBot(random.Random(rng.randrange(2**63))) for _ in range(4)]
+        settings = self.settings
+        self.match = Match(
+            settings.rules,
+            seed=rng.randrange(2**63),
+            options=settings.options,
+            quan=settings.quan,
+            ask_all=True,
+        )
+        self.hand = -1
+        self._deal(now)
+
+    def _new_bot(self, kind: str, seat: int) -> Bot:
+        """A bot for ``seat``, seeded from the table's seed."""
+        return make_bot(kind, random.Random(f"{self.seed}/{self.matches}/{seat}/{kind}"))
+
+    def _deal(self, now: int) -> None:
+        assert self.match is not None
+        self.round = self.match.new_round()
+        self.hand += 1
+        self.status, self.next_deal = "playing", None
+        for s in self.seats:
+            s.bank, s.wants_next = self.settings.bank_ms, False
+        self.prompts, self._at_events, self._last_end = {}, -1, []
+        self._broadcast_table()
+        self._advance(now)
+
+    def want_next(self, person: int, now: int) -> None:
+        """A person is ready for the next hand; when all are, it is dealt at once."""
+        seat = self.seat_of(person)
+        if self.status != "between" or seat is None:
+            raise TableError("state", "no hand to deal")
+        self.seats[seat].wants_next = True
+        if all(s.wants_next or s.kind != "person" or s.auto for s in self.seats):
+            self.next_deal = now
+        self._advance(now)
+
+    def set_auto(self, seat: int, on: bool, now: int) -> None:
+        self.seats[seat].auto = on
+        self._broadcast_table()
+        self._advance(now)
+
+    # --- decisions -----------------------------------------------------------------
+
+    def act(self, seat: int, seq: int, text: str, now: int) -> None:
+        """A seat answers prompt ``seq``; refused (nothing changes) unless it is the
+        seat's open prompt and the action is among its legal ones."""
+        prompt = self.prompts.get(seat)
+        r = self.round
+        if prompt is None or r is None or r.over:
+            raise TableError("not_your_turn", "no decision of yours is awaited")
+        if seq != prompt.seq:
+            raise TableError("stale", f"seq {seq} is not the open prompt's ({prompt.seq})")
+        try:
+            action = Action.parse(text)
+        except IllegalActionError as exc:
+            raise TableError("illegal", exc.reason) from None
+        legal = r.legal_actions(seat)
+        chosen = next((a for a in legal if a == action), None)
+        if chosen is None:
+            raise TableError("illegal", f"{action} is not legal now; legal: {_texts(legal)}")
+        s = self.seats[seat]
+        if s.auto:
+            s.auto = False
+            self._broadcast_table()
+        self._apply(seat, chosen, now)
+        self._advance(now)
+
+    def _apply(self, seat: int, action: Action, now: int) -> None:
+        assert self.round is not None
+        prompt = self.prompts.pop(seat)
+        if not prompt.window:
+            s = self.seats[seat]
+            s.bank = max(0, s.bank - max(0, now - prompt.issued - self.settings.turn_ms))
+        self.round.act(seat, action)
+
+    def _due(self, seat: int, prompt: Prompt) -> int:
+        """When the table acts for the seat: a bot or 托管 after the pace, else at the
+        deadline."""
+        s = self.seats[seat]
+        if s.kind == "bot" or s.auto or self._forced(seat):
+            return prompt.issued + self.settings.bot_ms
+        return prompt.deadline
+
+    def _forced(self, seat: int) -> bool:
+        """A 血战 winner's one move (its hand is laid down): made for it, as everyone
+        knows it has no choice."""
+        r = self.round
+        assert r is not None
+        return r.phase is Phase.TURN and seat in r.won and len(r.legal_actions(seat)) == 1
+
+    def next_wake(self) -> int | None:
+        """When `tick` has something to do (ms), or None."""
+        if self.status == "between":
+            return self.next_deal
+        if self.status != "playing":
+            return None
+        return min((self._due(s, p) for s, p in self.prompts.items()), default=None)
+
+    def tick(self, now: int) -> None:
+        """Apply what is due: bots' moves, timeouts (the seat goes into 托管), the next
+        hand's deal."""
+        self._advance(now)
+
+    def _advance(self, now: int) -> None:
+        """Run the table up to ``now``, then send every listener what is new."""
+        while True:
+            if self.status == "between" and self.next_deal is not None:
+                if now < self.next_deal:
+                    break
+                self._deal_or_end(now)
+                continue
+            r = self.round
+            if self.status != "playing" or r is None:
+                break
+            if r.over:
+                self._hand_over(now)
+                continue
+            self._open_prompts(r, now)
+            due = [(self._due(s, p), s) for s, p in self.prompts.items()]
+            due = [(t, s) for t, s in due if t <= now]
+            if not due:
+                break
+            _, seat = min(due)
+            self._act_for(seat, now)
+        self._flush()
+
+    def _open_prompts(self, r: Round, now: int) -> None:
+        """Number and time a prompt for every awaited seat, once per decision point (a
+        claim window keeps its prompts until every seat has answered)."""
+        if len(r.events) == self._at_events and self.prompts:
+            return
+        self._at_events = len(r.events)
+        settings = self.settings
+        self.prompts = {}
+        window = r.phase in _WINDOWS
+        for seat in r.pending():
+            self.seq += 1
+            if window:
+                deadline = now + (settings.claim_ms or 0)
+            else:
+                deadline = now + settings.turn_ms + self.seats[seat].bank
+            self.prompts[seat] = Prompt(self.seq, now, deadline, window)
+
+    def _act_for(self, seat: int, now: int) -> None:
+        """The table decides for ``seat``: its bot, or 托管 (a person whose time ran out
+        goes into it until they act again, D84)."""
+        assert self.round is not None
+        s = self.seats[seat]
+        prompt = self.prompts[seat]
+        if s.kind != "bot" and not s.auto and not self._forced(seat) and now >= prompt.deadline:
+            s.auto, s.bank = True, 0
+            self._broadcast_table()
+        player = s.bot if s.kind == "bot" and s.bot is not None else self._autos[seat]
+        action = player.act(self.round.observe(seat))
+        self._apply(seat, action, now)
+
+    def _hand_over(self, now: int) -> None:
+        r, match = self.round, self.match
+        assert r is not None and match is not None and r.settlement is not None
+        self.prompts = {}
+        match.finish(r)
+        self._flush()  # the hand's last events before its settlement
+        self.last_hand_id = self.on_hand(self, self.hand, r)
+        self._last_end = [
+            {
+                "type": "hand_end",
+                "hand": self.hand,
+                "settlement": r.settlement,
+                "record": self.last_hand_id,
+                "standings": self.standings(),
+            }
+        ]
+        self._send_all(self._last_end[0])
+        self.status = "between"
+        self.next_deal = now + self.settings.between_ms
+        self._broadcast_table()
+
+    def _deal_or_end(self, now: int) -> None:
+        assert self.match is not None
+        if not self.match.over:
+            self._deal(now)
+            return
+        self.status, self.next_deal = "finished", None
+        self._last_end.append({"type": "match_end", "standings": self.standings()})
+        self._send_all(self._last_end[-1])
+        for i, s in enumerate(self.seats):  # D85: a person still away is taken off
+            if s.kind == "bot" or (s.kind in ("person", "outside") and not s.connected):
+                self.seats[i] = Seat()
+        self._broadcast_table()
+
+    def standings(self) -> list[dict[str, Any]]:
+        """Seats by score, highest first."""
+        scores = self.match.scores if self.match else [0, 0, 0, 0]
+        order = sorted(range(4), key=lambda i: -scores[i])
+        return [
+            {"seat": i, "name": self.seats[i].name or None, "score": scores[i], "rank": k + 1}
+            for k, i in enumerate(order)
+        ]
+
+    # --- frames ----------------------------------------------------------------------
+
+    def _send_all(self, frame: dict[str, Any]) -> None:
+        for listener in self._listeners:
+            listener.send(frame)
+
+    def _broadcast_table(self) -> None:
+        self._send_all({"type": "table", "table": self.info()})
+
+    def _flush(self) -> None:
+        """Send each listener its new events, then its prompt or its view."""
+        r = self.round
+        if r is None or not self._listeners:
+            return
+        views: dict[int | None, list[dict[str, Any]]] = {}
+        for listener, sent in self._listeners.items():
+            seat = listener.seat
+            if seat not in views:
+                views[seat] = msgspec.to_builtins(r.events_for(seat))
+            events = views[seat]
+            if sent.hand != self.hand:
+                sent.hand, sent.events, sent.prompt = self.hand, 0, None
+            new = len(events) > sent.events
+            if new:
+                listener.send(
+                    {
+                        "type": "events",
+                        "hand": self.hand,
+                        "start": sent.events,
+                        "events": events[sent.events :],
+                    }
+                )
+                sent.events = len(events)
+            prompt = self.prompts.get(seat) if seat is not None else None
+            if prompt is not None and prompt.seq != sent.prompt:
+                assert seat is not None
+                obs = r.observe(seat)
+                listener.send(
+                    {
+                        "type": "prompt",
+                        "seq": prompt.seq,
+                        "deadline": prompt.deadline,
+                        "bank_ms": self.seats[seat].bank,
+                        "observation": observation_json(obs),
+                        "legal": [str(a) for a in obs.legal],
+                        "must_win": obs.must_win,
+                    }
+                )
+                sent.prompt = prompt.seq
+            elif new:
+                view = public_json(r) if seat is None else observation_json(r.observe(seat))
+                listener.send({"type": "view", "observation": view})
+
+
+def _texts(actions: list[Action]) -> str:
+    return ", ".join(map(str, actions)) or "none"
