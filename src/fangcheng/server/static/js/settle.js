@@ -101,11 +101,15 @@ export function settlementEl(end, events, model, who) {
   return panel;
 }
 
-/** Standings arrive as four numbers, or as rows with a score. */
+/** Standings by seat: four numbers, or the server's rows ``{seat, score, rank}``. */
 export function standingsOf(st) {
-  if (Array.isArray(st) && typeof st[0] === "number") return st;
-  if (Array.isArray(st)) return st.map((r) => r.score ?? r.total ?? 0);
-  return st.scores || [0, 0, 0, 0];
+  const out = [0, 0, 0, 0];
+  if (!Array.isArray(st)) return out;
+  st.forEach((r, i) => {
+    if (typeof r === "number") out[i] = r;
+    else out[r.seat ?? i] = r.score ?? 0;
+  });
+  return out;
 }
 
 const KINDS = [

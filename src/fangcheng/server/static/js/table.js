@@ -68,7 +68,10 @@ export class TableView {
         this.events.splice(f.start, f.events.length, ...f.events);
         break;
       case "prompt":
-        this.prompt = f; this.obs = f.observation; this.sent = false; this.ting = false; break;
+        this.prompt = f; this.obs = f.observation; this.sent = false; this.ting = false;
+        // a claim window where passing is all there is: answered at once, nothing to decide
+        if (f.legal.length === 1 && f.legal[0] === "pass") { this.act("pass"); return; }
+        break;
       case "view":
         this.obs = f.observation; this.prompt = null; this.sent = false; break;
       case "hand_end":
@@ -102,7 +105,8 @@ export class TableView {
   who = (s) => {
     if (s === this.seat) return "你 You";
     const x = this.info?.seats?.[s];
-    return (x && x.name) || WINDS[s];
+    const wind = WINDS[s].split(" ")[0];
+    return x && x.name ? `${wind} ${x.name}` : WINDS[s];
   };
 
   seatsInfo() {
