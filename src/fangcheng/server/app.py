@@ -22,16 +22,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from fangcheng.engine import Round, record_of
-from fangcheng.server import frames
-from fangcheng.server.security import (
-    MAX_FRAME,
-    RateLimit,
-    log_event,
-    now_ms,
-    origin_ok,
-)
+from fangcheng.protocol import wire
+from fangcheng.protocol.wire import TableSettings, WireError
+from fangcheng.server.security import RateLimit, log_event, now_ms, origin_ok
 from fangcheng.server.store import Person, Store
-from fangcheng.server.tables import Table, TableError, TableSettings
+from fangcheng.server.tables import Table, TableError, check_settings
 
 __all__ = ["Hub", "ServerSettings", "create_app"]
 
@@ -53,14 +48,14 @@ _T = TypeVar("_T")
 @dataclass
 class ServerSettings:
     """How the server runs. ``clock`` gives ms since the epoch; ``bot_ms`` and
-    ``between_ms``, when set, replace every table's pace (0 in tests); ``timers``: run a
+    ``between_ms`` are every table's pace (0 in tests); ``timers``: run a
     task per table that applies deadlines (tests call `Hub.tick` instead); ``seed``:
     tables' seeds from it (reproducible tests), else random."""
 
     db: str = "sqlite://"
     clock: Callable[[], int] = now_ms
-    bot_ms: int | None = None
-    between_ms: int | None = None
+    bot_ms: int = 500
+    between_ms: int = 10_000
     timers: bool = True
     seed: int | None = None
     origins: frozenset[str] = frozenset()
@@ -69,8 +64,8 @@ class ServerSettings:
 
 
 class PracticeRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    rules: str = "baishan"
-    bot: str = "strong"
+    rules: wire.RulesName = "baishan"
+    bot: wire.BotKind = "strong"
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     quan: int = 1
 
@@ -108,11 +103,7 @@ class Hub:
                 return code
 
     def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
-        settings.check()
-        if self.settings.bot_ms is not None:
-            settings.bot_ms = self.settings.bot_ms
-        if self.settings.between_ms is not None:
-            settings.between_ms = self.settings.between_ms
+        check_settings(settings)
         self.leave(owner.id)
         code = self._code()
         table = Table(
@@ -122,6 +113,8 @@ class Hub:
             seed=self.rng.randrange(2**63),
             on_hand=self._store_hand,
             practice=practice,
+            bot_ms=self.settings.bot_ms,
+            between_ms=self.settings.between_ms,
         )
         self.tables[code] = table
         self.sit(owner, table)
@@ -265,7 +258,11 @@ async def lobby(request: Request) -> Response:
 
 async def open_table(request: Request) -> Response:
     person = _person(request)
-    settings = await _body(request, TableSettings)
+    body: Any = await _body(request, Any)
+    try:
+        settings = wire.table_settings(body)
+    except WireError as exc:
+        raise TableError("malformed", str(exc)) from None
     table = _hub(request).open(person, settings)
     return JSONResponse({"code": table.code, "table": table.info()})
 
@@ -382,19 +379,15 @@ async def play(ws: WebSocket) -> None:
         first = await ws.receive_text()
     except WebSocketDisconnect:
         return
-    hello = None
     try:
-        frame = frames.read(first) if len(first) <= MAX_FRAME else None
-        hello = frame if isinstance(frame, frames.Hello) else None
-    except frames.FrameError:
-        pass
-    if hello is None:
-        await ws.send_json(_err("unauthorized", "the first frame is a hello"))
+        hello = wire.decode_client(first)
+    except WireError as exc:
+        await ws.send_json(_err(exc.code, f"the first frame is a hello; {exc}"))
         await ws.close(4401)
         return
-    if hello.v != 1:
-        await ws.send_json(_err("version", f"version {hello.v} is not spoken here; v: 1"))
-        await ws.close(4400)
+    if not isinstance(hello, wire.HelloFrame):
+        await ws.send_json(_err("unauthorized", "the first frame is a hello"))
+        await ws.close(4401)
         return
     person = hub.store.person(hello.token)
     if person is None:
@@ -444,38 +437,36 @@ def _handle(
     now = hub.now()
     if not limit.allow(now):
         return _err("rate", "too many frames: at most 20 a second")
-    if len(raw) > MAX_FRAME or len(raw.encode()) > MAX_FRAME:
-        return _err("too_big", f"a frame is at most {MAX_FRAME} bytes")
     seq = None
     try:
-        frame = frames.read(raw)
+        frame = wire.decode_client(raw)
         match frame:
-            case frames.Act():
+            case wire.ActFrame():
                 seq = frame.seq
                 if conn.seat is None:
                     raise TableError("not_your_turn", "a spectator does not play")
                 table.act(conn.seat, frame.seq, frame.action, now)
-            case frames.Ping():
+            case wire.PingFrame():
                 return {"type": "pong"}
-            case frames.Start():
+            case wire.StartFrame() if table.status == "between":
+                table.ready(person.id, now)
+            case wire.StartFrame():
                 table.start(person.id, frame.fill, now)
-            case frames.Next():
-                table.want_next(person.id, now)
-            case frames.Auto():
+            case wire.AutoFrame():
                 if conn.seat is None:
                     raise TableError("state", "a spectator has no seat")
                 table.set_auto(conn.seat, frame.on, now)
-            case frames.Leave():
+            case wire.LeaveFrame():
                 hub.leave(person.id)
-            case frames.Hello():
+            case wire.HelloFrame():
                 raise TableError("state", "already attached")
-    except frames.FrameError as exc:
-        return _err("malformed", str(exc))
+    except WireError as exc:
+        return _err(exc.code, str(exc))
     except TableError as exc:
         return _err(exc.code, exc.message, seq)
     except Exception:
         log_event("frame_failed", 40, code=table.code, seat=conn.seat, exc_info=True)
-        return _err("internal", "the server failed on this frame; nothing changed", seq)
+        return _err("state", "the server failed on this frame", seq)
     return None
 
 

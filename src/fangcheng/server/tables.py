@@ -24,18 +24,11 @@ import msgspec
 from fangcheng.engine import Match, Round
 from fangcheng.players import Bot, EfficientBot, make_bot
 from fangcheng.protocol import Action, IllegalActionError, Phase
+from fangcheng.protocol.wire import TableSettings, observation_json
 from fangcheng.rules.ruleset import OptionError, configure, find_rules
-from fangcheng.server.views import observation_json, public_json
 
-__all__ = [
-    "BOT_KINDS",
-    "Listener",
-    "Table",
-    "TableError",
-    "TableSettings",
-]
+__all__ = ["Listener", "Table", "TableError", "check_settings", "claim_ms"]
 
-BOT_KINDS: Final = ("random", "efficient", "strong")
 #: Phases whose prompt is a claim window (``claim_ms``); the others are a turn.
 _WINDOWS: Final = (Phase.CLAIM, Phase.ROB)
 
@@ -48,35 +41,20 @@ class TableError(Exception):
         self.code, self.message = code, message
 
 
-class TableSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """What the owner chooses (docs/protocol.md ``TableSettings``)."""
+def claim_ms(settings: TableSettings) -> int:
+    """The claim window: the table's, else its rule set's (D8)."""
+    if settings.claim_ms is not None:
+        return settings.claim_ms
+    rules, _ = configure(find_rules(settings.rules), settings.options)
+    return round(rules.claim_window * 1000)
 
-    rules: str = "baishan"
-    options: dict[str, Any] = msgspec.field(default_factory=dict)
-    quan: int = 1
-    claim_ms: int | None = None  # None: the rule set's claim window (D8)
-    turn_ms: int = 10_000
-    bank_ms: int = 20_000
-    bots: bool = True
-    outside_bots: bool = False
-    spectators: bool = True
-    public: bool = True
-    bot_ms: int = 500  # how long a bot waits before it acts, at a table with people
-    between_ms: int = 10_000  # the pause after a hand (or until every person says next)
 
-    def check(self) -> None:
-        """Refuse settings the engine would refuse, before any table exists."""
-        try:
-            rules, _ = configure(find_rules(self.rules), self.options)
-        except (ValueError, OptionError) as exc:
-            raise TableError("malformed", str(exc)) from None
-        if not 1 <= self.quan <= 16:
-            raise TableError("malformed", "quan: 1 to 16")
-        times = (self.turn_ms, self.bank_ms, self.bot_ms, self.between_ms, self.claim_ms or 0)
-        if not all(0 <= t <= 600_000 for t in times):
-            raise TableError("malformed", "times are ms from 0 to 600000")
-        if self.claim_ms is None:
-            self.claim_ms = round(rules.claim_window * 1000)
+def check_settings(settings: TableSettings) -> None:
+    """Refuse options the engine would refuse, before any table exists."""
+    try:
+        configure(find_rules(settings.rules), settings.options)
+    except (ValueError, OptionError) as exc:
+        raise TableError("malformed", f"options: {exc}") from None
 
 
 class Listener(Protocol):
@@ -135,6 +113,8 @@ class Table:
     seed: int
     on_hand: Callable[[Table, int, Round], int] = field(repr=False)
     practice: bool = False
+    bot_ms: int = 500  # how long a bot waits before it acts, at a table with people
+    between_ms: int = 10_000  # the pause after a hand (or until every person is ready)
     seats: list[Seat] = field(default_factory=lambda: [Seat() for _ in range(4)])
     status: Literal["waiting", "playing", "between", "finished"] = "waiting"
     match: Match | None = None
@@ -150,6 +130,9 @@ class Table:
     _listeners: dict[Listener, _Sent] = field(default_factory=dict)
     _autos: list[Bot] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self._claim_ms = claim_ms(self.settings)
+
     # --- seats and people ----------------------------------------------------------
 
     def seat_of(self, person: int) -> int | None:
@@ -159,20 +142,20 @@ class Table:
         return [s.person for s in self.seats if s.person is not None]
 
     def info(self) -> dict[str, Any]:
-        """`TableInfo` (docs/protocol.md)."""
-        owner = self.seat_of(self.owner)
-        return {
-            "code": self.code,
-            "owner": None if owner is None else self.seats[owner].name,
-            "rules": self.settings.rules,
-            "settings": msgspec.to_builtins(self.settings),
-            "status": self.status,
-            "practice": self.practice,
-            "hand": self.hand,
-            "quan": self.match.current_quan if self.match else 0,
-            "seats": [s.info() for s in self.seats],
-            "scores": list(self.match.scores) if self.match else [0, 0, 0, 0],
-        }
+        """`TableInfo` (docs/protocol.md), with the match so far: ``hand`` (its index),
+        ``current_quan``, ``scores``, and ``practice``."""
+        info: dict[str, Any] = msgspec.to_builtins(self.settings)
+        info.update(
+            code=self.code,
+            owner=self.owner,
+            status=self.status,
+            seats=[s.info() for s in self.seats],
+            practice=self.practice,
+            hand=self.hand,
+            current_quan=self.match.current_quan if self.match else 0,
+            scores=list(self.match.scores) if self.match else [0, 0, 0, 0],
+        )
+        return info
 
     def sit(self, person: int, name: str, kind: Literal["person", "outside"]) -> int:
         """Seat ``person`` (its seat if it has one); refused when the seats are taken."""
@@ -243,8 +226,6 @@ class Table:
             raise TableError("forbidden", "only the table's owner starts it")
         if self.status not in ("waiting", "finished"):
             raise TableError("state", f"the table is {self.status}")
-        if fill not in BOT_KINDS:
-            raise TableError("malformed", f"fill: one of {', '.join(BOT_KINDS)}")
         empty = [i for i, s in enumerate(self.seats) if s.kind is None]
         if empty and not self.settings.bots:
             raise TableError("state", "this table takes no bots: four must sit")
@@ -279,7 +260,7 @@ class Table:
         self._broadcast_table()
         self._advance(now)
 
-    def want_next(self, person: int, now: int) -> None:
+    def ready(self, person: int, now: int) -> None:
         """A person is ready for the next hand; when all are, it is dealt at once."""
         seat = self.seat_of(person)
         if self.status != "between" or seat is None:
@@ -333,7 +314,7 @@ class Table:
         deadline."""
         s = self.seats[seat]
         if s.kind == "bot" or s.auto or self._forced(seat):
-            return prompt.issued + self.settings.bot_ms
+            return prompt.issued + self.bot_ms
         return prompt.deadline
 
     def _forced(self, seat: int) -> bool:
@@ -391,7 +372,7 @@ class Table:
         for seat in r.pending():
             self.seq += 1
             if window:
-                deadline = now + (settings.claim_ms or 0)
+                deadline = now + self._claim_ms
             else:
                 deadline = now + settings.turn_ms + self.seats[seat].bank
             self.prompts[seat] = Prompt(self.seq, now, deadline, window)
@@ -427,7 +408,7 @@ class Table:
         ]
         self._send_all(self._last_end[0])
         self.status = "between"
-        self.next_deal = now + self.settings.between_ms
+        self.next_deal = now + self.between_ms
         self._broadcast_table()
 
     def _deal_or_end(self, now: int) -> None:
@@ -443,14 +424,9 @@ class Table:
                 self.seats[i] = Seat()
         self._broadcast_table()
 
-    def standings(self) -> list[dict[str, Any]]:
-        """Seats by score, highest first."""
-        scores = self.match.scores if self.match else [0, 0, 0, 0]
-        order = sorted(range(4), key=lambda i: -scores[i])
-        return [
-            {"seat": i, "name": self.seats[i].name or None, "score": scores[i], "rank": k + 1}
-            for k, i in enumerate(order)
-        ]
+    def standings(self) -> list[int]:
+        """Each seat's points in the match so far."""
+        return list(self.match.scores) if self.match else [0, 0, 0, 0]
 
     # --- frames ----------------------------------------------------------------------
 
@@ -501,9 +477,8 @@ class Table:
                     }
                 )
                 sent.prompt = prompt.seq
-            elif new:
-                view = public_json(r) if seat is None else observation_json(r.observe(seat))
-                listener.send({"type": "view", "observation": view})
+            elif new and seat is not None:  # a spectator's view is its events alone
+                listener.send({"type": "view", "observation": observation_json(r.observe(seat))})
 
 
 def _texts(actions: list[Action]) -> str:
