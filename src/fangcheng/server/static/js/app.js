@@ -170,7 +170,7 @@ async function handsPage() {
     const table = h("table", "list");
     table.append(h("tr", "", ...["#", "桌 table", "盘 hand", "规则 rules", "座 seat", "得分 total", ""].map((x) => h("th", "", x))));
     for (const x of hands) {
-      const a = h("a", "button replay", "回放 Replay"); a.href = `#/replay/${x.id}`;
+      const a = h("a", "button replay", "回放 Replay"); a.href = `#/replay/${x.id}/${x.seat}`;
       table.append(h("tr", "", h("td", "", String(x.id)), h("td", "", x.table), h("td", "", String(x.hand + 1)),
         h("td", "", rulesName(x.rules)), h("td", "", String(x.seat)),
         h("td", `num ${x.total > 0 ? "up" : x.total < 0 ? "down" : ""}`, String(x.total)), h("td", "", a)));
@@ -182,11 +182,11 @@ async function handsPage() {
 function route() {
   const hash = location.hash || "#/";
   if (current) { current.close(); current = null; }
-  const [, page, arg] = hash.split("/");
+  const [, page, arg, extra] = hash.split("/");
   if (!api.session() && page !== "") return namePage();
   if (page === "t" && arg) current = new TableView(root, arg.toUpperCase());
   else if (page === "hands") handsPage();
-  else if (page === "replay" && arg) replayPage(root, arg);
+  else if (page === "replay" && arg) replayPage(root, arg, extra);
   else startPage();
 }
 

@@ -189,7 +189,7 @@ export function boardEl(model, opts = {}) {
     const mine = k === 0;
     const plate = h("div", "plate",
       h("span", "wind", WINDS[s]),
-      h("span", "name", x.name || `seat ${s}`),
+      x.name ? h("span", "name", x.name) : null,
       marksEl(model, s),
       h("span", `score ${model.scores[s] > 0 ? "up" : model.scores[s] < 0 ? "down" : ""}`,
         model.scores[s] ? (model.scores[s] > 0 ? "+" : "") + model.scores[s] : ""));

@@ -5,19 +5,19 @@ import { boardEl, centerEl, fromEvents, h } from "./board.js";
 import { settlementEl } from "./settle.js";
 import { eventLine, rulesName, WINDS } from "./text.js";
 
-export async function replayPage(root, id) {
+export async function replayPage(root, id, seat) {
   root.replaceChildren(h("p", "panel", "载入 loading…"));
   let data;
   try { data = await api.hand(id); } catch (e) { root.replaceChildren(h("p", "panel error", e.message)); return; }
   const record = data.record;
   const views = data.views || [];
-  const mine = data.seat ?? 0;
+  const mine = Number(seat ?? data.seat ?? 0) || 0;
   // the streams to choose from: each seat's, the public one, and the record's (all open)
   const streams = [0, 1, 2, 3].map((s) => ({ label: `${WINDS[s]} 视角 seat ${s}'s view`, events: views[s], me: s }));
   if (views[4]) streams.push({ label: "旁观 public view", events: views[4], me: mine });
   streams.push({ label: "全部明牌 all hands open", events: record.events, me: mine });
-  const names = data.names || [0, 1, 2, 3].map((s) => WINDS[s]);
-  const who = (s) => names[s];
+  const names = [0, 1, 2, 3].map((s) => (s === mine ? "你 You" : ""));
+  const who = (s) => (s === mine ? "你 You" : WINDS[s]);
   let which = streams.findIndex((x) => x.me === mine && x.events);
   let step = 0;
 
@@ -28,6 +28,7 @@ export async function replayPage(root, id) {
     step = Math.max(0, Math.min(step, n));
     const shown = events.slice(0, step);
     const model = fromEvents(shown, names.map((name) => ({ name })), me);
+    model.seats.forEach((x, s) => (x.name = s === mine ? "你 You" : ""));
     const last = shown[shown.length - 1];
     const top = h("div", "topbar", h("a", "home", "← 我的牌局 My hands"),
       h("span", "title", `回放 Replay · ${rulesName(record.rules)} · #${id}`));

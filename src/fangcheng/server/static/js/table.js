@@ -143,8 +143,9 @@ export class TableView {
       h("span", `conn ${this.connected ? "on" : "off"}`, this.connected ? "● 在线 online" : "○ 重连中 reconnecting…"));
     top.querySelector(".home").href = "#/";
     const page = h("div", "table-page", top);
-    if (!this.obs && (!info || info.status === "waiting" || info.status === "finished")) page.append(this.waitingEl());
-    else if (this.obs) page.append(this.playEl());
+    const watching = this.seat === null && this.events.length > 0; // a spectator: events alone
+    if (!this.obs && !watching && (!info || info.status === "waiting" || info.status === "finished")) page.append(this.waitingEl());
+    else if (this.obs || watching) page.append(this.playEl());
     else page.append(h("p", "panel", "等待 waiting for the table…"));
     if (this.showEnd && this.ending) page.append(this.endEl());
     else if (this.matchEnd) page.append(this.matchEndEl());
@@ -175,9 +176,8 @@ export class TableView {
   }
 
   playEl() {
-    const obs = this.obs;
-    const model = fromObservation(obs, this.seatsInfo());
-    if (this.seat != null) model.me = this.seat;
+    const model = this.obs ? fromObservation(this.obs, this.seatsInfo()) : fromEvents(this.events, this.seatsInfo(), 0);
+    const obs = this.obs || { phase: "turn", turn: model.turn, last_discard: model.lastDiscard, rules: this.info?.rules };
     if (this.info?.seats) model.seats.forEach((x, s) => Object.assign(x, { auto: this.info.seats[s]?.auto, connected: this.info.seats[s]?.connected, kind: this.info.seats[s]?.kind }));
     const legal = this.prompt ? this.prompt.legal : [];
     const discards = new Set(legal.filter((a) => a.startsWith("discard ")).map((a) => a.split(" ")[1]));
@@ -195,8 +195,15 @@ export class TableView {
 
   actionsEl(legal, tings) {
     const bar = h("div", "actions");
+    const me = this.seat != null ? this.info?.seats?.[this.seat] : null;
+    if (me) { // 托管: the efficient bot plays for me until I act or take it back (D84)
+      const auto = h("button", `auto ${me.auto ? "on" : ""}`, me.auto ? "取消托管 Take back my seat" : "托管 Let a bot play");
+      auto.onclick = () => this.send({ type: "auto", on: !me.auto });
+      bar.append(auto);
+    }
     if (!this.prompt) {
-      bar.append(h("span", "hint", this.obs.phase === "end" ? "本盘结束 hand over" : "等待 waiting for the others…"));
+      const text = this.seat === null ? "旁观 watching: the public view" : this.obs?.phase === "end" ? "本盘结束 hand over" : "等待 waiting for the others…";
+      bar.append(h("span", "hint", text));
       return bar;
     }
     const p = this.prompt;
@@ -254,12 +261,16 @@ export class TableView {
       }
     } else {
       const next = h("button", "primary next", "下一盘 Next hand →");
-      next.onclick = () => { this.showEnd = false; this.render(); };
+      next.onclick = () => {
+        // between hands, a start says "ready for the next" (the deal waits for everyone, or the pause)
+        if (this.info?.status === "between") this.send({ type: "start", fill: "efficient" });
+        this.showEnd = false; this.render();
+      };
       buttons.append(next);
     }
     if (end.record != null) {
       const rec = h("a", "button", "回放 Replay this hand");
-      rec.href = `#/replay/${end.record}`;
+      rec.href = `#/replay/${end.record}/${this.seat ?? 0}`;
       buttons.append(rec);
     }
     const leave = h("button", "leave", "离开 Leave");
