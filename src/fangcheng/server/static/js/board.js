@@ -220,7 +220,9 @@ export function boardEl(model, opts = {}) {
     });
     const area = h("div", `seat ${pos}`, plate, h("div", "handrow", hand, melds));
     area.dataset.seat = s;
-    table.append(area, h("div", `river-wrap ${pos}`, river));
+    const wrap = h("div", `river-wrap ${pos}`, river);
+    wrap.dataset.label = WINDS[s].split(" ")[0];
+    table.append(area, wrap);
   }
   table.append(h("div", "center", opts.center || centerEl(model)));
   return table;

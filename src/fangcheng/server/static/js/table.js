@@ -4,7 +4,8 @@ import * as api from "./api.js";
 import { boardEl, centerEl, fromEvents, fromObservation, h } from "./board.js";
 import { settlementEl, standingsOf } from "./settle.js";
 import { actionLabel, actionTiles, eventLine, rulesName, WINDS } from "./text.js";
-import { tileEl, tilesEl } from "./tiles.js";
+import { unseen, waits } from "./aids.js";
+import { parseTiles, removeOne, tileEl, tilesEl } from "./tiles.js";
 
 export class TableView {
   constructor(root, code, { onLeave } = {}) {
@@ -188,9 +189,70 @@ export class TableView {
     center.append(centerEl(model));
     center.append(h("div", "phase", phaseText(obs, this.who)));
     if (obs.last_discard) center.append(h("div", "last", `${this.who(obs.last_discard[0])} 打 `, tileEl(obs.last_discard[1], { size: "small" })));
-    const board = boardEl(model, { center, onTile: this.sent ? null : onTile, playable: this.sent ? new Set() : playable });
-    const wrap = h("div", "play", h("div", "main", board, this.actionsEl(legal, tings)), this.logEl());
+    const aids = this.aidsOn() && this.obs ? this.aidsOf(this.obs, playable) : null;
+    const board = boardEl(model, {
+      center, onTile: this.sent ? null : onTile, playable: this.sent ? new Set() : playable,
+      highlight: aids ? new Set(Object.keys(aids.after)) : null,
+    });
+    const panel = aids ? this.aidsEl(aids) : this.obs ? this.aidsOffEl() : null;
+    if (aids) {
+      board.querySelectorAll(".hand.mine .tile.playable").forEach((el) => {
+        el.onmouseenter = () => this.showAid(panel, aids, el.dataset.tile);
+        el.onmouseleave = () => this.showAid(panel, aids, null);
+      });
+    }
+    const wrap = h("div", "play", h("div", "main", board, this.actionsEl(legal, tings), panel), this.logEl());
     return wrap;
+  }
+
+  aidsOn() { return localStorage.getItem("fangcheng.aids") !== "off" && this.info?.aids !== false; }
+
+  /** My waits now (a hand of 3k+1), and after each discard that leaves the hand ready. */
+  aidsOf(obs, playable) {
+    const hand = parseTiles(obs.hand);
+    const que = obs.seats[obs.seat]?.que || null;
+    const left = unseen(obs);
+    const after = {};
+    if (hand.length % 3 === 2) {
+      for (const t of playable) {
+        const rest = [...hand]; removeOne(rest, t);
+        const w = waits(rest, { que });
+        if (w.length) after[t] = w;
+      }
+    }
+    return { now: hand.length % 3 === 1 ? waits(hand, { que }) : [], after, left };
+  }
+
+  aidsEl(aids) {
+    const panel = h("div", "aids");
+    const toggle = h("button", "link aids-off", "关闭提示 hide aids");
+    toggle.onclick = () => { localStorage.setItem("fangcheng.aids", "off"); this.render(); };
+    panel.append(h("span", "aid-text", ""), toggle);
+    this.showAid(panel, aids, null);
+    return panel;
+  }
+
+  aidsOffEl() {
+    const on = h("button", "link aids-on", "显示提示 show aids (waits 听牌)");
+    on.onclick = () => { localStorage.removeItem("fangcheng.aids"); this.render(); };
+    return h("div", "aids off", on);
+  }
+
+  showAid(panel, aids, tile) {
+    const text = panel.querySelector(".aid-text");
+    const list = (ws) => {
+      const row = h("span", "waits");
+      for (const t of ws) row.append(h("span", "wait", tileEl(t, { size: "tiny" }), h("small", "", `×${aids.left[t]}`)));
+      const total = ws.reduce((a, t) => a + aids.left[t], 0);
+      row.append(h("small", "note", ` ${total} 张未见 unseen`));
+      return row;
+    };
+    let body;
+    if (tile && aids.after[tile]) body = [h("span", "", "打 "), tileEl(tile, { size: "tiny" }), h("span", "", " → 听 waits "), list(aids.after[tile])];
+    else if (aids.now.length) body = [h("span", "", "听 waits (牌型 shape) "), list(aids.now)];
+    else if (Object.keys(aids.after).length) body = [h("span", "note", "蓝框的牌打出后听牌 discarding a tile framed blue leaves you ready — hover it")];
+    else body = [h("span", "note", "未听 not ready yet")];
+    text.replaceChildren(...body);
   }
 
   actionsEl(legal, tings) {
