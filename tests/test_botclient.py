@@ -3,6 +3,7 @@ table server of the test's own: one real hand behind a websocket on loopback."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 import random
@@ -28,8 +29,16 @@ pytestmark = pytest.mark.timeout(120)  # a hang is a failure, not a stuck suite
 def table_info(rules: str, seat: int) -> wire.TableInfo:
     seats = [wire.SeatInfo(name=f"bot {s}", kind="bot", connected=True) for s in range(4)]
     seats[seat] = wire.SeatInfo(name="outside", kind="outside", connected=True)
+    settings = wire.TableSettings(rules=rules, outside_bots=True)
     return wire.TableInfo(
-        rules=rules, outside_bots=True, code=CODE, owner=1, status="playing", seats=tuple(seats)
+        code=CODE, rules=rules, status="playing", seats=tuple(seats), settings=settings
+    )
+
+
+def standings(scores: tuple[int, ...]) -> tuple[wire.Standing, ...]:
+    order = sorted(range(4), key=lambda s: -scores[s])
+    return tuple(
+        wire.Standing(seat=s, name=None, score=scores[s], rank=k + 1) for k, s in enumerate(order)
     )
 
 
@@ -37,8 +46,11 @@ class FakeTable:
     """One hand: the client plays ``seat``, the server's own bots the others. Every
     answer is decoded as the server would and acted on (an illegal one raises)."""
 
-    def __init__(self, rules: str, seed: int, seat: int, *, spectator: bool = False) -> None:
+    def __init__(
+        self, rules: str, seed: int, seat: int, *, spectator: bool = False, nexts: bool = True
+    ) -> None:
         self.rules, self.seed, self.seat, self.spectator = rules, seed, seat, spectator
+        self.nexts = nexts  # the client says when it is ready for the next hand
         self.answers = 0
         self.total: tuple[int, ...] | None = None
         self.failure: BaseException | None = None
@@ -77,9 +89,12 @@ class FakeTable:
                 self.answers += 1
         assert r.settlement is not None
         self.total = tuple(r.settlement["total"])
-        end = wire.HandEndFrame(hand=0, settlement=r.settlement, record=1, standings=self.total)
+        ranked = standings(self.total)
+        end = wire.HandEndFrame(hand=0, settlement=r.settlement, record=1, standings=ranked)
         await send(socket, end)
-        await send(socket, wire.MatchEndFrame(standings=self.total))
+        if self.nexts:
+            assert wire.decode_client(await socket.recv()) == wire.NextFrame()
+        await send(socket, wire.MatchEndFrame(standings=ranked))
         await socket.wait_closed()
 
 
@@ -98,18 +113,18 @@ def test_the_bot_client_plays_its_seat_to_the_match_end(rules):
     table = FakeTable(rules, seed=3, seat=1)
     lines: list[str] = []
 
-    async def client(url: str) -> tuple[int, ...]:
+    async def client(url: str) -> tuple[wire.Standing, ...]:
         bot = make_bot("strong", random.Random(0))
         return await botclient.play(url, CODE, TOKEN, bot, lines.append)
 
-    standings = asyncio.run(with_table(table, client))
+    result = asyncio.run(with_table(table, client))
     assert table.failure is None
-    assert table.answers > 0 and standings == table.total
+    assert table.answers > 0 and result == standings(table.total or ())
     assert lines[0] == f"seat 1 at table {CODE} ({rules})" and lines[-1].startswith("match over")
 
 
 def test_the_ten_line_client_plays_a_hand(monkeypatch, capsys):
-    table = FakeTable("sichuan", seed=8, seat=2)
+    table = FakeTable("sichuan", seed=8, seat=2, nexts=False)
 
     async def client(url: str) -> None:
         monkeypatch.setattr(sys, "argv", [str(EXAMPLE), url + "/ws", CODE, TOKEN])
@@ -117,7 +132,13 @@ def test_the_ten_line_client_plays_a_hand(monkeypatch, capsys):
 
     asyncio.run(with_table(table, client))
     assert table.failure is None and table.answers > 0
-    assert json.loads(capsys.readouterr().out) == list(table.total or ())
+    printed = ast.literal_eval(capsys.readouterr().out)
+    assert (
+        printed
+        == json.loads(wire.encode(wire.MatchEndFrame(standings=standings(table.total or ()))))[
+            "standings"
+        ]
+    )
 
 
 def test_the_ten_line_client_is_ten_lines_of_code():
@@ -133,7 +154,7 @@ def test_the_ten_line_client_is_ten_lines_of_code():
 def test_a_token_without_a_seat_is_refused():
     table = FakeTable("baishan", seed=1, seat=0, spectator=True)
 
-    async def client(url: str) -> tuple[int, ...]:
+    async def client(url: str) -> tuple[wire.Standing, ...]:
         return await botclient.play(url, CODE, TOKEN, make_bot("random", random.Random(0)))
 
     with pytest.raises(botclient.BotClientError, match="no seat at this table"):

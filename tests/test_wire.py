@@ -148,6 +148,7 @@ def good_observation() -> dict:
         (lambda d: d.update(rules="baishan"), "rules: 'baishan' is not this table's (sichuan)"),
         (lambda d: d.update(wall=True), "wall: expected an integer, got bool True"),
         (lambda d: d.update(seat=4), "seat: 4 is out of range (0..3)"),
+        (lambda d: d.update(seat=None), "seat: null (a spectator's view) is no seat's"),
         (lambda d: d["seats"][2].update(river="5x"), "seats[2].river: not tile notation"),
         (lambda d: d.update(hand="11111m"), "hand: "),
         (lambda d: d.update(legal=["discard 5m", "fly"]), "legal[1]: unknown action 'fly'"),
@@ -174,6 +175,7 @@ GOOD_CLIENT_FRAMES = [
     ({"type": "act", "seq": 3, "action": "que p"}, wire.ActFrame),
     ({"type": "start", "fill": "strong"}, wire.StartFrame),
     ({"type": "start"}, wire.StartFrame),
+    ({"type": "next"}, wire.NextFrame),
     ({"type": "leave"}, wire.LeaveFrame),
     ({"type": "auto", "on": True}, wire.AutoFrame),
     ({"type": "ping"}, wire.PingFrame),
@@ -231,12 +233,13 @@ BAD_CLIENT_FRAMES = [
     ),
     ('{"type": "fly"}', "malformed", "type: 'fly' is not a frame type; valid: act, auto, hello, "),
     ('{"type": 3}', "malformed", "type: 3 is not a frame type"),
-    ('{"seq": 3}', "malformed", "type: missing; valid: act, auto, hello, leave, ping, start"),
+    ('{"seq": 3}', "malformed", "type: missing; valid: act, auto, hello, leave, next, ping, start"),
     ("[1, 2]", "malformed", "frame: expected an object, got a list"),
     ('"hello"', "malformed", "frame: expected an object, got a string"),
     ('{"type": "ping"', "malformed", "frame: the text is not JSON"),
     (HELLO.replace('"v": 1', '"v": 2') + "}", "version", "v: version 2 is not spoken here"),
-    (HELLO.replace("K7QF2M", "k7qf2m") + "}", "malformed", "table: not a table code"),
+    (HELLO.replace("K7QF2M", "K7-F2M") + "}", "malformed", "table: not a table code"),
+    (HELLO.replace("K7QF2M", "K7QF2") + "}", "malformed", "table: not a table code"),
     (
         HELLO.replace('"t"', '"' + "t" * 300 + '"') + "}",
         "malformed",
@@ -282,7 +285,10 @@ def test_table_settings_take_the_protocol_defaults():
         ({"quan": True}, "quan: expected an integer, got bool True"),
         ({"turn_ms": 10}, "turn_ms: 10 is out of range"),
         ({"bots": "yes"}, "bots: expected true or false, got str 'yes'"),
-        ({"colour": "red"}, "colour: unknown key; valid: bank_ms, bots, claim_ms, options"),
+        (
+            {"colour": "red"},
+            "colour: unknown key; valid: bank_ms, between_ms, bot_ms, bots, claim_ms,",
+        ),
     ],
 )
 def test_bad_table_settings_are_refused_naming_the_field(data, message):
@@ -298,7 +304,23 @@ def table_info() -> wire.TableInfo:
         wire.SeatInfo(name="my-bot", kind="outside", connected=False, auto=True),
         wire.SeatInfo(),
     )
-    return wire.TableInfo(rules="sichuan", code="K7QF2M", owner=7, status="waiting", seats=seats)
+    settings = wire.TableSettings(rules="sichuan", options={"cap": 3})
+    return wire.TableInfo(
+        code="K7QF2M",
+        rules="sichuan",
+        status="waiting",
+        seats=seats,
+        owner="Ann",
+        settings=settings,
+    )
+
+
+def standings(scores) -> tuple[wire.Standing, ...]:
+    order = sorted(range(4), key=lambda s: -scores[s])
+    return tuple(
+        wire.Standing(seat=s, name=f"seat {s}", score=scores[s], rank=k + 1)
+        for k, s in enumerate(order)
+    )
 
 
 # --- server frames ---------------------------------------------------------------------
@@ -321,9 +343,9 @@ def server_frames() -> list[wire.ServerFrame]:
         ),
         wire.ViewFrame(observation=obs),
         wire.HandEndFrame(
-            hand=0, settlement=r.settlement, record=41, standings=tuple(r.settlement["total"])
+            hand=0, settlement=r.settlement, record=41, standings=standings(r.settlement["total"])
         ),
-        wire.MatchEndFrame(standings=(3, -1, -1, -1)),
+        wire.MatchEndFrame(standings=standings((3, -1, -1, -1))),
         wire.ErrorFrame(code="stale", message="seq 6 is not the open prompt's (7)", seq=6),
         wire.PongFrame(),
     ]
@@ -375,3 +397,38 @@ def test_the_events_frame_carries_the_events_union():
     assert msgspec.json.decode(wire.encode(frame))["events"] == [
         {"type": "draw", "seat": 1, "tile": None}
     ]
+
+
+def test_a_table_as_the_server_describes_it_is_read():
+    """The shape of `TableInfo` the table server sends (its settings nested)."""
+    text = json.dumps(
+        {
+            "type": "welcome",
+            "v": 1,
+            "seat": 0,
+            "table": {
+                "code": "K7QF2M",
+                "owner": "Ann",
+                "rules": "sichuan",
+                "settings": {
+                    **dict(rules="sichuan", options={"cap": 3}, quan=1, claim_ms=5000),
+                    **dict(turn_ms=10000, bank_ms=20000, bots=True, outside_bots=False),
+                    **dict(spectators=True, public=True, bot_ms=500, between_ms=10000),
+                },
+                "status": "playing",
+                "practice": False,
+                "hand": 0,
+                "quan": 1,
+                "seats": [
+                    {"name": "Ann", "kind": "person", "connected": True, "auto": False},
+                    {"name": "strong bot", "kind": "bot", "connected": True, "auto": False},
+                    {"name": None, "kind": None, "connected": False, "auto": False},
+                    {"name": "outside bot", "kind": "outside", "connected": False, "auto": True},
+                ],
+                "scores": [0, 0, 0, 0],
+            },
+        }
+    )
+    frame = wire.decode_server(text)
+    assert isinstance(frame, wire.WelcomeFrame) and frame.table.settings.options == {"cap": 3}
+    assert frame.table.seats[3] == wire.SeatInfo(name="outside bot", kind="outside", auto=True)

@@ -53,6 +53,7 @@ __all__ = [
     "LeaveFrame",
     "MatchEndFrame",
     "MeldData",
+    "NextFrame",
     "ObservationData",
     "PingFrame",
     "PongFrame",
@@ -60,6 +61,7 @@ __all__ = [
     "SeatData",
     "SeatInfo",
     "ServerFrame",
+    "Standing",
     "StartFrame",
     "TableFrame",
     "TableInfo",
@@ -80,7 +82,8 @@ __all__ = [
 VERSION: Final = 1
 #: The most bytes a client's frame may hold (docs/protocol.md: 4 KiB).
 MAX_CLIENT_FRAME: Final = 4096
-#: The error codes of an `ErrorFrame`, as docs/protocol.md lists them.
+#: The error codes of an `ErrorFrame`: docs/protocol.md's, and ``internal`` (the server
+#: failed on the frame; nothing changed).
 ERROR_CODES: Final = (
     "malformed",
     "version",
@@ -93,6 +96,7 @@ ERROR_CODES: Final = (
     "forbidden",
     "not_found",
     "state",
+    "internal",
 )
 #: The project's bots a table can seat (`fangcheng.players.make_bot` names).
 BOT_KINDS: Final = ("random", "efficient", "strong")
@@ -109,6 +113,7 @@ ErrorCode = Literal[
     "forbidden",
     "not_found",
     "state",
+    "internal",
 ]
 BotKind = Literal["random", "efficient", "strong"]
 RulesName = Literal["baicheng", "baishan", "baishan_platform", "sichuan"]
@@ -138,13 +143,13 @@ Count = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)]
 #: Coins and points: any integer a hand or a match can reach, bounded.
 Points = Annotated[int, msgspec.Meta(ge=-(2**53), le=2**53)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
-#: A table's code: six capitals or digits.
-_CODE: Final = r"^[0-9A-Z]{6}$"
+#: A table's code: six letters or digits.
+_CODE: Final = r"^[0-9A-Za-z]{6}$"  # the server reads a code in either case
 _TILE: Final = r"^([1-9][mps]|[ESWNCFP])$"
 _TILES: Final = r"^([1-9]+[mps]|[ESWNCFP])*$"
 #: What a pattern admits, in words (msgspec's message quotes the regular expression).
 _PATTERN_WORDS: Final = {
-    _CODE: "a table code (six capital letters or digits)",
+    _CODE: "a table code (six letters or digits)",
     _TILE: "one tile in notation (5m, E, C)",
     _TILES: "tile notation (345m, CFP)",
 }
@@ -163,7 +168,8 @@ Millis = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
 Suit = Literal["m", "p", "s"]
 PhaseName = Literal["piao", "que", "turn", "claim", "rob", "fenzhang", "end"]
 MeldKindName = Literal["chi", "peng", "ming_gang", "bu_gang", "an_gang", "xuanfeng"]
-Standings = Annotated[tuple[Points, ...], msgspec.Meta(min_length=4, max_length=4)]
+#: Each seat's points, in seat order.
+Scores = Annotated[tuple[Points, ...], msgspec.Meta(min_length=4, max_length=4)]
 
 
 class _Struct(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -194,6 +200,10 @@ class TableSettings(_Struct, frozen=True):
     outside_bots: bool = False
     spectators: bool = True
     public: bool = True
+    #: How long the table's bots wait before they act, at a table with people.
+    bot_ms: Annotated[int, msgspec.Meta(ge=0, le=600_000)] = 500
+    #: The pause after a hand (or until every person has sent `NextFrame`).
+    between_ms: Annotated[int, msgspec.Meta(ge=0, le=600_000)] = 10_000
 
 
 class SeatInfo(_Open, frozen=True):
@@ -205,13 +215,32 @@ class SeatInfo(_Open, frozen=True):
     auto: bool = False  # in 托管
 
 
-class TableInfo(TableSettings, frozen=True, kw_only=True, forbid_unknown_fields=False):
+class TableInfo(_Open, frozen=True):
     """A table as the lobby and its players see it."""
 
     code: Code
-    owner: Count  # the owner's person id
+    rules: RulesName
     status: Literal["waiting", "playing", "between", "finished"]
     seats: Annotated[tuple[SeatInfo, ...], msgspec.Meta(min_length=4, max_length=4)]
+    owner: Name | None = None  # the owner's name, while the owner sits at the table
+    settings: TableSettings = msgspec.field(default_factory=TableSettings)
+    practice: bool = False  # one person and three bots, started at once
+    hand: Annotated[int, msgspec.Meta(ge=-1)] = -1  # the current (or last) hand, from 0
+    quan: Count = 0  # the 圈 being played, from 1 (0: no match yet)
+    scores: Scores = (0, 0, 0, 0)  # the match's points so far
+
+
+class Standing(_Open, frozen=True):
+    """One seat's place in a match."""
+
+    seat: SeatNo
+    name: Name | None
+    score: Points
+    rank: Annotated[int, msgspec.Meta(ge=1, le=4)]
+
+
+#: The seats by score, highest first.
+Standings = Annotated[tuple[Standing, ...], msgspec.Meta(min_length=4, max_length=4)]
 
 
 def table_settings(data: object) -> TableSettings:
@@ -244,9 +273,10 @@ class SeatData(_Struct, frozen=True):
 
 
 class ObservationData(_Struct, frozen=True):
-    """`Observation` in JSON: tiles in notation, actions as their texts."""
+    """`Observation` in JSON: tiles in notation, actions as their texts. A spectator's
+    view has no ``seat`` (null), an empty ``hand`` and no legal actions."""
 
-    seat: SeatNo
+    seat: SeatNo | None
     rules: Annotated[str, msgspec.Meta(max_length=40)]
     phase: PhaseName
     dealer: SeatNo
@@ -258,7 +288,7 @@ class ObservationData(_Struct, frozen=True):
     hand: Tiles
     drawn: Tile | None
     seats: Annotated[tuple[SeatData, ...], msgspec.Meta(min_length=4, max_length=4)]
-    scores: Standings
+    scores: Scores
     last_discard: tuple[SeatNo, Tile] | None
     legal: Annotated[tuple[ActionText, ...], msgspec.Meta(max_length=200)]
     must_win: bool = False
@@ -328,6 +358,8 @@ def observation_from_data(data: ObservationData, rules: RuleSet) -> Observation:
     """The engine's `Observation` from `ObservationData` (a decoded prompt's)."""
     if data.rules != rules.name:
         raise WireError(f"rules: {schema.quote(data.rules)} is not this table's ({rules.name})")
+    if data.seat is None:
+        raise WireError("seat: null (a spectator's view) is no seat's observation")
     seats = tuple(
         SeatView(
             melds=tuple(
@@ -429,6 +461,11 @@ class StartFrame(_ClientFrame, frozen=True, tag="start"):
     fill: BotKind = "efficient"
 
 
+class NextFrame(_ClientFrame, frozen=True, tag="next"):
+    """Ready for the next hand (an extension of version 1): once every person at the
+    table is, it is dealt without waiting out the pause."""
+
+
 class LeaveFrame(_ClientFrame, frozen=True, tag="leave"):
     """Leave the table (between hands; during a hand the seat goes into 托管)."""
 
@@ -443,11 +480,12 @@ class PingFrame(_ClientFrame, frozen=True, tag="ping"):
     pass
 
 
-ClientFrame = HelloFrame | ActFrame | StartFrame | LeaveFrame | AutoFrame | PingFrame
+ClientFrame = HelloFrame | ActFrame | StartFrame | NextFrame | LeaveFrame | AutoFrame | PingFrame
 _CLIENT: Final[dict[str, type[_ClientFrame]]] = {
     "hello": HelloFrame,
     "act": ActFrame,
     "start": StartFrame,
+    "next": NextFrame,
     "leave": LeaveFrame,
     "auto": AutoFrame,
     "ping": PingFrame,

@@ -30,8 +30,10 @@ from fangcheng.protocol.wire import (
     HandEndFrame,
     HelloFrame,
     MatchEndFrame,
+    NextFrame,
     PromptFrame,
     ServerFrame,
+    Standing,
     TableFrame,
     TableInfo,
     WelcomeFrame,
@@ -59,7 +61,7 @@ class BotSeat:
         self.bot, self.log = bot, log
         self.seat: int | None = None
         self.rules: RuleSet | None = None
-        self.standings: tuple[int, ...] | None = None  # after each hand
+        self.standings: tuple[Standing, ...] | None = None  # after each hand
         self.over = False  # the match ended
 
     def receive(self, frame: ServerFrame) -> ClientFrame | None:
@@ -80,6 +82,7 @@ class BotSeat:
         elif isinstance(frame, HandEndFrame):
             self.standings = frame.standings
             self.log(f"hand {frame.hand + 1} over; standings {_points(frame.standings)}")
+            return NextFrame()  # ready for the next hand
         elif isinstance(frame, MatchEndFrame):
             self.standings, self.over = frame.standings, True
             self.log(f"match over; standings {_points(frame.standings)}")
@@ -88,11 +91,12 @@ class BotSeat:
         return None  # events, views, pongs: the prompts carry all a bot needs
 
     def _table(self, table: TableInfo) -> None:
-        self.rules, _ = configure(find_rules(table.rules), table.options)
+        self.rules, _ = configure(find_rules(table.rules), table.settings.options)
 
 
-def _points(standings: Sequence[int]) -> str:
-    return " ".join(f"{p:+d}" for p in standings)
+def _points(standings: Sequence[Standing]) -> str:
+    """``1. Ann +12, 2. strong bot +3, …`` (highest first)."""
+    return ", ".join(f"{s.rank}. {s.name or f'seat {s.seat}'} {s.score:+d}" for s in standings)
 
 
 def socket_url(url: str) -> str:
@@ -105,7 +109,7 @@ def socket_url(url: str) -> str:
 
 async def play(
     url: str, table: str, token: str, bot: Bot, log: Callable[[str], None] = lambda line: None
-) -> tuple[int, ...]:
+) -> tuple[Standing, ...]:
     """Play the seat ``token`` holds at ``table`` to the match's end; its standings."""
     seat = BotSeat(bot, log)
     try:
