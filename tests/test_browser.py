@@ -164,7 +164,7 @@ def test_two_browsers_at_one_private_table_see_only_their_own_hands(
     friend.click("form.join button.primary")
     friend.wait_for_selector(".waiting")
     owner.wait_for_selector(".waiting li:has-text('Bo')")
-    owner.click(".waiting button.start")
+    owner.click(".waiting button.start-table")
     seats = []
     for page in (owner, friend):
         page.wait_for_selector(".hand.mine .tile[data-tile]")

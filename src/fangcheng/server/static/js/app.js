@@ -161,6 +161,17 @@ function lobbyRow(t) {
   return h("li", "", h("b", "", t.code), ` ${rulesName(t.rules)} · ${seated}/4 · ${t.status} · ${t.seats.map((x) => x.name || "—").join(", ")} `, b, w);
 }
 
+/** A shared link: sit at the table (or watch, once it has started), then open it. */
+async function joinPage(code) {
+  try {
+    await api.join(code, false);
+  } catch (x) {
+    if (x.code !== "state") { root.replaceChildren(h("p", "panel error", `${x.code}: ${x.message}`)); return; }
+    await api.join(code, true).catch(() => {});
+  }
+  goTable(code);
+}
+
 async function handsPage() {
   const page = h("div", "panel hands", h("a", "home", "← 大厅 Lobby"), h("h2", "", "我的牌局 My hands"));
   page.querySelector(".home").href = "#/";
@@ -185,6 +196,7 @@ function route() {
   const [, page, arg, extra] = hash.split("/");
   if (!api.session() && page !== "") return namePage();
   if (page === "t" && arg) current = new TableView(root, arg.toUpperCase());
+  else if (page === "join" && arg) joinPage(arg.toUpperCase());
   else if (page === "hands") handsPage();
   else if (page === "replay" && arg) replayPage(root, arg, extra);
   else startPage();

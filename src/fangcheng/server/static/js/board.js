@@ -195,7 +195,7 @@ export function boardEl(model, opts = {}) {
         model.scores[s] ? (model.scores[s] > 0 ? "+" : "") + model.scores[s] : ""));
     if (model.turn === s && !["end", "piao", "que"].includes(model.phase)) plate.classList.add("turn");
     const hand = h("div", `hand ${mine ? "mine" : ""}`);
-    const size = mine ? "big" : "small";
+    const size = mine && x.open ? "big" : "small";
     x.hand.forEach((t) => {
       const el = tileEl(t, { size });
       if (mine && t && opts.onTile) {

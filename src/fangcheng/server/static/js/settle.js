@@ -15,7 +15,7 @@ export function whoPaysWhom(deltas, who) {
   return deltas.map((d, s) => (d ? `${who(s)} ${signed(d)}` : null)).filter(Boolean).join(" · ");
 }
 
-function winEl(win, detail, who, model) {
+function winEl(win, detail, who, model, base) {
   const box = h("div", "win-box");
   const from = win.source != null ? ` · from ${who(win.source)} 放炮` : "";
   box.append(h("div", "win-title", `${who(win.seat)} 胡 wins on `, tileEl(win.tile, { size: "small" }),
@@ -47,8 +47,12 @@ function winEl(win, detail, who, model) {
         h("td", "num", h("b", "", String(p.amount)), cap)));
     }
   } else {
+    // each payer's N read back from 底注 × 2^N, where the amount is such a power
     win.deltas.forEach((d, s) => {
-      if (d < 0) pays.append(h("tr", "", h("td", "", who(s)), h("td", "", win.fans.join(" + ") || "—"), h("td", "num", h("b", "", String(-d)))));
+      if (d >= 0) return;
+      const n = Math.log2(-d / (base || 1));
+      const fans = `${win.fans.join(" + ") || "—"}${Number.isInteger(n) ? ` · N = ${n}` : ""}`;
+      pays.append(h("tr", "", h("td", "", who(s)), h("td", "", fans), h("td", "num", h("b", "", String(-d)))));
     });
   }
   box.append(pays);
@@ -59,15 +63,15 @@ function winEl(win, detail, who, model) {
  * The settlement panel. ``end``: the hand_end frame; ``events``: the seat's stream of the
  * hand; ``model``: the table read from them (hands laid open); ``who``: seat names.
  */
-export function settlementEl(end, events, model, who) {
+export function settlementEl(end, events, model, who, rules = "") {
   const s = end.settlement;
   const panel = h("div", "settlement");
   const wins = events.filter((e) => e.type === "win");
   const how = { win: "胡牌 A hand won", draw: wins.length ? "牌墙摸完 The wall ran out" : "流局 Drawn hand", escape: "逃跑 Abandoned" }[s.end] || s.end;
   panel.append(h("h2", "", `第${end.hand + 1}盘 Hand ${end.hand + 1} · ${how}`));
   const details = end.wins || [];
-  if (wins.length > 1) panel.append(h("p", "note", "血战到底: each win in turn 依次胡牌"));
-  wins.forEach((w, i) => panel.append(winEl(w, details[i], who, model)));
+  if (rules === "sichuan") panel.append(h("p", "note", "血战到底: each win in turn 依次胡牌; kongs paid at once 刮风下雨; at the wall's end 查花猪 查大叫 退税"));
+  wins.forEach((w, i) => panel.append(winEl(w, details[i], who, model, end.base)));
   const pigs = events.filter((e) => e.type === "flower_pig");
   for (const p of pigs) panel.append(h("p", "warn", `${who(p.seat)} passed a win in the last four tiles: 花猪 flower pig`));
 
@@ -82,7 +86,10 @@ export function settlementEl(end, events, model, who) {
     tr.append(h("td", "detail", detail));
     table.append(tr);
   };
-  for (const item of s.items) row(reasonText(item.reason, who), item.deltas, kindOf(item.reason), whoPaysWhom(item.deltas, who));
+  const bloody = rules === "sichuan";
+  for (const item of s.items) {
+    row(reasonText(item.reason, who) + (bloody ? rain(item.reason) : ""), item.deltas, kindOf(item.reason), whoPaysWhom(item.deltas, who));
+  }
   if (s.fees.some(Boolean)) row("台费 service fee", s.fees.map((f) => -f), "fee");
   row("本盘 this hand", s.total, "total");
   if (end.standings) row("累计 match total", standingsOf(end.standings), "standing");
@@ -110,6 +117,13 @@ export function standingsOf(st) {
     else out[r.seat ?? i] = r.score ?? 0;
   });
   return out;
+}
+
+/** 血战's kongs are paid as they are made: 刮风 for an exposed kong, 下雨 for a concealed one. */
+function rain(reason) {
+  if (reason.startsWith("暗杠")) return " · 下雨 rain";
+  if (/^(明杠|补杠|直杠|弯杠|大杠)/.test(reason)) return " · 刮风 wind";
+  return "";
 }
 
 const KINDS = [

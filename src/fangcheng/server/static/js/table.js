@@ -69,6 +69,7 @@ export class TableView {
         this.events.splice(f.start, f.events.length, ...f.events);
         break;
       case "prompt":
+        this.sendingNext = false;
         this.prompt = f; this.obs = f.observation; this.sent = false; this.ting = false;
         // a claim window where passing is all there is: answered at once, nothing to decide
         if (f.legal.length === 1 && f.legal[0] === "pass") { this.act("pass"); return; }
@@ -76,10 +77,16 @@ export class TableView {
       case "view":
         this.obs = f.observation; this.prompt = null; this.sent = false; break;
       case "hand_end":
-        this.ending = { ...f, events: [...this.events] }; this.showEnd = true; this.prompt = null; break;
+        this.ending = { base: this.obs?.base, ...f, events: [...this.events] }; this.showEnd = true; this.prompt = null; break;
       case "match_end":
         this.matchEnd = f; break;
       case "error":
+        if (this.sendingNext && (f.code === "malformed" || f.code === "state")) {
+          // a server of the first version says "ready" with a start between hands
+          this.sendingNext = false;
+          if (this.info?.status === "between") this.send({ type: "start", fill: "efficient" });
+          return;
+        }
         this.sent = false;
         this.flash(`${f.code}: ${f.message}`);
         break;
@@ -140,7 +147,11 @@ export class TableView {
     const info = this.info;
     const top = h("div", "topbar",
       h("a", "home", "← 大厅 Lobby"),
-      h("span", "title", info ? `${rulesName(info.rules || this.obs?.rules)} · 桌 ${this.code}` : `桌 ${this.code}`),
+      h("span", "title", [
+        rulesName(info?.rules || this.obs?.rules || ""), `桌 ${this.code}`,
+        info?.quan && info?.settings?.quan ? `${info.quan}/${info.settings.quan} 圈 quan` : "",
+        this.hand >= 0 ? `第${this.hand + 1}盘 hand ${this.hand + 1}` : "",
+      ].filter(Boolean).join(" · ")),
       h("span", `conn ${this.connected ? "on" : "off"}`, this.connected ? "● 在线 online" : "○ 重连中 reconnecting…"));
     top.querySelector(".home").href = "#/";
     const page = h("div", "table-page", top);
@@ -160,7 +171,8 @@ export class TableView {
     const box = h("div", "panel waiting");
     box.append(h("h2", "", "等人 Waiting for players"),
       h("p", "", "把桌号发给朋友 Share this code with your friends:"),
-      h("div", "code", this.code));
+      h("div", "code", this.code),
+      h("p", "note", "或者发链接 or send the link: ", h("code", "share", `${location.origin}/#/join/${this.code}`)));
     const list = h("ol", "seats");
     info.seats.forEach((x, s) => list.append(h("li", "", `${WINDS[s]} · ${x.name || "空位 empty seat"}${x.kind === "bot" ? " 🤖" : ""}${x.kind && x.connected === false ? " (offline)" : ""}`)));
     box.append(list);
@@ -169,7 +181,7 @@ export class TableView {
       for (const [v, label] of [["efficient", "机器人 efficient bots"], ["strong", "强 strong bots"], ["random", "随机 random bots"]]) {
         const o = h("option", "", label); o.value = v; fill.append(o);
       }
-      const start = h("button", "primary start", "开始 Start (bots fill empty seats)");
+      const start = h("button", "primary start-table", "开始 Start (bots fill empty seats)");
       start.onclick = () => this.send({ type: "start", fill: fill.value });
       box.append(h("div", "row", fill, start));
     } else box.append(h("p", "note", "等房主开始 The owner starts the table."));
@@ -312,7 +324,7 @@ export class TableView {
   endEl() {
     const end = this.ending;
     const model = fromEvents(end.events, this.seatsInfo(), this.seat ?? 0);
-    const panel = settlementEl(end, end.events, model, this.who);
+    const panel = settlementEl(end, end.events, model, this.who, this.info?.rules || this.obs?.rules);
     const buttons = h("div", "row");
     if (this.matchEnd) {
       buttons.append(this.standingsEl());
@@ -325,7 +337,7 @@ export class TableView {
       const next = h("button", "primary next", "下一盘 Next hand →");
       next.onclick = () => {
         // between hands, a start says "ready for the next" (the deal waits for everyone, or the pause)
-        if (this.info?.status === "between") this.send({ type: "start", fill: "efficient" });
+        if (this.info?.status === "between") { this.sendingNext = true; this.send({ type: "next" }); }
         this.showEnd = false; this.render();
       };
       buttons.append(next);
