@@ -53,7 +53,7 @@ export async function replayPage(root, id, seat) {
     const body = h("div", "play", h("div", "main", board), log);
     const parts = [top, controls, body];
     if (step === n && record.settlement) {
-      parts.push(settlementEl({ hand: record.hand ?? 0, settlement: record.settlement, base: record.base }, events, model, who, record.rules));
+      parts.push(settlementEl({ hand: record.hand ?? 0, settlement: record.settlement, base: record.base, cap: record.options?.cap }, events, model, who, record.rules));
     }
     page.replaceChildren(...parts);
     queueMicrotask(() => { list.scrollTop = list.scrollHeight; });

@@ -2,6 +2,7 @@
 // with who paid whom and why, fees, the totals, and every hand laid open.
 import { h } from "./board.js";
 import { tileEl, tilesEl } from "./tiles.js";
+import { RULESETS } from "./rules.js";
 import { byText, reasonText } from "./text.js";
 
 const signed = (v) => (v > 0 ? `+${v}` : String(v));
@@ -15,7 +16,15 @@ export function whoPaysWhom(deltas, who) {
   return deltas.map((d, s) => (d ? `${who(s)} ${signed(d)}` : null)).filter(Boolean).join(" · ");
 }
 
-function winEl(win, detail, who, model, base) {
+/** A rule set's caps, with the table's ``cap`` option in place of its own. */
+function capsOf(rules, cap) {
+  const r = RULESETS[rules] || {};
+  const fans = r.cap_fans ?? null, base = r.cap_base ?? null;
+  if (cap == null) return { fans, base };
+  return fans != null ? { fans: cap, base } : { fans, base: cap };
+}
+
+function winEl(win, detail, who, model, ctx) {
   const box = h("div", "win-box");
   const from = win.source != null ? ` · from ${who(win.source)} 放炮` : "";
   box.append(h("div", "win-title", `${who(win.seat)} 胡 wins on `, tileEl(win.tile, { size: "small" }),
@@ -27,33 +36,33 @@ function winEl(win, detail, who, model, base) {
     for (const m of seat.melds) row.append(h("span", "meld", tilesEl(m.tiles, { size: "small" })));
     box.append(row);
   }
-  const fans = h("table", "fans");
-  if (detail?.fans) {
-    for (const f of detail.fans) {
-      fans.append(h("tr", "", h("td", "fan-cn", f.name), h("td", "fan-en", f.en || ""), h("td", "num", String(f.value))));
-    }
-  } else {
-    for (const f of win.fans) fans.append(h("tr", "", h("td", "fan-cn", f)));
+  const table = RULESETS[ctx.rules]?.fans || {};
+  const fans = detail?.fans || win.fans.map((name) => ({ name, en: table[name]?.[0], value: table[name]?.[1], why: table[name]?.[2] }));
+  const list = h("table", "fans");
+  for (const f of fans) {
+    const tr = h("tr", "", h("td", "fan-cn", f.name), h("td", "fan-en", f.en || ""), h("td", "num", f.value != null ? `${f.value} 番` : ""));
+    if (f.why) tr.title = f.why;
+    list.append(tr);
   }
-  if (!(detail?.fans || win.fans).length) fans.append(h("tr", "", h("td", "fan-cn", "(无番 no fans)")));
-  box.append(fans);
+  if (!fans.length) list.append(h("tr", "", h("td", "fan-cn", "(无番 no fans)")));
+  const sum = fans.reduce((a, f) => a + (f.value || 0), 0);
+  box.append(list);
   const pays = h("table", "payers");
-  pays.append(h("tr", "", h("th", "", "付 payer"), h("th", "", "番 fans (N)"), h("th", "num", "付 pays")));
-  if (detail?.payers) {
-    for (const p of detail.payers) {
-      const cap = p.capped ? h("span", "cap", ` 封顶 capped${typeof p.capped === "string" ? " " + p.capped : ""}`) : null;
-      pays.append(h("tr", "", h("td", "", who(p.seat)),
-        h("td", "", `${(p.fans || []).join(" + ") || "—"} = ${p.fan}`),
-        h("td", "num", h("b", "", String(p.amount)), cap)));
-    }
-  } else {
-    // each payer's N read back from 底注 × 2^N, where the amount is such a power
-    win.deltas.forEach((d, s) => {
-      if (d >= 0) return;
-      const n = Math.log2(-d / (base || 1));
-      const fans = `${win.fans.join(" + ") || "—"}${Number.isInteger(n) ? ` · N = ${n}` : ""}`;
-      pays.append(h("tr", "", h("td", "", who(s)), h("td", "", fans), h("td", "num", h("b", "", String(-d)))));
-    });
+  pays.append(h("tr", "", h("th", "", "付 payer"), h("th", "", "番 N (2^N × 底注)"), h("th", "num", "付 pays")));
+  const caps = capsOf(ctx.rules, ctx.cap);
+  const base = ctx.base || 1;
+  const payers = detail?.payers || win.deltas.map((d, s) => ({ seat: s, amount: -d })).filter((p) => p.amount > 0);
+  for (const p of payers) {
+    // each payer's N is read back from 底注 × 2^N; a payer's own fans are what it adds
+    const log = Math.log2(p.amount / base);
+    const n = p.fan ?? (Number.isInteger(log) ? log : null);
+    let capped = p.capped || "";
+    if (!capped && caps.fans != null && n === caps.fans && sum >= caps.fans) capped = `${caps.fans} 番`;
+    if (!capped && caps.base != null && p.amount === caps.base * base) capped = `${caps.base} × 底注`;
+    const own = !capped && n != null && n > sum ? ` + ${n - sum} 付方番 payer's own` : "";
+    const cell = n == null ? "—" : `${sum} 番${own} → N = ${n}`;
+    const capEl = capped ? h("span", "cap", ` 封顶 capped at ${capped}`) : null;
+    pays.append(h("tr", "", h("td", "", who(p.seat)), h("td", "", cell, capEl), h("td", "num", h("b", "", String(p.amount)))));
   }
   box.append(pays);
   return box;
@@ -70,8 +79,11 @@ export function settlementEl(end, events, model, who, rules = "") {
   const how = { win: "胡牌 A hand won", draw: wins.length ? "牌墙摸完 The wall ran out" : "流局 Drawn hand", escape: "逃跑 Abandoned" }[s.end] || s.end;
   panel.append(h("h2", "", `第${end.hand + 1}盘 Hand ${end.hand + 1} · ${how}`));
   const details = end.wins || [];
+  const winsBox = h("div", "wins");
   if (rules === "sichuan") panel.append(h("p", "note", "血战到底: each win in turn 依次胡牌; kongs paid at once 刮风下雨; at the wall's end 查花猪 查大叫 退税"));
-  wins.forEach((w, i) => panel.append(winEl(w, details[i], who, model, end.base)));
+  const ctx = { rules, base: end.base, cap: end.cap };
+  wins.forEach((w, i) => winsBox.append(winEl(w, details[i], who, model, ctx)));
+  panel.append(winsBox);
   const pigs = events.filter((e) => e.type === "flower_pig");
   for (const p of pigs) panel.append(h("p", "warn", `${who(p.seat)} passed a win in the last four tiles: 花猪 flower pig`));
 

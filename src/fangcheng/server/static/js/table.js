@@ -77,7 +77,7 @@ export class TableView {
       case "view":
         this.obs = f.observation; this.prompt = null; this.sent = false; break;
       case "hand_end":
-        this.ending = { base: this.obs?.base, ...f, events: [...this.events] }; this.showEnd = true; this.prompt = null; break;
+        this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events: [...this.events] }; this.showEnd = true; this.prompt = null; break;
       case "match_end":
         this.matchEnd = f; break;
       case "error":
