@@ -30,7 +30,10 @@ function rulesSelect(value = "sichuan") {
 }
 
 function errorBox() { return h("p", "error", ""); }
-const report = (box, e) => { box.textContent = `${e.code || ""} ${e.message || e}`.trim(); };
+const report = (box, e) => {
+  if (e.status === 401) { route(); return; } // the session is gone (the server forgot it): ask for a name again
+  box.textContent = `${e.code || ""} ${e.message || e}`.trim();
+};
 
 async function goTable(code) {
   api.lastTable.set(code);

@@ -201,12 +201,13 @@ export class TableView {
     center.append(centerEl(model));
     center.append(h("div", "phase", phaseText(obs, this.who)));
     if (obs.last_discard) center.append(h("div", "last", `${this.who(obs.last_discard[0])} 打 `, tileEl(obs.last_discard[1], { size: "small" })));
-    const aids = this.aidsOn() && this.obs ? this.aidsOf(this.obs, playable) : null;
+    const inPlay = this.obs && this.obs.hand && !['piao', 'end'].includes(this.obs.phase);
+    const aids = this.aidsOn() && inPlay ? this.aidsOf(this.obs, playable) : null;
     const board = boardEl(model, {
       center, onTile: this.sent ? null : onTile, playable: this.sent ? new Set() : playable,
       highlight: aids ? new Set(Object.keys(aids.after)) : null,
     });
-    const panel = aids ? this.aidsEl(aids) : this.obs ? this.aidsOffEl() : null;
+    const panel = aids ? this.aidsEl(aids) : inPlay ? this.aidsOffEl() : null;
     if (aids) {
       board.querySelectorAll(".hand.mine .tile.playable").forEach((el) => {
         el.onmouseenter = () => this.showAid(panel, aids, el.dataset.tile);
