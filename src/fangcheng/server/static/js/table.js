@@ -69,7 +69,7 @@ export class TableView {
         this.events.splice(f.start, f.events.length, ...f.events);
         break;
       case "prompt":
-        this.sendingNext = false;
+        this.sendingNext = false; this.selected = null;
         this.prompt = f; this.obs = f.observation; this.sent = false; this.ting = false;
         // a claim window where passing is all there is: answered at once, nothing to decide
         if (f.legal.length === 1 && f.legal[0] === "pass") { this.act("pass"); return; }
@@ -196,7 +196,13 @@ export class TableView {
     const discards = new Set(legal.filter((a) => a.startsWith("discard ")).map((a) => a.split(" ")[1]));
     const tings = new Set(legal.filter((a) => a.startsWith("ting ")).map((a) => a.split(" ")[1]));
     const playable = this.ting ? tings : discards;
-    const onTile = (t) => this.act(`${this.ting ? "ting" : "discard"} ${t}`);
+    // a touch screen raises the tile on the first tap and discards it on the second
+    const touch = window.matchMedia("(pointer: coarse)").matches;
+    const onTile = (t) => {
+      if (touch && this.selected !== t) { this.selected = t; this.render(); return; }
+      this.selected = null;
+      this.act(`${this.ting ? "ting" : "discard"} ${t}`);
+    };
     const center = h("div", "center-info");
     center.append(centerEl(model));
     center.append(h("div", "phase", phaseText(obs, this.who)));
@@ -208,6 +214,11 @@ export class TableView {
       highlight: aids ? new Set(Object.keys(aids.after)) : null,
     });
     const panel = aids ? this.aidsEl(aids) : inPlay ? this.aidsOffEl() : null;
+    if (touch && this.selected && playable.has(this.selected)) {
+      const el = board.querySelector(`.hand.mine .tile.playable[data-tile="${this.selected}"]`);
+      if (el) el.classList.add("selected");
+      if (aids && panel) this.showAid(panel, aids, this.selected);
+    }
     if (aids) {
       board.querySelectorAll(".hand.mine .tile.playable").forEach((el) => {
         el.onmouseenter = () => this.showAid(panel, aids, el.dataset.tile);
