@@ -4,7 +4,7 @@ import * as api from "./api.js";
 import { h } from "./board.js";
 import { replayPage } from "./replay.js";
 import { TableView } from "./table.js";
-import { RULES, rulesName } from "./text.js";
+import { RULES, WINDS, rulesName } from "./text.js";
 import { tilesEl } from "./tiles.js";
 
 const root = document.getElementById("app");
@@ -175,6 +175,13 @@ async function joinPage(code) {
   goTable(code);
 }
 
+/** A finished time (ms or seconds since the epoch, or ISO text) in the reader's own clock. */
+function when(t) {
+  if (t == null) return "";
+  const d = typeof t === "number" ? new Date(t < 1e12 ? t * 1000 : t) : new Date(t);
+  return Number.isNaN(d.getTime()) ? String(t) : d.toLocaleString();
+}
+
 async function handsPage() {
   const page = h("div", "panel hands", h("a", "home", "← 大厅 Lobby"), h("h2", "", "我的牌局 My hands"));
   page.querySelector(".home").href = "#/";
@@ -182,11 +189,11 @@ async function handsPage() {
   try {
     const { hands } = await api.hands();
     const table = h("table", "list");
-    table.append(h("tr", "", ...["#", "桌 table", "盘 hand", "规则 rules", "座 seat", "得分 total", ""].map((x) => h("th", "", x))));
+    table.append(h("tr", "", ...["#", "时间 when", "桌 table", "盘 hand", "规则 rules", "座 seat", "得分 total", ""].map((x) => h("th", "", x))));
     for (const x of hands) {
       const a = h("a", "button replay", "回放 Replay"); a.href = `#/replay/${x.id}/${x.seat}`;
-      table.append(h("tr", "", h("td", "", String(x.id)), h("td", "", x.table), h("td", "", String(x.hand + 1)),
-        h("td", "", rulesName(x.rules)), h("td", "", String(x.seat)),
+      table.append(h("tr", "", h("td", "", String(x.id)), h("td", "", when(x.finished)), h("td", "", x.table), h("td", "", String(x.hand + 1)),
+        h("td", "", rulesName(x.rules)), h("td", "", WINDS[x.seat] ?? String(x.seat)),
         h("td", `num ${x.total > 0 ? "up" : x.total < 0 ? "down" : ""}`, String(x.total)), h("td", "", a)));
     }
     page.append(hands.length ? table : h("p", "note", "还没有 No finished hands yet."));

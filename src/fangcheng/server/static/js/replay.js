@@ -11,7 +11,7 @@ export async function replayPage(root, id, seat) {
   try { data = await api.hand(id); } catch (e) { root.replaceChildren(h("p", "panel error", e.message)); return; }
   const record = data.record;
   const views = data.views || [];
-  const mine = Number(seat ?? data.seat ?? 0) || 0;
+  const mine = Number(data.seat ?? seat ?? 0) || 0;
   // the streams to choose from: each seat's, the public one, and the record's (all open)
   const streams = [0, 1, 2, 3].map((s) => ({ label: `${WINDS[s]} 视角 seat ${s}'s view`, events: views[s], me: s }));
   if (views[4]) streams.push({ label: "旁观 public view", events: views[4], me: mine });
@@ -38,13 +38,13 @@ export async function replayPage(root, id, seat) {
     pick.onchange = () => { which = Number(pick.value); render(); };
     const btn = (cls, label, fn, disabled) => { const b = h("button", cls, label); b.onclick = fn; b.disabled = disabled; return b; };
     const controls = h("div", "controls",
-      btn("first", "⏮ 开始 Start", () => { step = 0; render(); }, step === 0),
+      btn("first", "◀◀ 开始 Start", () => { step = 0; render(); }, step === 0),
       btn("back", "◀ 后退 Back", () => { step--; render(); }, step === 0),
       h("span", "step", `${step} / ${n}`),
       btn("forward", "前进 Forward ▶", () => { step++; render(); }, step === n),
-      btn("last", "结束 End ⏭", () => { step = n; render(); }, step === n),
+      btn("last", "结束 End ▶▶", () => { step = n; render(); }, step === n),
       pick);
-    const center = h("div", "center-info", centerEl(model), h("div", "phase", last ? eventLine(last, who, 0) || last.type : "开局 before the deal"));
+    const center = h("div", "center-info", centerEl(model), h("div", "phase", last ? eventLine(last, who, 0) || `${last.seat != null ? who(last.seat) + " " : ""}${last.type === "draw" ? "摸 draw" : last.type}` : "开局 before the deal"));
     const board = boardEl(model, { center });
     const log = h("div", "log", h("h3", "", "记录 Log"));
     const list = h("ol", "");
