@@ -15,7 +15,7 @@ from fangcheng.protocol import Action, IllegalActionError, Phase
 from fangcheng.protocol.wire import TableSettings, decode_server, observation_json
 from fangcheng.rules.ruleset import ALL_RULES
 from fangcheng.server import tables
-from fangcheng.server.tables import Table, TableError
+from fangcheng.server.tables import Table, TableError, public_view
 
 T0 = 1_800_000_000_000  # the fake clock's start, ms
 
@@ -32,8 +32,13 @@ class Seen:
     def send(self, frame: dict[str, Any]) -> None:
         decode_server(msgspec.json.encode(frame))
         if "observation" in frame:
-            assert self.seat is not None and self.table.round is not None
-            assert frame["observation"] == observation_json(self.table.round.observe(self.seat))
+            r = self.table.round
+            assert r is not None
+            if self.seat is None:
+                assert frame["observation"] == public_view(r)
+                assert frame["observation"]["hand"] == "" and not frame["observation"]["legal"]
+            else:
+                assert frame["observation"] == observation_json(r.observe(self.seat))
         self.frames.append(frame)
 
     def of(self, kind: str) -> list[dict[str, Any]]:
@@ -66,15 +71,8 @@ def new_table(
         stored.append(round_)
         return len(stored)
 
-    table = Table(
-        code=code,
-        owner=1,
-        settings=settings or TableSettings(),
-        seed=5,
-        on_hand=on_hand,
-        bot_ms=bot_ms,
-        between_ms=0,
-    )
+    settings = msgspec.structs.replace(settings or TableSettings(), bot_ms=bot_ms, between_ms=0)
+    table = Table(code=code, owner=1, settings=settings, seed=5, on_hand=on_hand)
     seen = []
     for p in range(1, people + 1):
         seat = table.sit(p, f"p{p}", "person")
@@ -204,8 +202,8 @@ def _play_out(table: Table, seen: list[Seen], rng_seed: int = 0) -> None:
 def test_d87_every_frame_holds_only_what_its_seat_may_know(rules: str) -> None:
     """Four people and a spectator play a match; each seat's events are exactly
     `events_for(seat)`, each observation exactly `observe(seat)` when it was sent (the
-    listener checks), the spectator's events `events_for(None)` and it gets no
-    observation at all."""
+    listener checks), the spectator's events `events_for(None)` and its views the
+    public one, with no hand."""
     table, seen = new_table(TableSettings(rules=rules), people=4)
     spectator = Seen(table, None)
     table.attach(spectator, T0)
@@ -216,10 +214,11 @@ def test_d87_every_frame_holds_only_what_its_seat_may_know(rules: str) -> None:
         for listener in [*seen, spectator]:
             expected = msgspec.to_builtins(round_.events_for(listener.seat))
             assert listener.events(hand) == expected
-    assert not spectator.of("prompt") and not spectator.of("view")
+    assert not spectator.of("prompt") and spectator.of("view")
     ends = [f["settlement"] for f in spectator.of("hand_end")]
     assert ends == [r.settlement for r in table.match.rounds]
-    assert spectator.of("match_end")[0]["standings"] == table.match.scores
+    standings = spectator.of("match_end")[0]["standings"]
+    assert [s["score"] for s in sorted(standings, key=lambda s: s["seat"])] == table.match.scores
 
 
 # --- the strong form: hidden tiles that differ change nothing a seat is sent -------------

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -48,14 +49,14 @@ _T = TypeVar("_T")
 @dataclass
 class ServerSettings:
     """How the server runs. ``clock`` gives ms since the epoch; ``bot_ms`` and
-    ``between_ms`` are every table's pace (0 in tests); ``timers``: run a
+    ``between_ms``, when set, replace every table's own (0 in tests); ``timers``: run a
     task per table that applies deadlines (tests call `Hub.tick` instead); ``seed``:
     tables' seeds from it (reproducible tests), else random."""
 
     db: str = "sqlite://"
     clock: Callable[[], int] = now_ms
-    bot_ms: int = 500
-    between_ms: int = 10_000
+    bot_ms: int | None = None
+    between_ms: int | None = None
     timers: bool = True
     seed: int | None = None
     origins: frozenset[str] = frozenset()
@@ -104,7 +105,13 @@ class Hub:
 
     def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
         check_settings(settings)
+        paces = {"bot_ms": self.settings.bot_ms, "between_ms": self.settings.between_ms}
+        settings = msgspec.structs.replace(
+            settings, **{k: v for k, v in paces.items() if v is not None}
+        )
         self.leave(owner.id)
+        for stale in [t for t in self.tables.values() if t.status == "finished" and not t.live]:
+            self.close(stale)
         code = self._code()
         table = Table(
             code=code,
@@ -113,8 +120,6 @@ class Hub:
             seed=self.rng.randrange(2**63),
             on_hand=self._store_hand,
             practice=practice,
-            bot_ms=self.settings.bot_ms,
-            between_ms=self.settings.between_ms,
         )
         self.tables[code] = table
         self.sit(owner, table)
@@ -145,6 +150,9 @@ class Hub:
             self.close(table)
 
     def close(self, table: Table) -> None:
+        for person in table.people():
+            if self.sitting.get(person) == table.code:
+                del self.sitting[person]
         self.tables.pop(table.code, None)
         self.wakes.pop(table.code, None)
         task = self.tasks.pop(table.code, None)
@@ -208,6 +216,26 @@ def _error(code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, _STATUS.get(code, 400))
 
 
+_Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def _guarded(endpoint: _Endpoint) -> _Endpoint:
+    """A refusal as its error; a failure logged (by type and place, never its message)
+    and answered ``internal``, with no stack trace for the client or the server's log."""
+
+    @functools.wraps(endpoint)
+    async def guarded(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except TableError as exc:
+            return _error(exc.code, exc.message)
+        except Exception:
+            log_event("request_failed", 40, path=request.url.path, exc_info=True)
+            return _error("internal", "the server failed on this request")
+
+    return guarded
+
+
 async def _body(request: Request, kind: type[_T]) -> _T:
     body = await request.body()
     if len(body) > _MAX_BODY:
@@ -239,6 +267,7 @@ def _table(request: Request) -> Table:
     return table
 
 
+@_guarded
 async def session(request: Request) -> Response:
     body = await _body(request, SessionRequest)
     name = " ".join(body.name.split())[:24] or "guest"
@@ -246,6 +275,7 @@ async def session(request: Request) -> Response:
     return JSONResponse({"token": token, "name": name, "person": person})
 
 
+@_guarded
 async def lobby(request: Request) -> Response:
     tables = [
         t.info()
@@ -256,6 +286,7 @@ async def lobby(request: Request) -> Response:
     return JSONResponse({"tables": tables})
 
 
+@_guarded
 async def open_table(request: Request) -> Response:
     person = _person(request)
     body: Any = await _body(request, Any)
@@ -267,6 +298,7 @@ async def open_table(request: Request) -> Response:
     return JSONResponse({"code": table.code, "table": table.info()})
 
 
+@_guarded
 async def practice(request: Request) -> Response:
     person = _person(request)
     body = await _body(request, PracticeRequest)
@@ -280,10 +312,12 @@ async def practice(request: Request) -> Response:
     return JSONResponse({"code": table.code, "table": table.info()})
 
 
+@_guarded
 async def table_info(request: Request) -> Response:
     return JSONResponse({"table": _table(request).info()})
 
 
+@_guarded
 async def join(request: Request) -> Response:
     person = _person(request)
     table = _table(request)
@@ -296,12 +330,14 @@ async def join(request: Request) -> Response:
     return JSONResponse({"seat": hub.sit(person, table)})
 
 
+@_guarded
 async def leave(request: Request) -> Response:
     person = _person(request)
     _hub(request).leave(person.id)
     return JSONResponse({})
 
 
+@_guarded
 async def bot_token(request: Request) -> Response:
     person = _person(request)
     table = _table(request)
@@ -315,11 +351,13 @@ async def bot_token(request: Request) -> Response:
     return JSONResponse({"token": token, "seat": seat})
 
 
+@_guarded
 async def my_hands(request: Request) -> Response:
     person = _person(request)
     return JSONResponse({"hands": _hub(request).store.hands_of(person.id)})
 
 
+@_guarded
 async def one_hand(request: Request) -> Response:
     person = _person(request)
     try:
@@ -369,6 +407,16 @@ def _err(code: str, message: str, seq: int | None = None) -> dict[str, Any]:
 
 
 async def play(ws: WebSocket) -> None:
+    """One connection; a failure is logged (never its message) and closes it (1011)."""
+    try:
+        await _play(ws)
+    except Exception:
+        log_event("socket_failed", 40, exc_info=True)
+        with contextlib.suppress(Exception):
+            await ws.close(1011)
+
+
+async def _play(ws: WebSocket) -> None:
     hub = _hub(ws)
     await ws.accept()
     if not origin_ok(ws.headers.get("origin"), ws.headers.get("host"), hub.settings.origins):
@@ -419,6 +467,8 @@ async def play(ws: WebSocket) -> None:
             if reply is not None:
                 conn.send(reply)
             hub.poke(table)
+            if not table.has(conn):  # left the table
+                break
     except WebSocketDisconnect:
         pass
     finally:
@@ -427,6 +477,7 @@ async def play(ws: WebSocket) -> None:
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await writer
+            await ws.close(1000)
         log_event("detach", code=table.code, seat=seat, person=person.id)
 
 
@@ -448,7 +499,7 @@ def _handle(
                 table.act(conn.seat, frame.seq, frame.action, now)
             case wire.PingFrame():
                 return {"type": "pong"}
-            case wire.StartFrame() if table.status == "between":
+            case wire.NextFrame():
                 table.ready(person.id, now)
             case wire.StartFrame():
                 table.start(person.id, frame.fill, now)
@@ -466,21 +517,11 @@ def _handle(
         return _err(exc.code, exc.message, seq)
     except Exception:
         log_event("frame_failed", 40, code=table.code, seat=conn.seat, exc_info=True)
-        return _err("state", "the server failed on this frame", seq)
+        return _err("internal", "the server failed on this frame", seq)
     return None
 
 
 # --- the app --------------------------------------------------------------------------------
-
-
-async def _table_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, TableError)
-    return _error(exc.code, exc.message)
-
-
-async def _failure(request: Request, exc: Exception) -> Response:
-    log_event("request_failed", 40, path=request.url.path, exc_info=exc)
-    return _error("internal", "the server failed on this request")
 
 
 def create_app(settings: ServerSettings | None = None) -> Starlette:
@@ -513,7 +554,6 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        exception_handlers={TableError: _table_error, Exception: _failure},
     )
     app.state.hub = hub
     return app

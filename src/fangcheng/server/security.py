@@ -64,9 +64,12 @@ class RateLimit:
         return True
 
 
-def log_event(event: str, level: int = logging.INFO, **fields: Any) -> None:
-    """One structured line. Callers pass identifiers and codes, never tiles or frames."""
-    log.log(level, event, extra={"fields": fields})
+def log_event(
+    event: str, level: int = logging.INFO, *, exc_info: bool = False, **fields: Any
+) -> None:
+    """One structured line. Callers pass identifiers and codes, never tiles or frames;
+    ``exc_info``: the exception being handled, by type and place (`JsonLines`)."""
+    log.log(level, event, exc_info=exc_info, extra={"fields": fields})
 
 
 class JsonLines(logging.Formatter):

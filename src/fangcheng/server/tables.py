@@ -27,7 +27,7 @@ from fangcheng.protocol import Action, IllegalActionError, Phase
 from fangcheng.protocol.wire import TableSettings, observation_json
 from fangcheng.rules.ruleset import OptionError, configure, find_rules
 
-__all__ = ["Listener", "Table", "TableError", "check_settings", "claim_ms"]
+__all__ = ["Listener", "Table", "TableError", "check_settings", "claim_ms", "public_view"]
 
 #: Phases whose prompt is a claim window (``claim_ms``); the others are a turn.
 _WINDOWS: Final = (Phase.CLAIM, Phase.ROB)
@@ -113,8 +113,6 @@ class Table:
     seed: int
     on_hand: Callable[[Table, int, Round], int] = field(repr=False)
     practice: bool = False
-    bot_ms: int = 500  # how long a bot waits before it acts, at a table with people
-    between_ms: int = 10_000  # the pause after a hand (or until every person is ready)
     seats: list[Seat] = field(default_factory=lambda: [Seat() for _ in range(4)])
     status: Literal["waiting", "playing", "between", "finished"] = "waiting"
     match: Match | None = None
@@ -142,20 +140,20 @@ class Table:
         return [s.person for s in self.seats if s.person is not None]
 
     def info(self) -> dict[str, Any]:
-        """`TableInfo` (docs/protocol.md), with the match so far: ``hand`` (its index),
-        ``current_quan``, ``scores``, and ``practice``."""
-        info: dict[str, Any] = msgspec.to_builtins(self.settings)
-        info.update(
-            code=self.code,
-            owner=self.owner,
-            status=self.status,
-            seats=[s.info() for s in self.seats],
-            practice=self.practice,
-            hand=self.hand,
-            current_quan=self.match.current_quan if self.match else 0,
-            scores=list(self.match.scores) if self.match else [0, 0, 0, 0],
-        )
-        return info
+        """`TableInfo` (docs/protocol.md)."""
+        owner = self.seat_of(self.owner)
+        return {
+            "code": self.code,
+            "rules": self.settings.rules,
+            "status": self.status,
+            "seats": [s.info() for s in self.seats],
+            "owner": None if owner is None else self.seats[owner].name,
+            "settings": msgspec.to_builtins(self.settings),
+            "practice": self.practice,
+            "hand": self.hand,
+            "quan": self.match.current_quan if self.match else 0,
+            "scores": self.match.scores if self.match else [0, 0, 0, 0],
+        }
 
     def sit(self, person: int, name: str, kind: Literal["person", "outside"]) -> int:
         """Seat ``person`` (its seat if it has one); refused when the seats are taken."""
@@ -184,8 +182,13 @@ class Table:
             )
         else:
             self.seats[seat] = Seat()
-        self._broadcast_table()
+        self._broadcast_table()  # its connections hear it, then hear no more of the seat
+        for listener in [x for x in self._listeners if x.seat == seat]:
+            del self._listeners[listener]
         self._advance(now)
+
+    def has(self, listener: Listener) -> bool:
+        return listener in self._listeners
 
     def attach(self, listener: Listener, now: int) -> None:
         """A connection joins: the welcome, then everything its seat may see so far."""
@@ -292,9 +295,12 @@ class Table:
             raise TableError("illegal", exc.reason) from None
         legal = r.legal_actions(seat)
         chosen = next((a for a in legal if a == action), None)
-        if chosen is None:
-            raise TableError("illegal", f"{action} is not legal now; legal: {_texts(legal)}")
         s = self.seats[seat]
+        if chosen is None:
+            if s.kind == "outside":  # an outside bot's illegal answer: the default, as 托管
+                self._apply(seat, self._autos[seat].act(r.observe(seat)), now)
+                self._advance(now)
+            raise TableError("illegal", f"{action} is not legal now; legal: {_texts(legal)}")
         if s.auto:
             s.auto = False
             self._broadcast_table()
@@ -314,7 +320,7 @@ class Table:
         deadline."""
         s = self.seats[seat]
         if s.kind == "bot" or s.auto or self._forced(seat):
-            return prompt.issued + self.bot_ms
+            return prompt.issued + self.settings.bot_ms
         return prompt.deadline
 
     def _forced(self, seat: int) -> bool:
@@ -408,7 +414,7 @@ class Table:
         ]
         self._send_all(self._last_end[0])
         self.status = "between"
-        self.next_deal = now + self.between_ms
+        self.next_deal = now + self.settings.between_ms
         self._broadcast_table()
 
     def _deal_or_end(self, now: int) -> None:
@@ -424,9 +430,14 @@ class Table:
                 self.seats[i] = Seat()
         self._broadcast_table()
 
-    def standings(self) -> list[int]:
-        """Each seat's points in the match so far."""
-        return list(self.match.scores) if self.match else [0, 0, 0, 0]
+    def standings(self) -> list[dict[str, Any]]:
+        """The seats by points in the match so far, highest first."""
+        scores = self.match.scores if self.match else [0, 0, 0, 0]
+        order = sorted(range(4), key=lambda i: -scores[i])
+        return [
+            {"seat": i, "name": self.seats[i].name or None, "score": scores[i], "rank": k + 1}
+            for k, i in enumerate(order)
+        ]
 
     # --- frames ----------------------------------------------------------------------
 
@@ -477,8 +488,21 @@ class Table:
                     }
                 )
                 sent.prompt = prompt.seq
-            elif new and seat is not None:  # a spectator's view is its events alone
-                listener.send({"type": "view", "observation": observation_json(r.observe(seat))})
+            elif new:
+                view = public_view(r) if seat is None else observation_json(r.observe(seat))
+                listener.send({"type": "view", "observation": view})
+
+
+def public_view(round_: Round) -> dict[str, Any]:
+    """A spectator's observation: every seat as the other seats see it (seat 0 as seat
+    1 sees it), no hand, no drawn tile, no legal actions (``seat`` null)."""
+    seats = (round_.observe(1).seats[0], *round_.observe(0).seats[1:])
+    obs = round_.observe(0)._replace(
+        seats=seats, hand=bytes(34), drawn=None, legal=(), must_win=False
+    )
+    view = observation_json(obs)
+    view["seat"] = None
+    return view
 
 
 def _texts(actions: list[Action]) -> str:
