@@ -150,6 +150,7 @@ async function startPage() {
     } catch (x) { report(err, x); }
   };
   refresh.onclick = load;
+  const every = setInterval(() => (document.body.contains(list) ? load() : clearInterval(every)), 5000);
   page.append(quick, h("div", "cols", joinForm, lobby), open, err);
   root.replaceChildren(page);
   load();

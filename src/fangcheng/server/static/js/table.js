@@ -43,6 +43,7 @@ export class TableView {
 
   close() {
     this.closed = true; clearInterval(this.timer);
+    document.title = "方城 Fangcheng · mahjong";
     if (this.ws) this.ws.close();
   }
 
@@ -163,6 +164,7 @@ export class TableView {
     else if (this.matchEnd) page.append(this.matchEndEl());
     if (this.toast) page.append(h("div", "toast", this.toast));
     this.root.replaceChildren(page);
+    document.title = this.prompt ? "● 轮到你 Your move · 方城" : `方城 ${this.code}`;
     this.tick();
   }
 
