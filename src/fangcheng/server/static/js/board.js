@@ -192,7 +192,8 @@ export function boardEl(model, opts = {}) {
       x.name ? h("span", "name", x.name) : null,
       marksEl(model, s),
       h("span", `score ${model.scores[s] > 0 ? "up" : model.scores[s] < 0 ? "down" : ""}`,
-        model.scores[s] ? (model.scores[s] > 0 ? "+" : "") + model.scores[s] : ""));
+        model.scores[s] ? (model.scores[s] > 0 ? "+" : "") + model.scores[s] : ""),
+      x.total != null ? h("span", "total", `总 ${x.total}`) : null);
     if (model.turn === s && !["end", "piao", "que"].includes(model.phase)) plate.classList.add("turn");
     const hand = h("div", `hand ${mine ? "mine" : ""}`);
     const size = mine && x.open ? "big" : "small";

@@ -193,7 +193,12 @@ export class TableView {
   playEl() {
     const model = this.obs ? fromObservation(this.obs, this.seatsInfo()) : fromEvents(this.events, this.seatsInfo(), 0);
     const obs = this.obs || { phase: "turn", turn: model.turn, last_discard: model.lastDiscard, rules: this.info?.rules };
-    if (this.info?.seats) model.seats.forEach((x, s) => Object.assign(x, { auto: this.info.seats[s]?.auto, connected: this.info.seats[s]?.connected, kind: this.info.seats[s]?.kind }));
+    if (this.info?.seats) {
+      model.seats.forEach((x, s) => Object.assign(x, {
+        auto: this.info.seats[s]?.auto, connected: this.info.seats[s]?.connected, kind: this.info.seats[s]?.kind,
+        total: this.info.scores && this.hand > 0 ? this.info.scores[s] : null, // the match so far, from the second hand on
+      }));
+    }
     const legal = this.prompt ? this.prompt.legal : [];
     const discards = new Set(legal.filter((a) => a.startsWith("discard ")).map((a) => a.split(" ")[1]));
     const tings = new Set(legal.filter((a) => a.startsWith("ting ")).map((a) => a.split(" ")[1]));
