@@ -10,6 +10,7 @@ Skipped only where /usr/bin/chromium is absent (CI installs it: ``.ci/run``).
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 from collections.abc import Iterator
@@ -129,6 +130,10 @@ def test_a_whole_hand_at_a_practice_table_by_clicking(server: str, browser: Any)
     _login(page, server, "Ann")
     page.click(".practice-sichuan")
     page.wait_for_selector(".hand.mine .tile")
+    tile = page.locator(".hand.mine .tile[data-tile]").first
+    name = tile.get_attribute("title") or ""  # the hover: Chinese and English
+    assert re.search(r"[\u4e00-\u9fff]", name), name
+    assert re.search(r"of (characters|dots|bamboo)|wind|dragon", name), name
     decisions = 0
     while _play_one(page):
         decisions += 1
@@ -177,9 +182,15 @@ def test_two_browsers_at_one_private_table_see_only_their_own_hands(
         other_hand = page.locator(f".seat[data-seat='{other}'] .hand .tile")
         assert other_hand.count() >= 13
         assert page.locator(f".seat[data-seat='{other}'] .hand .tile[data-tile]").count() == 0
+    # a spectator, from the lobby: every hand face down (D87)
+    watcher = _page(browser)
+    _login(watcher, server, "Wu")
+    watcher.locator(f".lobby li:has-text('{code}') button.link").click()
+    watcher.wait_for_selector(".board .seat .hand .tile")
+    assert watcher.locator(".board .hand .tile[data-tile]").count() == 0
     ARTIFACTS.mkdir(exist_ok=True)
     friend.screenshot(path=ARTIFACTS / "private-table.png")
-    assert owner.errors == friend.errors == []
+    assert owner.errors == friend.errors == watcher.errors == []
 
 
 def test_a_reload_mid_hand_restores_the_seat_and_play_goes_on(server: str, browser: Any) -> None:

@@ -66,12 +66,14 @@ export class TableView {
           this.hand = f.hand; this.events = [];
           if (this.ending && this.ending.hand !== f.hand) this.showEnd = this.showEnd && true;
         }
+        if (f.start > this.events.length) { this.ws.close(); return; } // a gap: reconnect for the whole state
         this.events.length = Math.min(this.events.length, f.start);
         this.events.splice(f.start, f.events.length, ...f.events);
         break;
       case "prompt":
         this.sendingNext = false; this.selected = null;
         this.prompt = f; this.obs = f.observation; this.sent = false; this.ting = false;
+        this.clock(f);
         // a claim window where passing is all there is: answered at once, nothing to decide
         if (f.legal.length === 1 && f.legal[0] === "pass") { this.act("pass"); return; }
         break;
@@ -133,12 +135,23 @@ export class TableView {
 
   // --- drawing -------------------------------------------------------------------------
 
+  /** The prompt's time, counted on this machine's clock from its arrival: a deadline in
+   *  the server's clock, no longer than the table's timers allow (clocks may disagree). */
+  clock(f) {
+    const st = this.info?.settings;
+    const window = ["claim", "rob"].includes(f.observation?.phase);
+    const most = st ? (window ? st.claim_ms : st.turn_ms + (f.bank_ms ?? st.bank_ms)) : Infinity;
+    f.arrived = Date.now();
+    f.total = Math.max(1, Math.min(f.deadline - f.arrived, most ?? Infinity));
+  }
+
   tick() {
     const el = this.root.querySelector(".countdown");
     if (!el || !this.prompt) return;
-    const left = Math.max(0, this.prompt.deadline - Date.now());
+    const p = this.prompt;
+    const left = Math.max(0, p.total - (Date.now() - p.arrived));
     el.querySelector(".secs").textContent = `${Math.ceil(left / 1000)}s`;
-    const total = this.prompt.total || (this.prompt.total = Math.max(left, 1));
+    const total = p.total;
     el.querySelector(".bar i").style.width = `${(100 * left) / total}%`;
     el.classList.toggle("urgent", left < 3000);
   }
