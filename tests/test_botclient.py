@@ -8,10 +8,13 @@ import asyncio
 import json
 import random
 import runpy
+import socket
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
+from websockets.asyncio.client import connect
 from websockets.asyncio.server import ServerConnection, serve
 
 from fangcheng.cli import main
@@ -216,3 +219,97 @@ def test_the_socket_url_of_a_server(url, socket):
 def test_the_command_refuses_an_address_that_is_no_websocket(capsys):
     assert main(["bot", "--url", "http://127.0.0.1:8000", "--table", CODE, "--token", "t"]) == 2
     assert capsys.readouterr().err.startswith("fangcheng bot: --url 'http://127.0.0.1:8000'")
+
+
+# --- against the table server itself -----------------------------------------------------
+
+
+class LiveServer:
+    """The app under uvicorn in the test's event loop, on a socket bound before it starts
+    (a client's connection waits in the backlog: nothing polls for the server to be up)."""
+
+    def __init__(self) -> None:
+        import uvicorn
+
+        from fangcheng.server.app import ServerSettings, create_app
+
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(64)
+        self.port = self.socket.getsockname()[1]
+        app = create_app(ServerSettings(bot_ms=0, between_ms=0))
+        config = uvicorn.Config(app, log_level="warning", access_log=False)
+        self.server = uvicorn.Server(config)
+        self.http = f"http://127.0.0.1:{self.port}"
+        self.url = f"ws://127.0.0.1:{self.port}"
+
+    async def __aenter__(self) -> LiveServer:
+        self.task = asyncio.create_task(self.server.serve(sockets=[self.socket]))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        await self.task
+
+
+async def session(http: httpx.AsyncClient, name: str) -> dict:
+    answer = await http.post("/api/session", json={"name": name})
+    return answer.raise_for_status().json()
+
+
+@pytest.mark.parametrize("rules", ["baicheng", "sichuan"])  # baishan below; each one 圈
+def test_the_bot_client_plays_a_practice_match_on_the_server(rules):
+    async def scenario() -> tuple[tuple[wire.Standing, ...], list[dict]]:
+        async with LiveServer() as live, httpx.AsyncClient(base_url=live.http) as http:
+            person = await session(http, "Ann")
+            auth = {"Authorization": f"Bearer {person['token']}"}
+            body = {"rules": rules, "quan": 1, "bot": "efficient"}
+            code = (await http.post("/api/practice", json=body, headers=auth)).json()["code"]
+            bot = make_bot("strong", random.Random(1))
+            result = await botclient.play(live.url, code, person["token"], bot)
+            hands = (await http.get("/api/hands", headers=auth)).json()["hands"]
+            return result, hands
+
+    result, hands = asyncio.run(scenario())
+    assert sorted(s.seat for s in result) == [0, 1, 2, 3]
+    assert [s.rank for s in result] == [1, 2, 3, 4]
+    assert hands and {h["rules"] for h in hands} == {rules}
+    mine = next(s for s in result if s.name == "Ann")
+    assert sum(h["total"] for h in hands) == mine.score  # the match is its hands
+
+
+def test_three_outside_bots_play_a_match_with_tokens_from_the_owner(capsys):
+    async def scenario() -> list[object]:
+        async with LiveServer() as live, httpx.AsyncClient(base_url=live.http) as http:
+            owner = await session(http, "Ann")
+            auth = {"Authorization": f"Bearer {owner['token']}"}
+            settings = {"rules": "baishan", "quan": 1, "outside_bots": True}
+            code = (await http.post("/api/tables", json=settings, headers=auth)).json()["code"]
+            tokens = []
+            for _ in range(3):
+                answer = await http.post(f"/api/tables/{code}/bot-token", headers=auth)
+                tokens.append(answer.raise_for_status().json()["token"])
+            args = ["bot", "--url", live.url, "--table", code, "--bot", "efficient", "--quiet"]
+            players = [
+                asyncio.to_thread(main, [*args, "--token", tokens[0]]),  # the command itself
+                *(
+                    botclient.play(live.url, code, token, make_bot("strong", random.Random(k)))
+                    for k, token in enumerate(tokens[1:])
+                ),
+            ]
+            bots = asyncio.gather(*players)
+            async with connect(f"{live.url}/ws") as ws:  # the owner starts, then leaves it
+                hello = {"type": "hello", "v": 1, "token": owner["token"], "table": code}
+                await ws.send(json.dumps(hello))
+                await ws.send(json.dumps({"type": "start", "fill": "efficient"}))
+                while json.loads(await ws.recv())["type"] != "events":  # the match is on
+                    pass
+            return await bots  # the owner's seat in 托管 (D85)
+
+    exit_code, *results = asyncio.run(scenario())
+    assert exit_code == 0
+    assert results[0] == results[1] and len(results[0]) == 4
+    printed = capsys.readouterr().out.strip()
+    assert printed == ", ".join(
+        f"{s.rank}. {s.name or f'seat {s.seat}'} {s.score:+d}" for s in results[0]
+    )

@@ -11,6 +11,7 @@ import random
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -21,12 +22,14 @@ with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
     from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from fangcheng.cli import build_parser
 from fangcheng.engine import read_record, replay
 from fangcheng.players import EfficientBot
 from fangcheng.protocol.wire import decode_server, observation_from_json, observation_json
 from fangcheng.rules.ruleset import configure, find_rules
-from fangcheng.server.app import Hub, ServerSettings, create_app
+from fangcheng.server.app import MIN_BOT_MS, Connection, Hub, ServerSettings, create_app
 from fangcheng.server.security import JsonLines
+from fangcheng.server.store import default_url
 from fangcheng.server.tables import Table
 
 T0 = 1_800_000_000_000
@@ -292,6 +295,8 @@ def test_every_kind_of_bad_frame_gets_its_error_and_changes_nothing(server: Serv
             assert [f["type"] for f in got] == ["error"], raw
             assert got[0]["code"] == code_, (raw, got[0])
             assert "Traceback" not in got[0]["message"]
+        mover.ws.send_bytes(b"\xff\xfe")  # a binary frame is read as JSON text too
+        assert [f["code"] for f in mover.drain()] == ["malformed"]
         assert (len(r.decisions), len(r.events), table.seq) == before
         # the open prompt is still answerable
         assert mover.act(prompt, EfficientBot(random.Random(0)), "baishan")[0]["type"] != "error"
@@ -538,3 +543,36 @@ def test_d84_a_prompt_past_its_deadline_is_played_by_tuoguan(server: Server) -> 
         assert tables and tables[0]["seats"][0]["auto"] is True
         late = me.send({"type": "act", "seq": prompt["seq"], "action": "pass"})
         assert late[0]["code"] in ("stale", "not_your_turn")
+
+
+def test_a_client_that_reads_too_slowly_is_dropped() -> None:
+    conn = Connection(0)
+    for i in range(3000):
+        conn.send({"type": "pong", "i": i})
+    assert conn.lagging and conn.queue.qsize() == 1 and conn.queue.get_nowait() is None
+
+
+def test_bots_never_act_faster_than_the_floor() -> None:
+    for server in _server(bot_ms=None):
+        me = server.session()
+        opened = server.client.post("/api/tables", json={"bot_ms": 0}, headers=me).json()
+        assert opened["table"]["settings"]["bot_ms"] == MIN_BOT_MS
+
+
+def test_serve_keeps_sessions_and_hands_in_a_file_across_restarts(tmp_path: Path) -> None:
+    args = build_parser().parse_args(["serve", "--port", "9001", "--data", str(tmp_path)])
+    assert (args.host, args.port, args.run.__name__) == ("127.0.0.1", 9001, "_serve")
+    url = default_url(tmp_path / "data")
+    clock = Clock()
+    settings = ServerSettings(db=url, clock=clock, bot_ms=0, between_ms=0, timers=False)
+    with TestClient(create_app(settings)) as client:
+        server = Server(client, clock, client.app.state.hub)  # type: ignore[attr-defined]
+        headers, code = practice(server)
+        with client.websocket_connect("/ws") as ws:
+            me = Seat(ws)
+            me.hello(headers, code)
+            me.send({"type": "auto", "on": True})
+        played = client.get("/api/hands", headers=headers).json()["hands"]
+    assert played and (tmp_path / "data" / "fangcheng.db").is_file()
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/api/hands", headers=headers).json()["hands"] == played

@@ -8,6 +8,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fangcheng.engine import Match, Round
 from fangcheng.players import EfficientBot
@@ -20,6 +22,11 @@ from fangcheng.server.tables import Table, TableError, public_view
 T0 = 1_800_000_000_000  # the fake clock's start, ms
 
 
+def plain(value: object) -> Any:
+    """A value as the JSON a client reads."""
+    return msgspec.json.decode(msgspec.json.encode(value))
+
+
 class Seen:
     """A listener that keeps what it is sent and checks each frame as it arrives: it
     must decode as a server frame, and a seat's observation must be exactly the
@@ -30,6 +37,7 @@ class Seen:
         self.frames: list[dict[str, Any]] = []
 
     def send(self, frame: dict[str, Any]) -> None:
+        frame = plain(frame)  # as a client reads it
         decode_server(msgspec.json.encode(frame))
         if "observation" in frame:
             r = self.table.round
@@ -149,7 +157,7 @@ def test_d85_a_dropped_seat_is_in_tuoguan_until_it_returns() -> None:
     table.attach(back, T0)
     assert not table.seats[1].auto
     assert table.round is not None
-    assert back.events(table.hand) == msgspec.to_builtins(table.round.events_for(1))
+    assert back.events(table.hand) == plain(table.round.events_for(1))
 
 
 def test_refusals_change_nothing() -> None:
@@ -212,7 +220,7 @@ def test_d87_every_frame_holds_only_what_its_seat_may_know(rules: str) -> None:
     assert table.match is not None
     for hand, round_ in enumerate(table.match.rounds):
         for listener in [*seen, spectator]:
-            expected = msgspec.to_builtins(round_.events_for(listener.seat))
+            expected = plain(round_.events_for(listener.seat))
             assert listener.events(hand) == expected
     assert not spectator.of("prompt") and spectator.of("view")
     ends = [f["settlement"] for f in spectator.of("hand_end")]
@@ -317,3 +325,66 @@ def test_d87_two_tables_differing_only_in_hidden_tiles_send_identical_frames(
         sent.append(frames)
     assert len(sent[0][0]) > 20
     assert sent[0] == sent[1]
+
+
+def test_the_owner_leaving_passes_the_table_on() -> None:
+    table, _ = new_table(TableSettings(rules="baishan"), people=2)
+    table.leave(1, T0)
+    assert table.owner == 2 and table.seats[0].kind is None
+    with pytest.raises(TableError, match="owner"):
+        table.start(1, "efficient", T0)
+    table.start(2, "efficient", T0)
+    assert table.status == "playing"
+
+
+def test_d81_a_finished_table_plays_again() -> None:
+    table, seen = new_table(TableSettings(rules="baicheng"), people=1)
+    table.set_auto(0, True, T0)
+    table.start(1, "random", T0)
+    assert table.status == "finished" and seen[0].of("match_end")
+    first = table.match
+    table.start(1, "efficient", T0)
+    assert table.match is not first and table.status == "finished"
+    assert len(seen[0].of("match_end")) == 2
+    assert table.match is not None
+    # the second match's hands were sent whole, from start 0
+    starts = [f for f in seen[0].of("events") if f["start"] == 0]
+    assert len(starts) == len(first.rounds) + len(table.match.rounds)  # type: ignore[union-attr]
+
+
+_TEXTS = st.sampled_from(
+    ["pass", "hu", "discard 5m", "discard E", "peng 5m", "chi 345m", "angang 1m", "que m"]
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    rules=st.sampled_from([r.name for r in ALL_RULES]),
+    moves=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(-2, 2), _TEXTS | st.text(max_size=12)),
+        max_size=40,
+    ),
+)
+def test_any_answer_is_refused_without_change_or_is_a_legal_decision(
+    rules: str, moves: list[tuple[int, int, str]]
+) -> None:
+    """Whatever four seats send, a refused answer changes nothing and an accepted one
+    was the seat's legal action on its open prompt."""
+    table, _ = new_table(TableSettings(rules=rules), people=4)
+    table.start(1, "efficient", T0)
+    for seat, offset, text in moves:
+        r = table.round
+        assert r is not None
+        if r.over:
+            break
+        prompt = table.prompts.get(seat)
+        seq = (prompt.seq if prompt else table.seq) + offset
+        before = (len(r.decisions), len(r.events), table.seq)
+        legal = [str(a) for a in r.legal_actions(seat)]
+        try:
+            table.act(seat, seq, text, T0)
+        except TableError:
+            assert (len(r.decisions), len(r.events), table.seq) == before
+        else:
+            assert prompt is not None and offset == 0
+            assert str(Action.parse(text)) in legal

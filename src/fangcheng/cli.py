@@ -167,6 +167,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--db", help="SQLAlchemy database URL (default: $FANGCHENG_DB, else DATA/fangcheng.db)"
     )
     serve.add_argument("--data", default="data", help="data directory (default ./data)")
+    serve.add_argument(
+        "--origin",
+        action="append",
+        default=[],
+        help="another page origin allowed to open the websocket (behind a proxy); repeatable",
+    )
     serve.set_defaults(run=_serve)
     sub.add_parser("bot", help="play a seat at a server's table with a bot (fangcheng bot -h)")
     return parser
@@ -190,7 +196,7 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     url = args.db or os.environ.get("FANGCHENG_DB") or default_url(Path(args.data))
     setup_logging()
-    app = create_app(ServerSettings(db=url))
+    app = create_app(ServerSettings(db=url, origins=frozenset(args.origin)))
     print(f"fangcheng: open http://{args.host}:{args.port}/  (database {url})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=65536)
     return 0

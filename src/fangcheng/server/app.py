@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket
 
 from fangcheng.engine import Round, record_of
 from fangcheng.protocol import wire
@@ -43,6 +43,10 @@ _STATUS: Final = {
     "too_big": 413,
 }
 _MAX_BODY: Final = 16384
+#: Frames waiting for a slow client before it is dropped.
+_MAX_QUEUE: Final = 2000
+#: The fastest a table's bots may act (ms): a match of bots never holds the server up.
+MIN_BOT_MS: Final = 50
 _T = TypeVar("_T")
 
 
@@ -105,9 +109,12 @@ class Hub:
 
     def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
         check_settings(settings)
-        paces = {"bot_ms": self.settings.bot_ms, "between_ms": self.settings.between_ms}
+        bot_ms = self.settings.bot_ms
+        between_ms = self.settings.between_ms
         settings = msgspec.structs.replace(
-            settings, **{k: v for k, v in paces.items() if v is not None}
+            settings,
+            bot_ms=max(settings.bot_ms, MIN_BOT_MS) if bot_ms is None else bot_ms,
+            between_ms=settings.between_ms if between_ms is None else between_ms,
         )
         self.leave(owner.id)
         for stale in [t for t in self.tables.values() if t.status == "finished" and not t.live]:
@@ -187,18 +194,23 @@ class Hub:
                 log_event("tick_failed", 40, code=table.code, exc_info=True)
                 await asyncio.sleep(1)
 
-    def _store_hand(self, table: Table, hand: int, round_: Round) -> int:
+    def _store_hand(self, table: Table, hand: int, round_: Round) -> int | None:
+        """Keep a finished hand; a database failure is logged and play goes on."""
         record = record_of(round_)
         views = [msgspec.to_builtins(round_.events_for(s)) for s in (0, 1, 2, 3, None)]
         seats = [s.person if s.kind in ("person", "outside") else None for s in table.seats]
-        hand_id = self.store.save_hand(
-            table=table.code,
-            match=table.matches,
-            hand=hand,
-            record=record,
-            views=views,
-            seats=seats,
-        )
+        try:
+            hand_id = self.store.save_hand(
+                table=table.code,
+                match=table.matches,
+                hand=hand,
+                record=record,
+                views=views,
+                seats=seats,
+            )
+        except Exception:
+            log_event("store_failed", 40, code=table.code, hand=hand, exc_info=True)
+            return None
         log_event(
             "hand_end",
             code=table.code,
@@ -280,7 +292,9 @@ async def lobby(request: Request) -> Response:
     tables = [
         t.info()
         for t in _hub(request).tables.values()
-        if t.settings.public and not t.practice and t.status != "finished"
+        if t.settings.public
+        and not t.practice
+        and (t.status == "waiting" or (t.status != "finished" and t.settings.spectators))
     ]
     tables.sort(key=lambda t: (t["rules"], t["status"] != "waiting", t["code"]))
     return JSONResponse({"tables": tables})
@@ -303,9 +317,18 @@ async def practice(request: Request) -> Response:
     person = _person(request)
     body = await _body(request, PracticeRequest)
     hub = _hub(request)
-    settings = TableSettings(
-        rules=body.rules, options=body.options, quan=body.quan, public=False, spectators=False
-    )
+    try:
+        settings = wire.table_settings(
+            {
+                "rules": body.rules,
+                "options": body.options,
+                "quan": body.quan,
+                "public": False,
+                "spectators": False,
+            }
+        )
+    except WireError as exc:
+        raise TableError("malformed", str(exc)) from None
     table = hub.open(person, settings, practice=True)
     table.start(person.id, body.bot, hub.now())
     hub.poke(table)
@@ -381,13 +404,23 @@ async def index(request: Request) -> Response:
 
 
 class Connection:
-    """One websocket at a table: frames queued by the table, written by one task."""
+    """One websocket at a table: frames queued by the table, written by one task. A
+    client that reads too slowly is dropped (it may reconnect and get the full state)."""
 
     def __init__(self, seat: int | None) -> None:
         self.seat = seat
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.lagging = False
 
     def send(self, frame: dict[str, Any]) -> None:
+        if self.lagging:
+            return
+        if self.queue.qsize() >= _MAX_QUEUE:
+            self.lagging = True
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(None)
+            return
         self.queue.put_nowait(frame)
 
 
@@ -397,6 +430,9 @@ _ENCODE: Final = msgspec.json.Encoder()
 async def _writer(ws: WebSocket, conn: Connection) -> None:
     while (frame := await conn.queue.get()) is not None:
         await ws.send_text(_ENCODE.encode(frame).decode())
+    if conn.lagging:
+        log_event("lagging", seat=conn.seat)
+        await ws.close(1013)
 
 
 def _err(code: str, message: str, seq: int | None = None) -> dict[str, Any]:
@@ -423,9 +459,8 @@ async def _play(ws: WebSocket) -> None:
         await ws.send_json(_err("forbidden", "this page's origin may not play here"))
         await ws.close(4403)
         return
-    try:
-        first = await ws.receive_text()
-    except WebSocketDisconnect:
+    first = await _receive(ws)
+    if first is None:
         return
     try:
         hello = wire.decode_client(first)
@@ -461,16 +496,13 @@ async def _play(ws: WebSocket) -> None:
     log_event("attach", code=table.code, seat=seat, person=person.id)
     limit = RateLimit(hub.settings.rate, hub.settings.burst, hub.now())
     try:
-        while True:
-            raw = await ws.receive_text()
+        while (raw := await _receive(ws)) is not None:
             reply = _handle(hub, table, conn, person, raw, limit)
             if reply is not None:
                 conn.send(reply)
             hub.poke(table)
             if not table.has(conn):  # left the table
                 break
-    except WebSocketDisconnect:
-        pass
     finally:
         table.detach(conn, hub.now())
         hub.poke(table)
@@ -481,8 +513,19 @@ async def _play(ws: WebSocket) -> None:
         log_event("detach", code=table.code, seat=seat, person=person.id)
 
 
+async def _receive(ws: WebSocket) -> str | bytes | None:
+    """The next frame, text or binary (read as JSON text alike); None once closed."""
+    message = await ws.receive()
+    if message["type"] == "websocket.disconnect":
+        return None
+    data: str | bytes | None = message.get("text")
+    if data is None:
+        data = message.get("bytes") or b""
+    return data
+
+
 def _handle(
-    hub: Hub, table: Table, conn: Connection, person: Person, raw: str, limit: RateLimit
+    hub: Hub, table: Table, conn: Connection, person: Person, raw: str | bytes, limit: RateLimit
 ) -> dict[str, Any] | None:
     """One frame after the hello: its answer, if any (the table sends the rest)."""
     now = hub.now()

@@ -4,18 +4,20 @@ timed, 托管 (D84), disconnects (D85) and spectators (D87).
 A `Table` is plain synchronous state. Every call that can move the game carries the time
 (``now``, ms since the epoch), so the table never sleeps and never reads a clock: the
 server runs one task per table that sleeps until `Table.next_wake` and calls `tick`;
-tests pass a fake clock. The table hands its frames (JSON-able dicts, docs/protocol.md)
-to its listeners' ``send`` and each finished hand to ``on_hand``.
+tests pass a fake clock. The table hands its frames (dicts of JSON values and msgspec
+Structs, docs/protocol.md) to its listeners' ``send`` and each finished hand to
+``on_hand``.
 
 What a seat is sent is computed from the engine's redaction only: its events are
-`Round.events_for(seat)` (a spectator's ``None``), its observation `Round.observe(seat)`
-(a spectator's `public_json`). Nothing else about the hand is ever put in a frame.
+`for_seat(events, seat)` (what `Round.events_for` returns; a spectator's ``None``), read
+as the hand grows; its observation `Round.observe(seat)` (a spectator's `public_view`,
+made of the seats' public parts). Nothing else about the hand is ever put in a frame.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol
 
@@ -23,8 +25,8 @@ import msgspec
 
 from fangcheng.engine import Match, Round
 from fangcheng.players import Bot, EfficientBot, make_bot
-from fangcheng.protocol import Action, IllegalActionError, Phase
-from fangcheng.protocol.wire import TableSettings, observation_json
+from fangcheng.protocol import Action, Event, IllegalActionError, Phase, for_seat
+from fangcheng.protocol.wire import TableSettings, observation_data, observation_json
 from fangcheng.rules.ruleset import OptionError, configure, find_rules
 
 __all__ = ["Listener", "Table", "TableError", "check_settings", "claim_ms", "public_view"]
@@ -97,7 +99,7 @@ class Prompt:
 class _Sent:
     """What one listener has been sent of the current hand."""
 
-    hand: int = -1
+    deal: int = -1  # the table's deal it was sent (`Table.deals`)
     events: int = 0
     prompt: int | None = None
 
@@ -105,19 +107,20 @@ class _Sent:
 @dataclass
 class Table:
     """One table; ``on_hand(table, hand index, round)`` stores a finished hand and
-    returns its id."""
+    returns its id (None if it could not be stored)."""
 
     code: str
     owner: int
     settings: TableSettings
     seed: int
-    on_hand: Callable[[Table, int, Round], int] = field(repr=False)
+    on_hand: Callable[[Table, int, Round], int | None] = field(repr=False)
     practice: bool = False
     seats: list[Seat] = field(default_factory=lambda: [Seat() for _ in range(4)])
     status: Literal["waiting", "playing", "between", "finished"] = "waiting"
     match: Match | None = None
     round: Round | None = None
     hand: int = -1  # index of the current (or last) hand in the match
+    deals: int = 0  # hands dealt at the table, over all its matches
     matches: int = 0
     seq: int = 0
     prompts: dict[int, Prompt] = field(default_factory=dict)
@@ -130,6 +133,8 @@ class Table:
 
     def __post_init__(self) -> None:
         self._claim_ms = claim_ms(self.settings)
+        self._streams: dict[int | None, _SeatStream] = {}  # of the current hand
+        self._streams_deal = -1
 
     # --- seats and people ----------------------------------------------------------
 
@@ -182,6 +187,9 @@ class Table:
             )
         else:
             self.seats[seat] = Seat()
+        heirs = [s.person for s in self.seats if s.kind == "person" and s.person is not None]
+        if person == self.owner and heirs:  # the table passes to the next person
+            self.owner = heirs[0]
         self._broadcast_table()  # its connections hear it, then hear no more of the seat
         for listener in [x for x in self._listeners if x.seat == seat]:
             del self._listeners[listener]
@@ -256,6 +264,7 @@ class Table:
         assert self.match is not None
         self.round = self.match.new_round()
         self.hand += 1
+        self.deals += 1
         self.status, self.next_deal = "playing", None
         for s in self.seats:
             s.bank, s.wants_next = self.settings.bank_ms, False
@@ -390,7 +399,7 @@ class Table:
         s = self.seats[seat]
         prompt = self.prompts[seat]
         if s.kind != "bot" and not s.auto and not self._forced(seat) and now >= prompt.deadline:
-            s.auto, s.bank = True, 0
+            s.auto = True  # a turn's bank is spent as `_apply` books the time taken
             self._broadcast_table()
         player = s.bot if s.kind == "bot" and s.bot is not None else self._autos[seat]
         action = player.act(self.round.observe(seat))
@@ -453,14 +462,19 @@ class Table:
         r = self.round
         if r is None or not self._listeners:
             return
+        if self._streams_deal != self.deals:
+            self._streams, self._streams_deal = {}, self.deals
         views: dict[int | None, list[dict[str, Any]]] = {}
         for listener, sent in self._listeners.items():
             seat = listener.seat
             if seat not in views:
-                views[seat] = msgspec.to_builtins(r.events_for(seat))
+                stream = self._streams.get(seat)
+                if stream is None:
+                    stream = self._streams[seat] = _SeatStream(r, seat)
+                views[seat] = stream.read()
             events = views[seat]
-            if sent.hand != self.hand:
-                sent.hand, sent.events, sent.prompt = self.hand, 0, None
+            if sent.deal != self.deals:
+                sent.deal, sent.events, sent.prompt = self.deals, 0, None
             new = len(events) > sent.events
             if new:
                 listener.send(
@@ -482,15 +496,56 @@ class Table:
                         "seq": prompt.seq,
                         "deadline": prompt.deadline,
                         "bank_ms": self.seats[seat].bank,
-                        "observation": observation_json(obs),
+                        "observation": observation_data(obs),
                         "legal": [str(a) for a in obs.legal],
                         "must_win": obs.must_win,
                     }
                 )
                 sent.prompt = prompt.seq
             elif new:
-                view = public_view(r) if seat is None else observation_json(r.observe(seat))
+                view = public_view(r) if seat is None else observation_data(r.observe(seat))
                 listener.send({"type": "view", "observation": view})
+
+
+class _Caught:
+    """What `_Tap` yields when it has caught up with the hand."""
+
+
+_CAUGHT: Final = _Caught()
+
+
+class _Tap:
+    """An iterator over the hand's growing event list that yields `_CAUGHT` instead of
+    ending, so that one `for_seat` generator follows the hand from its deal to its end
+    and each event is redacted once (`for_seat` passes an unknown value on as it is)."""
+
+    def __init__(self, events: list[Event]) -> None:
+        self.events, self.at = events, 0
+
+    def __iter__(self) -> _Tap:
+        return self
+
+    def __next__(self) -> Event | _Caught:
+        if self.at == len(self.events):
+            return _CAUGHT
+        self.at += 1
+        return self.events[self.at - 1]
+
+
+class _SeatStream:
+    """One seat's (or the public) redacted events of a hand, as JSON values, so far:
+    `Round.events_for` read as the hand grows rather than from the start every step."""
+
+    def __init__(self, round_: Round, seat: int | None) -> None:
+        tap: Iterable[Event] = _Tap(round_.events)  # type: ignore[assignment]
+        self.source: Iterator[Event | _Caught] = for_seat(tap, seat)
+        self.shown: list[dict[str, Any]] = []
+
+    def read(self) -> list[dict[str, Any]]:
+        new = list(iter(self.source.__next__, _CAUGHT))
+        if new:
+            self.shown.extend(msgspec.to_builtins(new))
+        return self.shown
 
 
 def public_view(round_: Round) -> dict[str, Any]:

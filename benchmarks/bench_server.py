@@ -1,0 +1,409 @@
+"""The table server under load: one server process on loopback, tables of four websocket
+clients from this (separate) load-generator process.
+
+    .venv/bin/python benchmarks/bench_server.py [--pace-tables 100,200,...]
+        [--flat-tables 4,16] [--seconds S] [--rules R] [--budget S] [--pin] [--profile FILE]
+
+The script starts the server itself (``--serve PORT``: the app of `create_app` under
+uvicorn, on 127.0.0.1 and a free port) and stops it after each stage; ``--pin`` puts the
+server on core 0 and the generator on core 1. Every table is four people (sessions, an
+open table, three joins, four websockets, the owner's ``start``); each seat answers its
+prompts with a plain policy (win when it can, pass a claim, discard the drawn tile) and
+says ``next`` after a hand.
+
+(a) Human pace: each seat answers 1–2 s after its prompt. Stages of growing table counts;
+    the first whose p99 is over 100 ms (or that loses frames) ends the search.
+(b) Flat out: each seat answers at once (the server's per-connection rate limit is
+    lifted for this stage); actions per second of the server.
+
+The latency is from the answer that completes a decision (the last one a claim window
+waits for) to the next frame the answering seat receives (its events): what a player
+waits for between acting and seeing the table move. Samples are taken for ``--seconds``
+after a warm-up; the generator's own event-loop lag is reported beside them, since a
+late generator reads frames late. Bounded: stages, seconds and a total ``--budget``;
+loopback only; the server is stopped on exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import cProfile
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import httpx
+import msgspec
+from websockets.asyncio.client import ClientConnection, connect
+
+HOST = "127.0.0.1"
+
+
+# --- the server process --------------------------------------------------------------
+
+
+def serve(port: int, flat: bool, profile: str | None) -> None:
+    """Run the server (in the child process): the app as `fangcheng serve` builds it."""
+    import uvicorn
+    from fangcheng.server.app import ServerSettings, create_app
+
+    limits = {"rate": 1e9, "burst": 1e9} if flat else {}
+    app = create_app(ServerSettings(db="sqlite://", **limits))  # type: ignore[arg-type]
+    config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", access_log=False)
+    server = uvicorn.Server(config)
+    profiler = cProfile.Profile() if profile else None
+    if profiler is not None:
+        profiler.enable()
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises the SIGINT it shut down on
+        server.run()
+    if profiler is not None and profile is not None:
+        profiler.disable()
+        profiler.dump_stats(profile)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    port: int
+    process: subprocess.Popen[bytes]
+
+    @property
+    def http(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def cpu(self) -> float:
+        """Seconds of CPU the server has used (user + system)."""
+        with open(f"/proc/{self.process.pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def start_server(flat: bool, profile: str | None, pin: bool) -> Server:
+    port = free_port()
+    command = [sys.executable, __file__, "--serve", str(port)]
+    command += ["--flat"] if flat else []
+    command += ["--profile", profile] if profile else []
+    process = subprocess.Popen(command)
+    if pin and len(os.sched_getaffinity(0)) >= 2:
+        os.sched_setaffinity(process.pid, {0})
+        os.sched_setaffinity(0, {1})
+    server = Server(port, process)
+    async with httpx.AsyncClient() as client:
+        for _ in range(200):
+            with contextlib.suppress(httpx.HTTPError):
+                if (await client.get(server.http + "/api/lobby")).status_code == 200:
+                    return server
+            if process.poll() is not None:
+                raise SystemExit(f"the server exited with {process.returncode}")
+            await asyncio.sleep(0.1)
+    process.kill()
+    raise SystemExit("the server did not answer within 20 s")
+
+
+def stop_server(server: Server) -> None:
+    server.process.send_signal(signal.SIGINT)  # uvicorn shuts down (and a profile is written)
+    try:
+        server.process.wait(30)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait()
+
+
+# --- the load generator --------------------------------------------------------------
+
+
+class Observed(msgspec.Struct):
+    drawn: str | None = None
+
+
+class Frame(msgspec.Struct):
+    """The parts of a server frame the generator reads (the rest is skipped)."""
+
+    type: str
+    seq: int = 0
+    legal: list[str] = []
+    observation: Observed | None = None
+    code: str = ""
+
+
+DECODE = msgspec.json.Decoder(Frame).decode
+
+
+def choose(legal: list[str], drawn: str | None) -> str:
+    """Win when it can, pass a claim, discard the drawn tile (else the first discard)."""
+    if "hu" in legal:
+        return "hu"
+    if "pass" in legal:
+        return "pass"
+    if drawn is not None and f"discard {drawn}" in legal:
+        return f"discard {drawn}"
+    return next((a for a in legal if a.startswith("discard ")), legal[0])
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)  # seconds
+    actions: int = 0
+    hands: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    lost: int = 0  # connections closed under the generator
+    recording: bool = False
+
+    def clear(self) -> None:
+        self.latencies.clear()
+        self.actions = self.hands = 0
+        self.errors.clear()
+        self.recording = True
+
+
+@dataclass
+class Table:
+    index: int
+    code: str = ""
+    sockets: list[ClientConnection] = field(default_factory=list)
+    open: set[int] = field(default_factory=set)  # seats with an unanswered prompt
+    closer: int | None = None  # the seat whose answer completed the last decision
+    sent_at: float = 0.0
+
+
+class Generator:
+    def __init__(self, server: Server, rules: str, pace: tuple[float, float] | None) -> None:
+        self.server, self.rules, self.pace = server, rules, pace
+        self.stats = Stats()
+        self.rng = random.Random(7)
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def open_table(self, http: httpx.AsyncClient, index: int) -> Table:
+        """Four people at one table, attached and started."""
+        table = Table(index)
+        tokens = []
+        for seat in range(4):
+            answer = await http.post("/api/session", json={"name": f"t{index}s{seat}"})
+            tokens.append(answer.raise_for_status().json()["token"])
+        settings = {"rules": self.rules, "quan": 16, "public": False, "spectators": False}
+        owner = {"Authorization": f"Bearer {tokens[0]}"}
+        answer = await http.post("/api/tables", json=settings, headers=owner)
+        table.code = answer.raise_for_status().json()["code"]
+        for token in tokens[1:]:
+            headers = {"Authorization": f"Bearer {token}"}
+            answer = await http.post(f"/api/tables/{table.code}/join", json={}, headers=headers)
+            answer.raise_for_status()
+        url = f"ws://{HOST}:{self.server.port}/ws"
+        for token in tokens:
+            ws = await connect(url, max_size=2**22, compression=None)
+            hello = {"type": "hello", "v": 1, "token": token, "table": table.code}
+            await ws.send(msgspec.json.encode(hello).decode())
+            table.sockets.append(ws)
+        for seat, ws in enumerate(table.sockets):
+            self.tasks.append(asyncio.create_task(self.read(table, seat, ws)))
+        await table.sockets[0].send('{"type": "start", "fill": "efficient"}')
+        return table
+
+    async def read(self, table: Table, seat: int, ws: ClientConnection) -> None:
+        stats, loop = self.stats, asyncio.get_running_loop()
+        try:
+            async for text in ws:
+                frame = DECODE(text)
+                kind = frame.type
+                if table.closer == seat and kind != "pong":
+                    if stats.recording:
+                        stats.latencies.append(loop.time() - table.sent_at)
+                    table.closer = None
+                if kind == "prompt":
+                    table.open.add(seat)
+                    drawn = frame.observation.drawn if frame.observation else None
+                    action = choose(frame.legal, drawn)
+                    if self.pace is None:
+                        await self.answer(table, seat, ws, frame.seq, action)
+                    else:
+                        delay = self.rng.uniform(*self.pace)
+                        loop.call_later(delay, self.later, table, seat, ws, frame.seq, action)
+                elif kind == "hand_end":
+                    stats.hands += seat == 0
+                    await ws.send('{"type": "next"}')
+                elif kind == "match_end" and seat == 0:
+                    await ws.send('{"type": "start", "fill": "efficient"}')
+                elif kind == "error":
+                    stats.errors[frame.code] += 1
+        except Exception:  # a closed or failed connection: counted, the stage goes on
+            stats.lost += 1
+
+    def later(self, table: Table, seat: int, ws: ClientConnection, seq: int, action: str) -> None:
+        self.tasks.append(asyncio.create_task(self.answer(table, seat, ws, seq, action)))
+
+    async def answer(
+        self, table: Table, seat: int, ws: ClientConnection, seq: int, action: str
+    ) -> None:
+        table.open.discard(seat)
+        if not table.open:  # this answer completes the decision
+            table.closer, table.sent_at = seat, asyncio.get_running_loop().time()
+        self.stats.actions += 1
+        with contextlib.suppress(Exception):
+            await ws.send(
+                msgspec.json.encode({"type": "act", "seq": seq, "action": action}).decode()
+            )
+
+    async def close(self, tables: list[Table]) -> None:
+        for table in tables:
+            for ws in table.sockets:
+                with contextlib.suppress(Exception):
+                    await ws.close()
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+async def loop_lag(samples: list[float], stop: asyncio.Event) -> None:
+    """How late the generator's event loop wakes (a busy generator reads frames late)."""
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        at = loop.time()
+        await asyncio.sleep(0.05)
+        samples.append(loop.time() - at - 0.05)
+
+
+def quantile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=1000, method="inclusive")[round(q * 1000) - 1]
+
+
+@dataclass
+class Result:
+    tables: int
+    seconds: float
+    actions: int
+    hands: int
+    p50: float  # ms
+    p99: float
+    samples: int
+    lag99: float  # ms
+    server_cpu: float  # share of one core
+    errors: dict[str, int]
+    lost: int
+
+    def line(self) -> str:
+        errors = ", ".join(f"{k} {v}" for k, v in sorted(self.errors.items())) or "none"
+        return (
+            f"{self.tables:5d} tables  {self.actions / self.seconds:8.1f} actions/s"
+            f"  {self.hands / self.seconds * 60:7.1f} hands/min  p50 {self.p50:6.1f} ms"
+            f"  p99 {self.p99:6.1f} ms  ({self.samples} samples)  generator lag p99"
+            f" {self.lag99:5.1f} ms  server CPU {self.server_cpu:4.0%}  errors: {errors}"
+            f"  lost: {self.lost}"
+        )
+
+
+async def stage(
+    tables: int, pace: tuple[float, float] | None, args: argparse.Namespace, warmup: float
+) -> Result:
+    """One server, ``tables`` tables at ``pace`` (None: flat out), measured."""
+    profile = args.profile if pace is None else None
+    server = await start_server(flat=pace is None, profile=profile, pin=args.pin)
+    rules, seconds = args.rules, args.seconds
+    generator = Generator(server, rules, pace)
+    opened: list[Table] = []
+    try:
+        limits = httpx.Limits(max_connections=20)
+        async with httpx.AsyncClient(base_url=server.http, limits=limits, timeout=60) as http:
+            gate = asyncio.Semaphore(20)
+
+            async def one(index: int) -> None:
+                async with gate:
+                    opened.append(await generator.open_table(http, index))
+
+            await asyncio.gather(*(one(i) for i in range(tables)))
+        await asyncio.sleep(warmup)
+        lags: list[float] = []
+        stop = asyncio.Event()
+        lag_task = asyncio.create_task(loop_lag(lags, stop))
+        generator.stats.clear()
+        cpu, start = server.cpu(), time.monotonic()
+        await asyncio.sleep(seconds)
+        elapsed, used = time.monotonic() - start, server.cpu() - cpu
+        stats = generator.stats
+        stats.recording = False
+        stop.set()
+        await lag_task
+        ms = [x * 1000 for x in stats.latencies]
+        return Result(
+            tables=tables,
+            seconds=elapsed,
+            actions=stats.actions,
+            hands=stats.hands,
+            p50=quantile(ms, 0.50),
+            p99=quantile(ms, 0.99),
+            samples=len(ms),
+            lag99=quantile([x * 1000 for x in lags], 0.99),
+            server_cpu=used / elapsed,
+            errors=dict(stats.errors),
+            lost=stats.lost,
+        )
+    finally:
+        await generator.close(opened)
+        stop_server(server)
+
+
+async def run(args: argparse.Namespace) -> None:
+    deadline = time.monotonic() + args.budget
+    print(f"rules {args.rules}; {os.cpu_count()} cores; {args.seconds:g} s per stage", flush=True)
+    if args.pace_tables:
+        print("(a) human pace: each seat answers 1-2 s after its prompt", flush=True)
+        for n in map(int, args.pace_tables.split(",")):
+            if time.monotonic() > deadline:
+                print("budget spent: stopped", flush=True)
+                break
+            result = await stage(n, (1.0, 2.0), args, args.warmup)
+            print(result.line(), flush=True)
+            if result.p99 >= 100 or result.lost or not result.samples:
+                break
+    if args.flat_tables:
+        print("(b) flat out: each seat answers at once", flush=True)
+        for n in map(int, args.flat_tables.split(",")):
+            if time.monotonic() > deadline:
+                print("budget spent: stopped", flush=True)
+                break
+            result = await stage(n, None, args, 2.0)
+            print(result.line(), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--pace-tables",
+        default="50,100,200,300,400,500,600,800",
+        help="table counts of the human-pace stages, in order ('' skips)",
+    )
+    parser.add_argument("--flat-tables", default="4,16", help="table counts flat out ('' skips)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured seconds per stage")
+    parser.add_argument("--warmup", type=float, default=8.0, help="seconds before measuring")
+    parser.add_argument("--rules", default="baishan")
+    parser.add_argument("--budget", type=float, default=900.0, help="total seconds at most")
+    parser.add_argument("--pin", action="store_true", help="server on core 0, generator on 1")
+    parser.add_argument("--profile", help="write a cProfile of the flat-out server here")
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)  # the server process
+    parser.add_argument("--flat", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve is not None:
+        serve(args.serve, args.flat, args.profile)
+        return
+    asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    main()
