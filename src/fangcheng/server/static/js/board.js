@@ -14,7 +14,8 @@ export { h };
 
 /** The model of an observation (``names``: the four seats' names and states). */
 export function fromObservation(obs, seats) {
-  const me = obs.seat;
+  const own = obs.seat; // null: a spectator, who sits nowhere and sees no concealed tile
+  const me = own ?? 0;
   const model = {
     me, dealer: obs.dealer, turn: obs.turn, phase: obs.phase, wall: obs.wall,
     treasure: obs.treasure, retired: parseTiles(obs.retired || ""),
@@ -23,14 +24,14 @@ export function fromObservation(obs, seats) {
       const melds = v.melds.map((m) => ({ kind: m.kind, tiles: parseTiles(m.tiles), from: m.from }));
       for (let k = 0; k < v.hidden_kongs; k++) melds.push({ kind: "an_gang", tiles: [null, null, null, null] });
       let hand, drawn = null;
-      if (s === me && obs.hand != null) {
+      if (s === own && obs.hand != null) {
         hand = sortTiles(parseTiles(obs.hand));
         if (obs.drawn) { removeOne(hand, obs.drawn); drawn = obs.drawn; }
       } else if (v.revealed) hand = sortTiles(parseTiles(v.revealed));
       else hand = Array(v.concealed).fill(null);
       return {
         ...(seats?.[s] || {}), hand, drawn, melds, river: parseTiles(v.river),
-        ready: v.ready, que: v.que, won: v.won, piao: v.piao, open: s === me || !!v.revealed,
+        ready: v.ready, que: v.que, won: v.won, piao: v.piao, open: s === own || !!v.revealed,
       };
     }),
   };
