@@ -3,7 +3,7 @@
 import { h } from "./board.js";
 import { tileEl, tilesEl } from "./tiles.js";
 import { RULESETS } from "./rules.js";
-import { byText, reasonText } from "./text.js";
+import { byText, plainWhy, reasonText } from "./text.js";
 
 const signed = (v) => (v > 0 ? `+${v}` : String(v));
 
@@ -41,7 +41,7 @@ function winEl(win, detail, who, model, ctx) {
   const list = h("table", "fans");
   for (const f of fans) {
     const tr = h("tr", "", h("td", "fan-cn", f.name), h("td", "fan-en", f.en || ""), h("td", "num", f.value != null ? `${f.value} 番` : ""));
-    if (f.why) tr.title = f.why;
+    if (f.why) tr.title = plainWhy(f.why);
     list.append(tr);
   }
   if (!fans.length) list.append(h("tr", "", h("td", "fan-cn", "(无番 no fans)")));

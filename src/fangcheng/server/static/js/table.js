@@ -2,8 +2,9 @@
 // the call buttons with the deadline, the log, and the settlement at a hand's end.
 import * as api from "./api.js";
 import { boardEl, centerEl, fromEvents, fromObservation, h } from "./board.js";
+import { RULESETS } from "./rules.js";
 import { settlementEl, standingsOf } from "./settle.js";
-import { actionLabel, actionTiles, eventLine, rulesName, WINDS } from "./text.js";
+import { actionLabel, actionTiles, eventLine, plainWhy, rulesName, WINDS } from "./text.js";
 import { unseen, waits } from "./aids.js";
 import { parseTiles, removeOne, tileEl, tilesEl } from "./tiles.js";
 
@@ -166,8 +167,10 @@ export class TableView {
         info?.quan && info?.settings?.quan ? `${info.quan}/${info.settings.quan} 圈 quan` : "",
         this.hand >= 0 ? `第${this.hand + 1}盘 hand ${this.hand + 1}` : "",
       ].filter(Boolean).join(" · ")),
+      h("button", "link fans-button", "番表 Fans"),
       h("span", `conn ${this.connected ? "on" : "off"}`, this.connected ? "● 在线 online" : "○ 重连中 reconnecting…"));
     top.querySelector(".home").href = "#/";
+    top.querySelector(".fans-button").onclick = () => { this.showFans = !this.showFans; this.render(); };
     const page = h("div", "table-page", top);
     const watching = this.seat === null && this.events.length > 0; // a spectator: events alone
     if (!this.obs && !watching && (!info || info.status === "waiting" || info.status === "finished")) page.append(this.waitingEl());
@@ -175,10 +178,28 @@ export class TableView {
     else page.append(h("p", "panel", "等待 waiting for the table…"));
     if (this.showEnd && this.ending) page.append(this.endEl());
     else if (this.matchEnd) page.append(this.matchEndEl());
+    if (this.showFans) page.append(this.fansEl(info?.rules || this.obs?.rules));
     if (this.toast) page.append(h("div", "toast", this.toast));
     this.root.replaceChildren(page);
     document.title = this.prompt ? "● 轮到你 Your move · 方城" : `方城 ${this.code}`;
     this.tick();
+  }
+
+  /** The rule set's fans: what a hand can score, with the caps. */
+  fansEl(rules) {
+    const r = RULESETS[rules];
+    const panel = h("div", "settlement fan-table", h("h2", "", `番表 Fans · ${rulesName(rules)}`));
+    if (!r) return h("div", "overlay", panel);
+    const caps = [r.cap_fans != null ? `封顶 capped at ${r.cap_fans} 番` : "", r.cap_base != null ? `封顶 capped at ${r.cap_base} × 底注` : ""].filter(Boolean);
+    panel.append(h("p", "note", `每家付 each payer pays 底注 × 2^N, N = the fans that apply${caps.length ? " · " + caps.join(" · ") : ""}`));
+    const table = h("table", "fans");
+    for (const [name, [en, value, why]] of Object.entries(r.fans)) {
+      table.append(h("tr", "", h("td", "fan-cn", name), h("td", "fan-en", en), h("td", "num", `${value} 番`), h("td", "note", plainWhy(why))));
+    }
+    const close = h("button", "primary", "关闭 Close");
+    close.onclick = () => { this.showFans = false; this.render(); };
+    panel.append(table, h("div", "row", close));
+    return h("div", "overlay", panel);
   }
 
   waitingEl() {

@@ -95,3 +95,8 @@ export function reasonText(reason, who) {
   const m = /^(.*) seat (\d)$/.exec(reason);
   return m ? `${m[1]} ${who(Number(m[2]))}` : reason;
 }
+
+/** A fan's reason for a player: without the rule book's decision numbers (D59). */
+export function plainWhy(why) {
+  return (why || "").replace(/,? *\bD\d+\b/g, "").replace(/ *\(\s*\)/g, "").replace(/\(\s*,\s*/g, "(");
+}
