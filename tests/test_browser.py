@@ -42,6 +42,8 @@ LAUNCH_ARGS = [
 ]
 #: What a player can do now: a tile to discard, a call button, or the hand is over.
 ACTIONABLE = ".settlement, .hand.mine .tile.playable, .actions button.act:not([disabled])"
+LAPTOP = {"width": 1366, "height": 860}
+PHONE = {"width": 390, "height": 844}
 WAIT_MS = 10_000  # the longest any one step may take before the test fails
 
 pytestmark = pytest.mark.timeout(120)
@@ -75,7 +77,7 @@ def browser() -> Iterator[Any]:
 
 
 def _page(browser: Any, **kw: Any) -> Any:
-    context = browser.new_context(viewport={"width": 1366, "height": 860}, **kw)
+    context = browser.new_context(viewport=LAPTOP, **kw)
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     errors: list[str] = []
@@ -140,11 +142,17 @@ def test_a_whole_hand_at_a_practice_table_by_clicking(server: str, browser: Any)
         if decisions == 8:
             page.wait_for_selector(ACTIONABLE, state="attached")
             page.screenshot(path=ARTIFACTS / "table.png")
+            page.set_viewport_size(PHONE)
+            page.screenshot(path=ARTIFACTS / "table-phone.png", full_page=True)
+            page.set_viewport_size(LAPTOP)
         assert decisions < 400, "the hand never ended"
     settlement = page.locator(".settlement")
     assert settlement.locator("table.items tr.total").count() == 1
     assert "本盘 this hand" in settlement.inner_text()
     page.screenshot(path=ARTIFACTS / "settlement.png", full_page=True)
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=ARTIFACTS / "settlement-phone.png", full_page=True)
+    page.set_viewport_size(LAPTOP)
     # the hand is listed among mine and replays to its end
     page.goto(server + "#/hands")
     page.click("a.replay")

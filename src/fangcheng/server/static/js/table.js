@@ -221,6 +221,9 @@ export class TableView {
       start.onclick = () => this.send({ type: "start", fill: fill.value });
       box.append(h("div", "row", fill, start));
     } else box.append(h("p", "note", "等房主开始 The owner starts the table."));
+    const leave = h("button", "leave", "离开 Leave");
+    leave.onclick = () => this.leave();
+    box.append(leave);
     return box;
   }
 
