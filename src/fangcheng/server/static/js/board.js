@@ -218,7 +218,7 @@ export function boardEl(model, opts = {}) {
     const river = h("div", "river");
     x.river.forEach((t, i) => {
       const last = model.lastDiscard && model.lastDiscard[0] === s && i === x.river.length - 1;
-      river.append(tileEl(t, { size: "small", extra: last ? "last" : "" }));
+      river.append(tileEl(t, { size: "small", extra: last ? `last${opts.fresh ? " fresh" : ""}` : "" }));
     });
     const area = h("div", `seat ${pos}`, plate, h("div", "handrow", hand, melds));
     area.dataset.seat = s;

@@ -9,8 +9,8 @@ import { unseen, waits } from "./aids.js";
 import { parseTiles, removeOne, tileEl, tilesEl } from "./tiles.js";
 
 export class TableView {
-  constructor(root, code, { onLeave } = {}) {
-    this.root = root; this.code = code; this.onLeave = onLeave;
+  constructor(root, code) {
+    this.root = root; this.code = code;
     this.seat = null; this.info = null; this.obs = null; this.prompt = null;
     this.hand = -1; this.events = []; this.ending = null; this.matchEnd = null;
     this.sent = false; this.ting = false; this.retry = 0; this.closed = false;
@@ -65,7 +65,6 @@ export class TableView {
         if (f.hand !== this.hand) {
           if (f.start !== 0) return; // a later part of a hand we have not begun: wait for the state
           this.hand = f.hand; this.events = [];
-          if (this.ending && this.ending.hand !== f.hand) this.showEnd = this.showEnd && true;
         }
         if (f.start > this.events.length) { this.ws.close(); return; } // a gap: reconnect for the whole state
         this.events.length = Math.min(this.events.length, f.start);
@@ -131,7 +130,7 @@ export class TableView {
   isOwner() {
     const s = api.session();
     const o = this.info?.owner;
-    return s && o != null && (o === s.person || o === s.name || o === s.token);
+    return s && o != null && (o === s.name || o === s.person); // the owner's name (or, first, id)
   }
 
   // --- drawing -------------------------------------------------------------------------
@@ -253,7 +252,12 @@ export class TableView {
     if (obs.last_discard) center.append(h("div", "last", `${this.who(obs.last_discard[0])} 打 `, tileEl(obs.last_discard[1], { size: "small" })));
     const inPlay = this.obs && this.obs.hand && !['piao', 'end'].includes(this.obs.phase);
     const aids = this.aidsOn() && inPlay ? this.aidsOf(this.obs, playable) : null;
+    const ld = model.lastDiscard;
+    const key = ld ? `${this.hand}:${ld[0]}:${model.seats[ld[0]].river.length}` : "";
+    const fresh = key !== this.lastKey; // the discard drops in once, not on every redraw
+    this.lastKey = key;
     const board = boardEl(model, {
+      fresh,
       center, onTile: this.sent ? null : onTile, playable: this.sent ? new Set() : playable,
       highlight: aids ? new Set(Object.keys(aids.after)) : null,
     });
