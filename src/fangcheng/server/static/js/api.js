@@ -1,0 +1,54 @@
+// The HTTP calls of docs/protocol.md, with the session token kept in localStorage so a
+// reload (or another tab) comes back to the same seat.
+
+const KEY = "fangcheng.session";
+
+export function session() {
+  try { return JSON.parse(localStorage.getItem(KEY)) || null; } catch { return null; }
+}
+
+export function forget() { localStorage.removeItem(KEY); }
+
+export class ApiError extends Error {
+  constructor(status, code, message) { super(message); this.status = status; this.code = code; }
+}
+
+export async function call(method, path, body) {
+  const headers = { "Content-Type": "application/json" };
+  const s = session();
+  if (s) headers.Authorization = `Bearer ${s.token}`;
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let data = null;
+  try { data = await res.json(); } catch { /* an empty answer */ }
+  if (!res.ok) {
+    const err = (data && data.error) || {};
+    if (res.status === 401) forget();
+    throw new ApiError(res.status, err.code || String(res.status), err.message || res.statusText);
+  }
+  return data;
+}
+
+export async function login(name) {
+  const s = await call("POST", "/api/session", { name });
+  localStorage.setItem(KEY, JSON.stringify(s));
+  return s;
+}
+
+export const lobby = () => call("GET", "/api/lobby");
+export const practice = (rules) => call("POST", "/api/practice", { rules });
+export const openTable = (settings) => call("POST", "/api/tables", settings);
+export const join = (code, spectate = false) => call("POST", `/api/tables/${code}/join`, { spectate });
+export const botToken = (code) => call("POST", `/api/tables/${code}/bot-token`);
+export const hands = () => call("GET", "/api/hands");
+export const hand = (id) => call("GET", `/api/hands/${id}`);
+
+/** The websocket URL of this server. */
+export function wsUrl() {
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+}
+
+/** The table this person last sat at: reopened on a reload. */
+export const lastTable = {
+  get: () => localStorage.getItem("fangcheng.table"),
+  set: (code) => (code ? localStorage.setItem("fangcheng.table", code) : localStorage.removeItem("fangcheng.table")),
+};

@@ -1,0 +1,459 @@
+// The table page: one websocket (docs/protocol.md), the seat's events and observation,
+// the call buttons with the deadline, the log, and the settlement at a hand's end.
+import * as api from "./api.js";
+import { boardEl, centerEl, fromEvents, fromObservation, h } from "./board.js";
+import { RULESETS } from "./rules.js";
+import { settlementEl, standingsOf } from "./settle.js";
+import { actionLabel, actionTiles, eventLine, plainWhy, rulesName, WINDS } from "./text.js";
+import { unseen, waits } from "./aids.js";
+import { parseTiles, removeOne, tileEl, tilesEl } from "./tiles.js";
+
+export class TableView {
+  constructor(root, code) {
+    this.root = root; this.code = code;
+    this.seat = null; this.info = null; this.obs = null; this.prompt = null;
+    this.hand = -1; this.events = []; this.ending = null; this.matchEnd = null;
+    this.sent = false; this.ting = false; this.retry = 0; this.closed = false;
+    this.toast = ""; this.showEnd = false;
+    this.timer = setInterval(() => this.tick(), 200);
+    this.connect();
+  }
+
+  // --- the connection ----------------------------------------------------------------
+
+  connect() {
+    const s = api.session();
+    this.ws = new WebSocket(api.wsUrl());
+    this.ws.onopen = () => {
+      this.retry = 0;
+      this.ws.send(JSON.stringify({ type: "hello", v: 1, token: s && s.token, table: this.code }));
+    };
+    this.ws.onmessage = (m) => this.receive(JSON.parse(m.data));
+    this.ws.onclose = (e) => {
+      if (this.closed) return;
+      if (e.code === 4401 || e.code === 4404 || e.code === 4403) { this.fail(e.reason || "refused"); return; }
+      this.connected = false; this.render();
+      this.retry = Math.min(this.retry + 1, 6);
+      setTimeout(() => !this.closed && this.connect(), 300 * this.retry);
+    };
+  }
+
+  send(frame) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
+  }
+
+  close() {
+    this.closed = true; clearInterval(this.timer);
+    document.title = "方城 Fangcheng · mahjong";
+    if (this.ws) this.ws.close();
+  }
+
+  fail(why) {
+    this.closed = true; clearInterval(this.timer);
+    api.lastTable.set(null);
+    this.root.replaceChildren(h("div", "panel", h("h2", "", "不能入座 Cannot sit at this table"), h("p", "", why),
+      h("a", "button", "返回 Back to the start page")));
+    this.root.querySelector("a").href = "#/";
+  }
+
+  receive(f) {
+    switch (f.type) {
+      case "welcome":
+        this.connected = true; this.seat = f.seat; this.info = f.table; break;
+      case "table": this.info = f.table; break;
+      case "events":
+        if (f.hand !== this.hand) {
+          if (f.start !== 0) return; // a later part of a hand we have not begun: wait for the state
+          this.hand = f.hand; this.events = [];
+        }
+        if (f.start > this.events.length) { this.ws.close(); return; } // a gap: reconnect for the whole state
+        this.events.length = Math.min(this.events.length, f.start);
+        this.events.splice(f.start, f.events.length, ...f.events);
+        break;
+      case "prompt":
+        this.sendingNext = false; this.selected = null;
+        this.prompt = f; this.obs = f.observation; this.sent = false; this.ting = false;
+        this.clock(f);
+        // a claim window where passing is all there is: answered at once, nothing to decide
+        if (f.legal.length === 1 && f.legal[0] === "pass") { this.act("pass"); return; }
+        break;
+      case "view":
+        this.obs = f.observation; this.prompt = null; this.sent = false; break;
+      case "hand_end":
+        this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events: [...this.events] }; this.showEnd = true; this.prompt = null; break;
+      case "match_end":
+        this.matchEnd = f; break;
+      case "error":
+        if (this.sendingNext && (f.code === "malformed" || f.code === "state")) {
+          // a server of the first version says "ready" with a start between hands
+          this.sendingNext = false;
+          if (this.info?.status === "between") this.send({ type: "start", fill: "efficient" });
+          return;
+        }
+        this.sent = false;
+        this.flash(`${f.code}: ${f.message}`);
+        break;
+      default: break;
+    }
+    this.render();
+  }
+
+  flash(text) {
+    this.toast = text; this.render();
+    clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => { this.toast = ""; this.render(); }, 4000);
+  }
+
+  act(action) {
+    if (!this.prompt || this.sent) return;
+    this.sent = true;
+    this.send({ type: "act", seq: this.prompt.seq, action });
+    this.render();
+  }
+
+  // --- names and state ---------------------------------------------------------------
+
+  who = (s) => {
+    if (s === this.seat) return "你 You";
+    const x = this.info?.seats?.[s];
+    const wind = WINDS[s].split(" ")[0];
+    return x && x.name ? `${wind} ${x.name}` : WINDS[s];
+  };
+
+  seatsInfo() {
+    return [0, 1, 2, 3].map((s) => {
+      const x = this.info?.seats?.[s] || {};
+      return { ...x, name: s === this.seat ? `${x.name || "you"} (你)` : x.name || (x.kind ? x.kind : "空 empty") };
+    });
+  }
+
+  isOwner() {
+    const s = api.session();
+    const o = this.info?.owner;
+    return s && o != null && (o === s.name || o === s.person); // the owner's name (or, first, id)
+  }
+
+  // --- drawing -------------------------------------------------------------------------
+
+  /** The prompt's time, counted on this machine's clock from its arrival: a deadline in
+   *  the server's clock, no longer than the table's timers allow (clocks may disagree). */
+  clock(f) {
+    const st = this.info?.settings;
+    const window = ["claim", "rob"].includes(f.observation?.phase);
+    const most = st ? (window ? st.claim_ms : st.turn_ms + (f.bank_ms ?? st.bank_ms)) : Infinity;
+    f.arrived = Date.now();
+    f.total = Math.max(1, Math.min(f.deadline - f.arrived, most ?? Infinity));
+  }
+
+  tick() {
+    const el = this.root.querySelector(".countdown");
+    if (!el || !this.prompt) return;
+    const p = this.prompt;
+    const left = Math.max(0, p.total - (Date.now() - p.arrived));
+    el.querySelector(".secs").textContent = `${Math.ceil(left / 1000)}s`;
+    const total = p.total;
+    el.querySelector(".bar i").style.width = `${(100 * left) / total}%`;
+    el.classList.toggle("urgent", left < 3000);
+  }
+
+  render() {
+    if (this.closed) return;
+    const info = this.info;
+    const top = h("div", "topbar",
+      h("a", "home", "← 大厅 Lobby"),
+      h("span", "title", [
+        rulesName(info?.rules || this.obs?.rules || ""), `桌 ${this.code}`,
+        info?.quan && info?.settings?.quan ? `${info.quan}/${info.settings.quan} 圈 quan` : "",
+        this.hand >= 0 ? `第${this.hand + 1}盘 hand ${this.hand + 1}` : "",
+      ].filter(Boolean).join(" · ")),
+      h("button", "link fans-button", "番表 Fans"),
+      h("span", `conn ${this.connected ? "on" : "off"}`, this.connected ? "● 在线 online" : "○ 重连中 reconnecting…"));
+    top.querySelector(".home").href = "#/";
+    top.querySelector(".fans-button").onclick = () => { this.showFans = !this.showFans; this.render(); };
+    const page = h("div", "table-page", top);
+    const watching = this.seat === null && this.events.length > 0; // a spectator: events alone
+    if (!this.obs && !watching && (!info || info.status === "waiting" || info.status === "finished")) page.append(this.waitingEl());
+    else if (this.obs || watching) page.append(this.playEl());
+    else page.append(h("p", "panel", "等待 waiting for the table…"));
+    if (this.showEnd && this.ending) page.append(this.endEl());
+    else if (this.matchEnd) page.append(this.matchEndEl());
+    if (this.showFans) page.append(this.fansEl(info?.rules || this.obs?.rules));
+    if (this.toast) page.append(h("div", "toast", this.toast));
+    this.root.replaceChildren(page);
+    document.title = this.prompt ? "● 轮到你 Your move · 方城" : `方城 ${this.code}`;
+    this.tick();
+  }
+
+  /** The rule set's fans: what a hand can score, with the caps. */
+  fansEl(rules) {
+    const r = RULESETS[rules];
+    const panel = h("div", "settlement fan-table", h("h2", "", `番表 Fans · ${rulesName(rules)}`));
+    if (!r) return h("div", "overlay", panel);
+    const caps = [r.cap_fans != null ? `封顶 capped at ${r.cap_fans} 番` : "", r.cap_base != null ? `封顶 capped at ${r.cap_base} × 底注` : ""].filter(Boolean);
+    panel.append(h("p", "note", `每家付 each payer pays 底注 × 2^N, N = the fans that apply${caps.length ? " · " + caps.join(" · ") : ""}`));
+    const table = h("table", "fans");
+    for (const [name, [en, value, why]] of Object.entries(r.fans)) {
+      table.append(h("tr", "", h("td", "fan-cn", name), h("td", "fan-en", en), h("td", "num", `${value} 番`), h("td", "note", plainWhy(why))));
+    }
+    const close = h("button", "primary", "关闭 Close");
+    close.onclick = () => { this.showFans = false; this.render(); };
+    panel.append(table, h("div", "row", close));
+    return h("div", "overlay", panel);
+  }
+
+  waitingEl() {
+    const info = this.info || { seats: [] };
+    const box = h("div", "panel waiting");
+    box.append(h("h2", "", "等人 Waiting for players"),
+      h("p", "", "把桌号发给朋友 Share this code with your friends:"),
+      h("div", "code", this.code),
+      h("p", "note", "或者发链接 or send the link: ", h("code", "share", `${location.origin}/#/join/${this.code}`)));
+    const list = h("ol", "seats");
+    info.seats.forEach((x, s) => list.append(h("li", "", `${WINDS[s]} · ${x.name || "空位 empty seat"}${x.kind === "bot" ? " 🤖" : ""}${x.kind && x.connected === false ? " (offline)" : ""}`)));
+    box.append(list);
+    if (this.isOwner() || info.owner == null) {
+      const fill = h("select", "fill");
+      for (const [v, label] of [["efficient", "机器人 efficient bots"], ["strong", "强 strong bots"], ["random", "随机 random bots"]]) {
+        const o = h("option", "", label); o.value = v; fill.append(o);
+      }
+      const start = h("button", "primary start-table", "开始 Start (bots fill empty seats)");
+      start.onclick = () => this.send({ type: "start", fill: fill.value });
+      box.append(h("div", "row", fill, start));
+    } else box.append(h("p", "note", "等房主开始 The owner starts the table."));
+    const leave = h("button", "leave", "离开 Leave");
+    leave.onclick = () => this.leave();
+    box.append(leave);
+    return box;
+  }
+
+  playEl() {
+    const model = this.obs ? fromObservation(this.obs, this.seatsInfo()) : fromEvents(this.events, this.seatsInfo(), 0);
+    const obs = this.obs || { phase: "turn", turn: model.turn, last_discard: model.lastDiscard, rules: this.info?.rules };
+    if (this.info?.seats) {
+      model.seats.forEach((x, s) => Object.assign(x, {
+        auto: this.info.seats[s]?.auto, connected: this.info.seats[s]?.connected, kind: this.info.seats[s]?.kind,
+        total: this.info.scores && this.hand > 0 ? this.info.scores[s] : null, // the match so far, from the second hand on
+      }));
+    }
+    const legal = this.prompt ? this.prompt.legal : [];
+    const discards = new Set(legal.filter((a) => a.startsWith("discard ")).map((a) => a.split(" ")[1]));
+    const tings = new Set(legal.filter((a) => a.startsWith("ting ")).map((a) => a.split(" ")[1]));
+    const playable = this.ting ? tings : discards;
+    // a touch screen raises the tile on the first tap and discards it on the second
+    const touch = window.matchMedia("(pointer: coarse)").matches;
+    const onTile = (t) => {
+      if (touch && this.selected !== t) { this.selected = t; this.render(); return; }
+      this.selected = null;
+      this.act(`${this.ting ? "ting" : "discard"} ${t}`);
+    };
+    const center = h("div", "center-info");
+    center.append(centerEl(model));
+    center.append(h("div", "phase", phaseText(obs, this.who)));
+    if (obs.last_discard) center.append(h("div", "last", `${this.who(obs.last_discard[0])} 打 `, tileEl(obs.last_discard[1], { size: "small" })));
+    const inPlay = this.obs && this.obs.hand && !['piao', 'end'].includes(this.obs.phase);
+    const aids = this.aidsOn() && inPlay ? this.aidsOf(this.obs, playable) : null;
+    const ld = model.lastDiscard;
+    const key = ld ? `${this.hand}:${ld[0]}:${model.seats[ld[0]].river.length}` : "";
+    const fresh = key !== this.lastKey; // the discard drops in once, not on every redraw
+    this.lastKey = key;
+    const board = boardEl(model, {
+      fresh,
+      center, onTile: this.sent ? null : onTile, playable: this.sent ? new Set() : playable,
+      highlight: aids ? new Set(Object.keys(aids.after)) : null,
+    });
+    const panel = aids ? this.aidsEl(aids) : inPlay ? this.aidsOffEl() : null;
+    if (touch && this.selected && playable.has(this.selected)) {
+      const el = board.querySelector(`.hand.mine .tile.playable[data-tile="${this.selected}"]`);
+      if (el) el.classList.add("selected");
+      if (aids && panel) this.showAid(panel, aids, this.selected);
+    }
+    if (aids) {
+      board.querySelectorAll(".hand.mine .tile.playable").forEach((el) => {
+        el.onmouseenter = () => this.showAid(panel, aids, el.dataset.tile);
+        el.onmouseleave = () => this.showAid(panel, aids, null);
+      });
+    }
+    const wrap = h("div", "play", h("div", "main", board, this.actionsEl(legal, tings), panel), this.logEl());
+    return wrap;
+  }
+
+  aidsOn() { return localStorage.getItem("fangcheng.aids") !== "off" && this.info?.aids !== false; }
+
+  /** My waits now (a hand of 3k+1), and after each discard that leaves the hand ready. */
+  aidsOf(obs, playable) {
+    const hand = parseTiles(obs.hand);
+    const que = obs.seats[obs.seat]?.que || null;
+    const left = unseen(obs);
+    const after = {};
+    if (hand.length % 3 === 2) {
+      for (const t of playable) {
+        const rest = [...hand]; removeOne(rest, t);
+        const w = waits(rest, { que });
+        if (w.length) after[t] = w;
+      }
+    }
+    return { now: hand.length % 3 === 1 ? waits(hand, { que }) : [], after, left };
+  }
+
+  aidsEl(aids) {
+    const panel = h("div", "aids");
+    const toggle = h("button", "link aids-off", "关闭提示 hide aids");
+    toggle.onclick = () => { localStorage.setItem("fangcheng.aids", "off"); this.render(); };
+    panel.append(h("span", "aid-text", ""), toggle);
+    this.showAid(panel, aids, null);
+    return panel;
+  }
+
+  aidsOffEl() {
+    const on = h("button", "link aids-on", "显示提示 show aids (waits 听牌)");
+    on.onclick = () => { localStorage.removeItem("fangcheng.aids"); this.render(); };
+    return h("div", "aids off", on);
+  }
+
+  showAid(panel, aids, tile) {
+    const text = panel.querySelector(".aid-text");
+    const list = (ws) => {
+      const row = h("span", "waits");
+      for (const t of ws) row.append(h("span", "wait", tileEl(t, { size: "tiny" }), h("small", "", `×${aids.left[t]}`)));
+      const total = ws.reduce((a, t) => a + aids.left[t], 0);
+      row.append(h("small", "note", ` ${total} 张未见 unseen`));
+      return row;
+    };
+    let body;
+    if (tile && aids.after[tile]) body = [h("span", "", "打 "), tileEl(tile, { size: "tiny" }), h("span", "", " → 听 waits "), list(aids.after[tile])];
+    else if (aids.now.length) body = [h("span", "", "听 waits (牌型 shape) "), list(aids.now)];
+    else if (Object.keys(aids.after).length) body = [h("span", "note", "蓝框的牌打出后听牌 discarding a tile framed blue leaves you ready — hover it")];
+    else body = [h("span", "note", "未听 not ready yet")];
+    text.replaceChildren(...body);
+  }
+
+  actionsEl(legal, tings) {
+    const bar = h("div", "actions");
+    const me = this.seat != null ? this.info?.seats?.[this.seat] : null;
+    if (me) { // 托管: the efficient bot plays for me until I act or take it back (D84)
+      const auto = h("button", `auto ${me.auto ? "on" : ""}`, me.auto ? "取消托管 Take back my seat" : "托管 Let a bot play");
+      auto.onclick = () => this.send({ type: "auto", on: !me.auto });
+      bar.append(auto);
+    }
+    if (!this.prompt) {
+      const text = this.seat === null ? "旁观 watching: the public view" : this.obs?.phase === "end" ? "本盘结束 hand over" : "等待 waiting for the others…";
+      bar.append(h("span", "hint", text));
+      return bar;
+    }
+    const p = this.prompt;
+    const cd = h("span", "countdown", h("span", "secs", ""), h("span", "bar", h("i", "")));
+    if (p.bank_ms) cd.append(h("span", "bank", ` +${Math.round(p.bank_ms / 1000)}s 时间库 bank`));
+    bar.append(cd);
+    if (p.must_win) bar.append(h("div", "must-win", "⚠ 花猪 warning: passing this win makes you a 花猪 flower pig (the last four tiles)"));
+    const buttons = h("span", "buttons");
+    const others = legal.filter((a) => !a.startsWith("discard ") && !a.startsWith("ting "));
+    if (legal.some((a) => a.startsWith("discard "))) {
+      bar.append(h("span", "hint", this.ting ? "报听: 选一张打出 click the tile to discard with 报听" : "点牌出牌 click a tile to discard"));
+    }
+    if (tings.size) {
+      const b = h("button", `ting ${this.ting ? "on" : ""}`, this.ting ? "取消报听 Cancel 报听" : "报听 Declare ready");
+      b.onclick = () => { this.ting = !this.ting; this.render(); };
+      buttons.append(b);
+    }
+    for (const a of others) {
+      const kind = a.split(" ")[0];
+      const b = h("button", `act act-${kind}`, actionLabel(a));
+      b.dataset.action = a;
+      const tiles = actionTiles(a);
+      if (tiles.length) b.append(tilesEl(tiles, { size: "tiny" }));
+      b.disabled = this.sent;
+      b.onclick = () => this.act(a);
+      buttons.append(b);
+    }
+    bar.append(buttons);
+    return bar;
+  }
+
+  logEl() {
+    const log = h("div", "log", h("h3", "", "记录 Log"));
+    const list = h("ol", "");
+    for (const e of this.events) {
+      const line = eventLine(e, this.who, this.hand);
+      if (line) list.append(h("li", `ev-${e.type}`, line));
+    }
+    log.append(list);
+    queueMicrotask(() => { list.scrollTop = list.scrollHeight; });
+    return log;
+  }
+
+  endEl() {
+    const end = this.ending;
+    const model = fromEvents(end.events, this.seatsInfo(), this.seat ?? 0);
+    const panel = settlementEl(end, end.events, model, this.who, this.info?.rules || this.obs?.rules);
+    const buttons = h("div", "row");
+    if (this.matchEnd) {
+      buttons.append(this.standingsEl());
+      if (this.isOwner()) {
+        const again = h("button", "primary again", "再来一局 Play again");
+        again.onclick = () => { this.showEnd = false; this.matchEnd = null; this.ending = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
+        buttons.append(again);
+      }
+    } else {
+      const next = h("button", "primary next", "下一盘 Next hand →");
+      next.onclick = () => {
+        // between hands, a start says "ready for the next" (the deal waits for everyone, or the pause)
+        if (this.info?.status === "between") { this.sendingNext = true; this.send({ type: "next" }); }
+        this.showEnd = false; this.render();
+      };
+      buttons.append(next);
+    }
+    if (end.record != null) {
+      const rec = h("a", "button", "回放 Replay this hand");
+      rec.href = `#/replay/${end.record}/${this.seat ?? 0}`;
+      buttons.append(rec);
+    }
+    const leave = h("button", "leave", "离开 Leave");
+    leave.onclick = () => this.leave();
+    buttons.append(leave);
+    panel.append(buttons);
+    return h("div", "overlay", panel);
+  }
+
+  standingsEl() {
+    const scores = standingsOf(this.matchEnd.standings);
+    const order = [0, 1, 2, 3].sort((a, b) => scores[b] - scores[a]);
+    const list = h("ol", "standings");
+    for (const s of order) list.append(h("li", s === this.seat ? "me" : "", `${this.who(s)} ${scores[s] > 0 ? "+" : ""}${scores[s]}`));
+    return h("div", "final", h("h3", "", "终局 Final standings"), list);
+  }
+
+  matchEndEl() {
+    const panel = h("div", "settlement", h("h2", "", "终局 The match is over"), this.standingsEl());
+    const row = h("div", "row");
+    if (this.isOwner()) {
+      const again = h("button", "primary again", "再来一局 Play again");
+      again.onclick = () => { this.matchEnd = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
+      row.append(again);
+    }
+    const leave = h("button", "leave", "离开 Leave");
+    leave.onclick = () => this.leave();
+    row.append(leave);
+    panel.append(row);
+    return h("div", "overlay", panel);
+  }
+
+  leave() {
+    this.send({ type: "leave" });
+    api.lastTable.set(null);
+    this.close();
+    location.hash = "#/";
+  }
+}
+
+function phaseText(obs, who) {
+  switch (obs.phase) {
+    case "piao": return "漂 bets before the deal";
+    case "que": return "定缺 choose the suit to void";
+    case "claim": return "叫牌 calls on the discard";
+    case "rob": return "抢杠 the kong may be robbed";
+    case "fenzhang": return "分张 the last tiles";
+    case "end": return "本盘结束 hand over";
+    default: return `${who(obs.turn)} 出牌 to play`;
+  }
+}
+
