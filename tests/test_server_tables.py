@@ -148,6 +148,37 @@ def test_d84_bots_wait_their_pace() -> None:
     assert table.round.phase is not Phase.QUE
 
 
+def test_d84_a_quick_pass_in_a_claim_window_waits_for_the_bots_pace() -> None:
+    """A person's pass given at once is applied at the window's floor, as a bot's pass
+    would be: how soon a window closes cannot tell that nobody had a claim."""
+    table, (me,) = new_table(TableSettings(rules="baishan"), bot_ms=500)
+    table.start(1, "efficient", T0)
+    bot, now = EfficientBot(random.Random(1)), T0
+    for _ in range(400):
+        r = table.round
+        assert r is not None
+        prompt = table.prompts.get(0)
+        if prompt is not None and prompt.window and r.legal_actions(0) == [Action.parse("pass")]:
+            break
+        if prompt is not None:
+            answer(table, 0, now, bot)
+        else:
+            wake = table.next_wake()
+            assert wake is not None
+            now = max(now, wake)
+            table.tick(now)
+    else:
+        pytest.fail("no pass-only claim window for seat 0")
+    decisions = len(r.decisions)
+    table.act(0, prompt.seq, "pass", prompt.issued)
+    with pytest.raises(TableError, match="answered already"):
+        table.act(0, prompt.seq, "pass", prompt.issued)
+    table.tick(prompt.issued + 499)
+    assert len(r.decisions) == decisions and table.prompts[0] is prompt
+    table.tick(prompt.issued + 500)
+    assert r.decisions[decisions] == {"seat": 0, "action": "pass"}
+
+
 def test_d85_a_dropped_seat_is_in_tuoguan_until_it_returns() -> None:
     table, seen = new_table(TableSettings(rules="baishan"), people=2)
     table.start(1, "efficient", T0)

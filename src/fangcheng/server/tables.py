@@ -130,6 +130,10 @@ class Table:
     _at_events: int = -1  # events of the round when the prompts were opened
     _listeners: dict[Listener, _Sent] = field(default_factory=dict)
     _autos: list[Bot] = field(default_factory=list)
+    #: A claim window's answers given before its floor (the bots' pace), applied at the
+    #: floor: a quick "pass" then reads as a bot's, so how soon a window closes does not
+    #: tell that nobody had anything to claim.
+    _held: dict[int, Action] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._claim_ms = claim_ms(self.settings)
@@ -298,6 +302,8 @@ class Table:
             raise TableError("not_your_turn", "no decision of yours is awaited")
         if seq != prompt.seq:
             raise TableError("stale", f"seq {seq} is not the open prompt's ({prompt.seq})")
+        if seat in self._held:
+            raise TableError("stale", f"prompt {seq} is answered already")
         try:
             action = Action.parse(text)
         except IllegalActionError as exc:
@@ -313,7 +319,10 @@ class Table:
         if s.auto:
             s.auto = False
             self._broadcast_table()
-        self._apply(seat, chosen, now)
+        if prompt.window and now < prompt.issued + self.settings.bot_ms:
+            self._held[seat] = chosen  # applied at the window's floor (see `_due`)
+        else:
+            self._apply(seat, chosen, now)
         self._advance(now)
 
     def _apply(self, seat: int, action: Action, now: int) -> None:
@@ -328,7 +337,7 @@ class Table:
         """When the table acts for the seat: a bot or 托管 after the pace, else at the
         deadline."""
         s = self.seats[seat]
-        if s.kind == "bot" or s.auto or self._forced(seat):
+        if s.kind == "bot" or s.auto or seat in self._held or self._forced(seat):
             return prompt.issued + self.settings.bot_ms
         return prompt.deadline
 
@@ -382,7 +391,7 @@ class Table:
             return
         self._at_events = len(r.events)
         settings = self.settings
-        self.prompts = {}
+        self.prompts, self._held = {}, {}
         window = r.phase in _WINDOWS
         for seat in r.pending():
             self.seq += 1
@@ -396,6 +405,10 @@ class Table:
         """The table decides for ``seat``: its bot, or 托管 (a person whose time ran out
         goes into it until they act again, D84)."""
         assert self.round is not None
+        held = self._held.pop(seat, None)
+        if held is not None:
+            self._apply(seat, held, now)
+            return
         s = self.seats[seat]
         prompt = self.prompts[seat]
         if s.kind != "bot" and not s.auto and not self._forced(seat) and now >= prompt.deadline:
@@ -408,7 +421,7 @@ class Table:
     def _hand_over(self, now: int) -> None:
         r, match = self.round, self.match
         assert r is not None and match is not None and r.settlement is not None
-        self.prompts = {}
+        self.prompts, self._held = {}, {}
         match.finish(r)
         self._flush()  # the hand's last events before its settlement
         self.last_hand_id = self.on_hand(self, self.hand, r)
