@@ -151,7 +151,7 @@ def test_d84_bots_wait_their_pace() -> None:
 def test_d84_a_quick_pass_in_a_claim_window_waits_for_the_bots_pace() -> None:
     """A person's pass given at once is applied at the window's floor, as a bot's pass
     would be: how soon a window closes cannot tell that nobody had a claim."""
-    table, (me,) = new_table(TableSettings(rules="baishan"), bot_ms=500)
+    table, _ = new_table(TableSettings(rules="baishan"), bot_ms=500)
     table.start(1, "efficient", T0)
     bot, now = EfficientBot(random.Random(1)), T0
     for _ in range(400):
