@@ -21,6 +21,7 @@ import pytest
 
 from fangcheng.cli import main as cli_main
 from fangcheng.engine.record import RecordError
+from fangcheng.scoring import effective_base, read_situation
 
 TOOL = Path(__file__).resolve().parent.parent / "tools" / "golden.py"
 REGENERATE = "if the change is intended, run `make golden` and review the diff"
@@ -180,3 +181,29 @@ def test_the_records_mix_bots_options_and_ask_all():
                 "sichuan": {("que",), ("cap",)},
             }[rules]
         )
+
+
+def test_d39_d51_a_payment_is_base_times_two_to_the_n_unless_its_cap_says_why():
+    """Every payer of the corpus pays 底注 × 2^N, or carries the ``cap`` that held it
+    down: the fan cap (sichuan) or the amount cap (baicheng, baishan)."""
+    kinds = Counter()
+    for row in _scoring():
+        out = row["output"]
+        if not out.get("win"):  # no win, or an input the contract refuses
+            continue
+        s = read_situation(json.dumps(row["input"]))
+        base = effective_base(s.options, s.base)
+        for p in out["payers"]:
+            cap, amount, fan = p.get("cap"), p["amount"], p["fan"]
+            if cap is None:
+                assert amount == base << fan, (row["id"], p)
+                continue
+            kinds[next(iter(cap))] += 1
+            assert cap["uncapped"] == base << fan, (row["id"], p)
+            if "fans" in cap:
+                assert cap["fans"] == s.rules.cap_fans < fan, (row["id"], p)
+                assert amount == base << cap["fans"], (row["id"], p)
+            else:
+                assert s.rules.cap_base is not None, (row["id"], p)
+                assert amount == cap["coins"] == s.rules.cap_base * base < base << fan
+    assert kinds["fans"] and kinds["coins"]

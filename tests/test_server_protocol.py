@@ -257,6 +257,10 @@ def test_four_people_play_a_hand_with_scripted_clients(server: Server) -> None:
             assert errors == ([refused[0]] if s == 1 else [])
         settlements = [next(f for f in s.frames if f["type"] == "hand_end") for s in seats]
         assert all(f["settlement"] == round_.settlement for f in settlements)
+        # each win as the scorer reports it, the same for every seat
+        assert all(
+            f["wins"] == plain([w.to_json() for w in round_.win_scores]) for f in settlements
+        )
     # once all four dropped, 托管 played the match out (D85): the same hands for all
     played = [[h["id"] for h in c.get("/api/hands", headers=p).json()["hands"]] for p in people]
     assert played[0] and all(ids == played[0] for ids in played)

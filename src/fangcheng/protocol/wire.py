@@ -586,6 +586,10 @@ class HandEndFrame(_ServerFrame, frozen=True, tag="hand_end"):
     settlement: dict[str, Any]
     record: Count | None
     standings: Standings
+    #: Each win in turn as `fangcheng score` reports it (fans, each payer's N and amount,
+    #: ``cap`` where 封顶 held a payment down): the engine's own scores, so a client shows
+    #: them without working anything out.
+    wins: list[dict[str, Any]] = []
 
 
 class MatchEndFrame(_ServerFrame, frozen=True, tag="match_end"):

@@ -32,11 +32,13 @@ from fangcheng.tiles.notation import format_counts, format_tiles, tile_name
 
 __all__ = [
     "AppliedFan",
+    "Cap",
     "Payment",
     "Reading",
     "Score",
     "best_reading",
     "best_ready_fans",
+    "cap_of",
     "evaluate",
     "payer_fans",
     "readings",
@@ -60,6 +62,29 @@ class Payment(NamedTuple):
     fans: tuple[AppliedFan, ...]
     total: int
     amount: int
+
+
+class Cap(NamedTuple):
+    """A payment held below 底注 × 2^N by the rule set's cap 封顶 (D39, D51): at ``fans``
+    fans (a fan cap) or at ``coins`` (a cap on the amount); ``uncapped`` is 底注 × 2^N."""
+
+    fans: int | None
+    coins: int | None
+    uncapped: int
+
+
+def cap_of(situation: Situation, payment: Payment) -> Cap | None:
+    """The cap that held ``payment`` down, if one did (a flat payment is never capped)."""
+    rules = situation.rules
+    if any(a.fan.flat is not None for a in payment.fans):
+        return None
+    base = effective_base(situation.options, situation.base)
+    uncapped = base << payment.total
+    if rules.cap_fans is not None and payment.total > rules.cap_fans:
+        return Cap(fans=rules.cap_fans, coins=None, uncapped=uncapped)
+    if rules.cap_base is not None and payment.amount == rules.cap_base * base < uncapped:
+        return Cap(fans=None, coins=payment.amount, uncapped=uncapped)
+    return None
 
 
 class Reading(NamedTuple):
@@ -114,20 +139,25 @@ class Score(NamedTuple):
                 {"name": a.fan.name, "en": a.fan.en, "value": a.value, "scope": a.fan.scope.value}
                 for a in self.reading.fans
             ],
-            "payers": [
-                {
-                    "seat": p.seat,
-                    "fan": p.total,
-                    "fans": [a.fan.name for a in p.fans],
-                    "amount": p.amount,
-                }
-                for p in self.reading.payers
-            ],
+            "payers": [self._payer_json(p) for p in self.reading.payers],
             "deltas": list(self.deltas),
             "kongs": list(self.kongs),
             "fees": list(self.fees),
             "total": list(self.total),
         }
+
+    def _payer_json(self, p: Payment) -> dict[str, object]:
+        """A payer in the contract output; ``cap`` only where the cap held it down."""
+        out: dict[str, object] = {
+            "seat": p.seat,
+            "fan": p.total,
+            "fans": [a.fan.name for a in p.fans],
+            "amount": p.amount,
+        }
+        cap = cap_of(self.situation, p)
+        if cap is not None:
+            out["cap"] = {k: v for k, v in cap._asdict().items() if v is not None}
+        return out
 
     def explain(self) -> str:
         """A readable table: every fan and why, each payer's N and coins, kongs, fees."""
@@ -190,15 +220,14 @@ def _seat(seat: int) -> str:
 
 
 def _capped(s: Situation, p: Payment) -> str:
-    rules, flat = s.rules, any(a.fan.flat is not None for a in p.fans)
-    if flat:
+    if any(a.fan.flat is not None for a in p.fans):
         return " (a flat payment)"
-    if rules.cap_fans is not None and p.total > rules.cap_fans:
-        return f" (capped at {rules.cap_fans} fans)"
-    base = effective_base(s.options, s.base)
-    if rules.cap_base is not None and p.amount == rules.cap_base * base < base << p.total:
-        return f" (capped at {rules.cap_base} × 底注)"
-    return ""
+    cap = cap_of(s, p)
+    if cap is None:
+        return ""
+    if cap.fans is not None:
+        return f" (capped at {cap.fans} fans)"
+    return f" (capped at {s.rules.cap_base} × 底注)"
 
 
 def _times(a: AppliedFan) -> str:

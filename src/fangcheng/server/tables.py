@@ -432,6 +432,7 @@ class Table:
                 "settlement": r.settlement,
                 "record": self.last_hand_id,
                 "standings": self.standings(),
+                "wins": [score.to_json() for score in r.win_scores],
             }
         ]
         self._send_all(self._last_end[0])

@@ -21,7 +21,7 @@ from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.scoring.payments import effective_base
-from fangcheng.scoring.scorer import Payment, Score
+from fangcheng.scoring.scorer import Payment, Score, cap_of
 from fangcheng.scoring.situation import Situation
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import format_counts, format_tiles, glyph, parse_tiles, tile_name
@@ -453,15 +453,15 @@ def _winners(why: str, winner: str) -> str:
 
 def capped(s: Situation, p: Payment) -> str:
     """Why a payment is not 底注 × 2^N: a flat payment, or the cap 封顶 (D39, D51)."""
-    rules = s.rules
     if any(a.fan.flat is not None for a in p.fans):
         return " (a flat payment)"
+    cap = cap_of(s, p)
+    if cap is None:
+        return ""
     base = effective_base(s.options, s.base)
-    if rules.cap_fans is not None and p.total > rules.cap_fans:
-        return f" · 封顶 (cap) at {rules.cap_fans} fans: 2^{rules.cap_fans} × {base}"
-    if rules.cap_base is not None and p.amount == rules.cap_base * base < base << p.total:
-        return f" · 2^{p.total} × {base} = {base << p.total}, 封顶 (cap) {p.amount}"
-    return ""
+    if cap.fans is not None:
+        return f" · 封顶 (cap) at {cap.fans} fans: 2^{cap.fans} × {base}"
+    return f" · 2^{p.total} × {base} = {cap.uncapped}, 封顶 (cap) {cap.coins}"
 
 
 def _hand(concealed: bytes, melds: Sequence[Meld], ascii: bool) -> str:

@@ -37,7 +37,9 @@ function winEl(win, detail, who, model, ctx) {
     box.append(row);
   }
   const table = RULESETS[ctx.rules]?.fans || {};
-  const fans = detail?.fans || win.fans.map((name) => ({ name, en: table[name]?.[0], value: table[name]?.[1], why: table[name]?.[2] }));
+  const fans = (detail?.fans || win.fans.map((name) => ({ name }))).map((f) => ({
+    name: f.name, en: f.en ?? table[f.name]?.[0], value: f.value ?? table[f.name]?.[1], why: table[f.name]?.[2],
+  }));
   const list = h("table", "fans");
   for (const f of fans) {
     const tr = h("tr", "", h("td", "fan-cn", f.name), h("td", "fan-en", f.en || ""), h("td", "num", f.value != null ? `${f.value} 番` : ""));
@@ -56,9 +58,10 @@ function winEl(win, detail, who, model, ctx) {
     // each payer's N is read back from 底注 × 2^N; a payer's own fans are what it adds
     const log = Math.log2(p.amount / base);
     const n = p.fan ?? (Number.isInteger(log) ? log : null);
-    let capped = p.capped || "";
-    if (!capped && caps.fans != null && n === caps.fans && sum >= caps.fans) capped = `${caps.fans} 番`;
-    if (!capped && caps.base != null && p.amount === caps.base * base) capped = `${caps.base} × 底注`;
+    let capped = p.cap ? (p.cap.fans != null ? `${p.cap.fans} 番` : `${p.cap.coins}`) : "";
+    // without the server's scores (an older server), the cap is read from the amounts
+    if (!detail && !capped && caps.fans != null && n === caps.fans && sum >= caps.fans) capped = `${caps.fans} 番`;
+    if (!detail && !capped && caps.base != null && p.amount === caps.base * base) capped = `${caps.base} × 底注`;
     const own = !capped && n != null && n > sum ? ` + ${n - sum} 付方番 payer's own` : "";
     const cell = n == null ? "—" : `${sum} 番${own} → N = ${n}`;
     const capEl = capped ? h("span", "cap", ` 封顶 capped at ${capped}`) : null;
