@@ -29,7 +29,7 @@ serve: $(VENV)/.server
 	$(BIN)/fangcheng serve --host 127.0.0.1 --port 8000 $(ARGS)
 
 play: $(VENV)/.play
-	$(BIN)/fangcheng play $(or $(ARGS),--quan 1)
+	$(BIN)/fangcheng play $(ARGS)
 
 demo: $(VENV)/.play
 	$(BIN)/fangcheng demo
