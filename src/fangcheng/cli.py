@@ -155,12 +155,69 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="re-run a game record and check it replays identically")
     replay.add_argument("file", help="the record JSON file, or - for stdin")
     replay.set_defaults(run=_replay)
+    _ledger_parser(sub)
     # Parsed by the terminal game and the simulator themselves (see main); listed for --help.
     sub.add_parser("play", help="play a match against three bots (fangcheng play -h)")
     sub.add_parser(
         "simulate", help="play many hands between bots and summarise (fangcheng simulate -h)"
     )
     return parser
+
+
+# --- fangcheng ledger: the coin platform's operator commands ---------------------------
+
+
+def _ledger_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ledger = sub.add_parser("ledger", help="check the coin ledger, or grant coins (operator)")
+    commands = ledger.add_subparsers(dest="ledger_command", required=True)
+    db_help = "SQLAlchemy database URL (default: $FANGCHENG_DB, else data/fangcheng.db)"
+    check = commands.add_parser(
+        "check",
+        help="reconcile balances, journals and every hand's record; exit 1 at a mismatch",
+    )
+    check.add_argument("--db", help=db_help)
+    check.set_defaults(run=_ledger_check)
+    grant = commands.add_parser("grant", help="grant coins from issuance to a person")
+    grant.add_argument("name", help="the person's account name")
+    grant.add_argument("amount", type=int, help="coins, a positive whole number")
+    grant.add_argument("--reason", required=True, help="why (kept in the journal)")
+    grant.add_argument("--db", help=db_help)
+    grant.set_defaults(run=_ledger_grant)
+
+
+def _ledger_check(args: argparse.Namespace) -> int:
+    from fangcheng.platform.check import check_ledger
+    from fangcheng.platform.database import connect, database_url
+
+    report = check_ledger(connect(database_url(args.db)))
+    if report.problems:
+        count = len(report.problems)
+        print(f"fangcheng ledger check: {count} problem(s); the first:", file=sys.stderr)
+        for problem in report.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    print(
+        f"ledger clean: {report.accounts} accounts, {report.journals} journals, "
+        f"{report.hands} hands; {report.issued} coins issued, house {report.house}"
+    )
+    return 0
+
+
+def _ledger_grant(args: argparse.Namespace) -> int:
+    from fangcheng.platform.database import database_url
+    from fangcheng.platform.errors import PlatformError
+    from fangcheng.platform.service import Platform
+
+    platform = Platform.open(database_url(args.db))
+    try:
+        journal = platform.grant(args.name, args.amount, args.reason)
+        person = platform.person(args.name)
+    except PlatformError as exc:
+        print(f"fangcheng ledger grant: {exc}", file=sys.stderr)
+        return 2
+    balance = platform.balance(person.id)
+    print(f"granted {args.amount} coins to {person.name} (journal {journal}); balance {balance}")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,8 +2,9 @@
 by URL (psycopg 3), migrated to the newest schema at start.
 
 The migrations ship inside the package and run programmatically (``upgrade head``), so
-no alembic.ini is needed. On SQLite every transaction begins ``IMMEDIATE``: the write
-lock is taken at the start, so two settlements never both read and then fail to write.
+no alembic.ini is needed. On SQLite every transaction begins ``IMMEDIATE`` (unless marked
+`READ_ONLY`): the write lock is taken at the start, so two settlements never both read
+and then fail to write.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import Engine, make_url
 
-__all__ = ["DEFAULT_URL", "connect", "database_url", "migrate"]
+__all__ = ["DEFAULT_URL", "READ_ONLY", "connect", "database_url", "migrate"]
 
 #: The server's default database (``fangcheng serve --data data``).
 DEFAULT_URL: Final = "sqlite:///data/fangcheng.db"
+#: An execution option: a transaction that only reads (on SQLite, no write lock).
+READ_ONLY: Final = "fangcheng_read_only"
 MIGRATIONS: Final = Path(__file__).with_name("migrations")
 #: Taken while migrating on PostgreSQL, so that two processes starting at once do not
 #: both create the schema (an arbitrary constant: "fangchen" in ASCII).
@@ -63,7 +66,8 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
 
 
 def _sqlite_begin(connection: sa.Connection) -> None:
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+    read_only = connection.get_execution_options().get(READ_ONLY, False)
+    connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
 def migrate(engine: Engine) -> None:
