@@ -60,6 +60,8 @@ def _transfers(index: int, deltas: Sequence[int]) -> list[Transfer]:
     gain = [s for s in range(4) if deltas[s] > 0]
     loss = [s for s in range(4) if deltas[s] < 0]
     tag = str(index)
+    if not gain:  # nothing moves
+        return []
     if len(gain) == 1:
         return [Transfer(p, gain[0], -deltas[p], tag) for p in loss]
     if len(loss) == 1:
