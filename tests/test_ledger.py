@@ -14,16 +14,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ledgerdb import (  # noqa: F401  (fixtures)
-    clock,
-    db_url,
-    invariants,
-    play,
-    platform,
-    settle,
-    sign_up,
-)
 
+import ledgerdb
 from fangcheng.cli import main
 from fangcheng.platform import (
     CannotSit,
@@ -35,7 +27,10 @@ from fangcheng.platform import (
     table_stake,
 )
 from fangcheng.rules.ruleset import BAISHAN_PLATFORM, configure
+from ledgerdb import invariants, play, settle, sign_up
 
+# the fixtures every test here takes
+db_url, clock, platform = ledgerdb.db_url, ledgerdb.clock, ledgerdb.platform
 FREE = configure(BAISHAN_PLATFORM, {"room": "free"})[1]
 ANTI = configure(BAISHAN_PLATFORM, {"room": "anti_cheat"})[1]
 
@@ -225,7 +220,7 @@ def test_sitting_with_fewer_than_100_coins_is_refused_and_nothing_moves(platform
     with pytest.raises(CannotSit, match="two seats"):
         platform.start_hand("free", [people[1], people[1], None, None])
     with pytest.raises(CannotSit, match="valid rooms"):
-        platform.start_hand("vip", people[1:] + [None])
+        platform.start_hand("vip", [*people[1:], None])
     assert invariants(platform) == before
 
 
