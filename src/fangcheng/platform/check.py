@@ -22,7 +22,7 @@ from fangcheng.platform import schema as t
 from fangcheng.platform.coins import hand_coins
 from fangcheng.platform.database import READ_ONLY
 from fangcheng.platform.errors import SettlementError
-from fangcheng.platform.service import hand_lines
+from fangcheng.platform.service import hand_lines, house_for, house_rows
 from fangcheng.rules.ruleset import BAISHAN_PLATFORM, configure
 
 __all__ = ["Report", "check_ledger"]
@@ -103,10 +103,11 @@ def check_ledger(engine: Engine) -> Report:
                 points[account] += amount
     played: Counter[int] = Counter()
     hand_problems: list[str] = []
-    house = next(a.id for a in accounts if a.code == "house")
+    houses = house_rows({a.code: a.id for a in accounts if a.code})
     for hand in hands:
         seats = json.loads(hand.seats)
-        played.update(a for a, cap in seats if a != house)
+        played.update(a for a, cap in seats if a not in houses)
+        house = house_for(houses, hand.hand_id)
         problem = _hand_problem(hand, seats, lines.get(hand.journal_id, []), house)
         if problem:
             hand_problems.append(f"hand {hand.hand_id} (journal {hand.journal_id}): {problem}")
@@ -126,8 +127,8 @@ def check_ledger(engine: Engine) -> Report:
             problems.append(f"{who}: {a.hands} hands played, {played[a.id]} hands stored")
         if a.code == "issuance":
             report.issued = -a.balance
-        if a.code == "house":
-            report.house = a.balance
+        if a.kind == "house":
+            report.house += a.balance
     whole = sum(a.balance for a in accounts)
     if whole:
         problems.append(f"all accounts sum to {whole}, not 0")

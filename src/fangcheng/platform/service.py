@@ -8,9 +8,10 @@ person's balance cannot go negative: the schema refuses it, and a hand caps each
 payments at its balance (D44) before anything is written.
 
 Locks, on PostgreSQL: a hand locks its people's accounts in id order (and reads the
-balances that cap them), then writes; the house and issuance rows are updated last, so
-two transactions never wait on each other in a circle. SQLite takes its one write lock at
-``BEGIN IMMEDIATE``.
+balances that cap them), then writes; the one house (or issuance) row it moves is updated
+last, so two transactions never wait on each other in a circle. The house is kept in
+shards (rows), a hand's chosen by its id, so that settlements do not queue for one row.
+SQLite takes its one write lock at ``BEGIN IMMEDIATE``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import secrets
 import time
 import unicodedata
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+import zlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, TypeVar
@@ -190,9 +192,14 @@ class Platform:
             .returning(t.journals.c.id)
         )
         with engine.connect() as conn:
-            codes = {c: i for c, i in conn.execute(sa.select(t.accounts.c.code, t.accounts.c.id))}
-        self.house: int = codes["house"]
+            system = sa.select(t.accounts.c.code, t.accounts.c.id).where(
+                t.accounts.c.code.is_not(None)
+            )
+            codes = {c: i for c, i in conn.execute(system)}
+        #: the house account's shards, in shard order (`house_for`)
+        self.houses = house_rows(codes)
         self.issuance: int = codes["issuance"]
+        self._system = frozenset((*self.houses, self.issuance))
 
     @classmethod
     def open(cls, url: str, **options: Any) -> Platform:
@@ -231,8 +238,8 @@ class Platform:
         are its people: each played one more hand, and its lines count to its 积分."""
         if sum(line[2] for line in lines) != 0:
             raise AssertionError(f"journal {journal_id}: lines do not sum to zero: {lines}")
-        conn.execute(
-            t.journal_lines.insert(),
+        conn.execute(  # executemany: psycopg pipelines it, one round trip
+            _NEW_LINE,
             [
                 {"journal_id": journal_id, "account_id": a, "seat": s, "amount": n, "memo": m}
                 for a, s, n, m in lines
@@ -244,16 +251,21 @@ class Platform:
             move[0] += amount
             if move[2]:  # a person of the hand (not the house)
                 move[1] += amount
-        system = (self.house, self.issuance)
-        # people first in id order (a hand has locked them so), the system rows last
-        order = sorted(moves, key=lambda a: (a in system, a))
+        # Its people are locked already (`_lock`, in id order) or new; the one system row
+        # it moves is updated last, so no two transactions wait on each other in a circle.
+        system = self._system
         conn.execute(
             _MOVE,
             [
-                {"account": a, "coins": moves[a][0], "won": moves[a][1], "played": moves[a][2]}
-                for a in order
+                {"account": a, "coins": m[0], "won": m[1], "played": m[2]}
+                for a, m in sorted(moves.items(), key=lambda am: (am[0] in system, am[0]))
             ],
         )
+
+    def _lock(self, conn: sa.Connection, people: Iterable[int]) -> dict[int, int]:
+        """Lock people's accounts, in id order, for the rest of the transaction (a no-op
+        on SQLite, whose transactions hold the one write lock); their balances."""
+        return {a: b for a, b in conn.execute(_LOCK, {"ids": sorted(people)})}
 
     def _book(
         self, conn: sa.Connection, key: str, kind: str, memo: str, lines: Sequence[Line]
@@ -427,16 +439,20 @@ class Platform:
             raise UnknownPerson(f"no account {account_id}")
         return int(value)
 
+    def house_balance(self) -> int:
+        """The house's coins over its shards: fees and house bots' results (D86)."""
+        with self.engine.connect() as conn:
+            total = conn.execute(
+                sa.select(sa.func.sum(t.accounts.c.balance)).where(t.accounts.c.kind == "house")
+            ).scalar()
+        return int(total or 0)
+
     def claim_relief(self, person_id: int) -> int:
         """救济 (D86): 500 coins to a balance below 100, once per UTC day; the new balance."""
         day = _utc_day(self.clock())
 
         def work(conn: sa.Connection) -> int:
-            balance = conn.execute(
-                sa.select(t.accounts.c.balance)
-                .where(t.accounts.c.id == person_id, t.accounts.c.kind == "person")
-                .with_for_update(key_share=True)
-            ).scalar()
+            balance = self._lock(conn, [person_id]).get(person_id)
             if balance is None:
                 raise UnknownPerson(f"no account {person_id}")
             if balance >= RELIEF_BELOW:
@@ -467,6 +483,7 @@ class Platform:
         memo = reason[:200]
 
         def work(conn: sa.Connection) -> int:
+            self._lock(conn, [person.id])
             journal = self._book(
                 conn,
                 f"grant:{uuid.uuid4()}",
@@ -525,33 +542,27 @@ class Platform:
             journal_id = self._journal(conn, f"hand:{hand_id}", "hand", f"{start.room} hand")
             if journal_id is None:
                 return self._settled_before(conn, hand_id, digest)
-            locked = conn.execute(
-                sa.select(t.accounts.c.id, t.accounts.c.balance)
-                .where(t.accounts.c.id.in_(people))
-                .order_by(t.accounts.c.id)
-                .with_for_update(key_share=True)
-            )
-            current = {a: b for a, b in locked}
+            current = self._lock(conn, people)
             caps = tuple(
                 None if s is None else min(b or 0, current[s])
                 for s, b in zip(start.seats, start.balances, strict=True)
             )
             booked = coins if caps == start.balances else hand_coins(settlement, options, caps)
-            accounts = [self.house if s is None else s for s in start.seats]
+            house = house_for(self.houses, hand_id)
+            accounts = [house if s is None else s for s in start.seats]
             conn.execute(
-                t.coin_hands.insert().values(
-                    hand_id=hand_id,
-                    journal_id=journal_id,
-                    room=start.room,
-                    base=start.stake,
-                    seats=msgspec.json.encode(
-                        [list(p) for p in zip(accounts, caps, strict=True)]
-                    ).decode(),
-                    record=text.decode(),
-                    digest=digest,
-                )
+                _NEW_HAND,
+                {
+                    "hand_id": hand_id,
+                    "journal_id": journal_id,
+                    "room": start.room,
+                    "base": start.stake,
+                    "seats": msgspec.json.encode(list(zip(accounts, caps, strict=True))).decode(),
+                    "record": text.decode(),
+                    "digest": digest,
+                },
             )
-            self._post(conn, journal_id, hand_lines(accounts, booked, self.house), people)
+            self._post(conn, journal_id, hand_lines(accounts, booked, house), people)
             return Settled(hand_id, journal_id, booked.fees, booked.total, True)
 
         return self._run(work)
@@ -631,9 +642,15 @@ class Platform:
             ]
 
 
-#: The memo of a service-fee line (D45).
-FEE: Final = "服务费"
-
+# The statements of every settlement, built once.
+_NEW_LINE: Final = t.journal_lines.insert()
+_NEW_HAND: Final = t.coin_hands.insert()
+_LOCK: Final = (
+    sa.select(t.accounts.c.id, t.accounts.c.balance)
+    .where(t.accounts.c.id.in_(sa.bindparam("ids", expanding=True)), t.accounts.c.kind == "person")
+    .order_by(t.accounts.c.id)
+    .with_for_update(key_share=True)
+)
 _MOVE: Final = (
     sa.update(t.accounts)
     .where(t.accounts.c.id == sa.bindparam("account"))
@@ -643,6 +660,20 @@ _MOVE: Final = (
         hands=t.accounts.c.hands + sa.bindparam("played"),
     )
 )
+#: The memo of a service-fee line (D45).
+FEE: Final = "服务费"
+
+
+def house_rows(codes: Mapping[str, int]) -> tuple[int, ...]:
+    """The house's account ids in shard order, from the system accounts' codes and ids
+    (``house.0``, ``house.1``, …)."""
+    shards = {int(c.removeprefix("house.")): i for c, i in codes.items() if c.startswith("house.")}
+    return tuple(shards[k] for k in sorted(shards))
+
+
+def house_for(houses: Sequence[int], hand_id: str) -> int:
+    """The house row a hand books to: its fees and its house bots' seats."""
+    return houses[zlib.crc32(hand_id.encode()) % len(houses)]
 
 
 def hand_lines(accounts: Sequence[int], coins: HandCoins, house: int) -> list[Line]:
