@@ -185,7 +185,8 @@ class Platform:
         self.hasher = hasher or PasswordHasher()
         self.session_seconds = session_seconds
         self._dummy_hash: str | None = None
-        insert = postgresql.insert if engine.dialect.name == "postgresql" else sqlite.insert
+        self._postgres = engine.dialect.name == "postgresql"
+        insert = postgresql.insert if self._postgres else sqlite.insert
         self._new_journal = (
             insert(t.journals)
             .on_conflict_do_nothing(index_elements=["key"])
@@ -238,13 +239,6 @@ class Platform:
         are its people: each played one more hand, and its lines count to its 积分."""
         if sum(line[2] for line in lines) != 0:
             raise AssertionError(f"journal {journal_id}: lines do not sum to zero: {lines}")
-        conn.execute(  # executemany: psycopg pipelines it, one round trip
-            _NEW_LINE,
-            [
-                {"journal_id": journal_id, "account_id": a, "seat": s, "amount": n, "memo": m}
-                for a, s, n, m in lines
-            ],
-        )
         moves: dict[int, list[int]] = {p: [0, 0, 1] for p in played}
         for account, _, amount, _ in lines:
             move = moves.setdefault(account, [0, 0, 0])
@@ -254,12 +248,29 @@ class Platform:
         # Its people are locked already (`_lock`, in id order) or new; the one system row
         # it moves is updated last, so no two transactions wait on each other in a circle.
         system = self._system
+        order = sorted(moves.items(), key=lambda am: (am[0] in system, am[0]))
+        if self._postgres:  # one statement each, the rows as arrays: a fraction of the work
+            columns = [list(c) for c in zip(*lines, strict=True)]  # lists: psycopg's arrays
+            conn.execute(
+                _PG_NEW_LINES,
+                {"journal": journal_id, "accounts": columns[0], "seats": columns[1],
+                 "amounts": columns[2], "memos": columns[3]},
+            )  # fmt: skip
+            ids, coins, won, hands = (
+                list(c) for c in zip(*((a, *m) for a, m in order), strict=True)
+            )
+            conn.execute(_PG_MOVE, {"ids": ids, "coins": coins, "won": won, "played": hands})
+            return
+        conn.execute(
+            _NEW_LINE,
+            [
+                {"journal_id": journal_id, "account_id": a, "seat": s, "amount": n, "memo": m}
+                for a, s, n, m in lines
+            ],
+        )
         conn.execute(
             _MOVE,
-            [
-                {"account": a, "coins": m[0], "won": m[1], "played": m[2]}
-                for a, m in sorted(moves.items(), key=lambda am: (am[0] in system, am[0]))
-            ],
+            [{"account": a, "coins": m[0], "won": m[1], "played": m[2]} for a, m in order],
         )
 
     def _lock(self, conn: sa.Connection, people: Iterable[int]) -> dict[int, int]:
@@ -659,6 +670,18 @@ _MOVE: Final = (
         points=t.accounts.c.points + sa.bindparam("won"),
         hands=t.accounts.c.hands + sa.bindparam("played"),
     )
+)
+# On PostgreSQL, a journal's lines and its balance moves in one statement each.
+_PG_NEW_LINES: Final = sa.text(
+    "INSERT INTO journal_lines (journal_id, account_id, seat, amount, memo) "
+    "SELECT :journal, * FROM unnest(CAST(:accounts AS bigint[]), CAST(:seats AS smallint[]), "
+    "CAST(:amounts AS bigint[]), CAST(:memos AS varchar[]))"
+)
+_PG_MOVE: Final = sa.text(
+    "UPDATE accounts SET balance = accounts.balance + m.coins, "
+    "points = accounts.points + m.won, hands = accounts.hands + m.played "
+    "FROM unnest(CAST(:ids AS bigint[]), CAST(:coins AS bigint[]), CAST(:won AS bigint[]), "
+    "CAST(:played AS bigint[])) AS m (id, coins, won, played) WHERE accounts.id = m.id"
 )
 #: The memo of a service-fee line (D45).
 FEE: Final = "服务费"
