@@ -234,9 +234,11 @@ class Platform:
         journal_id: int,
         lines: Sequence[Line],
         played: Sequence[int] = (),
+        hand: Mapping[str, object] | None = None,
     ) -> None:
-        """Write a journal's lines and move them into the balances. For a hand, ``played``
-        are its people: each played one more hand, and its lines count to its 积分."""
+        """Write a journal's lines (and a hand's row) and move them into the balances. For
+        a hand, ``played`` are its people: each played one more hand, and its lines count
+        to its 积分."""
         if sum(line[2] for line in lines) != 0:
             raise AssertionError(f"journal {journal_id}: lines do not sum to zero: {lines}")
         moves: dict[int, list[int]] = {p: [0, 0, 1] for p in played}
@@ -249,18 +251,20 @@ class Platform:
         # it moves is updated last, so no two transactions wait on each other in a circle.
         system = self._system
         order = sorted(moves.items(), key=lambda am: (am[0] in system, am[0]))
-        if self._postgres:  # one statement each, the rows as arrays: a fraction of the work
+        if self._postgres:  # one statement, its rows as arrays: a fraction of the work
             columns = [list(c) for c in zip(*lines, strict=True)]  # lists: psycopg's arrays
-            conn.execute(
-                _PG_NEW_LINES,
-                {"journal": journal_id, "accounts": columns[0], "seats": columns[1],
-                 "amounts": columns[2], "memos": columns[3]},
-            )  # fmt: skip
             ids, coins, won, hands = (
                 list(c) for c in zip(*((a, *m) for a, m in order), strict=True)
             )
-            conn.execute(_PG_MOVE, {"ids": ids, "coins": coins, "won": won, "played": hands})
+            conn.execute(
+                _PG_POST_HAND if hand else _PG_POST,
+                {"journal": journal_id, "accounts": columns[0], "line_seats": columns[1],
+                 "amounts": columns[2], "memos": columns[3], "ids": ids, "coins": coins,
+                 "won": won, "played": hands, **(hand or {})},
+            )  # fmt: skip
             return
+        if hand:
+            conn.execute(_NEW_HAND, {"journal_id": journal_id, **hand})
         conn.execute(
             _NEW_LINE,
             [
@@ -548,12 +552,13 @@ class Platform:
             text + msgspec.json.encode([start.seats, start.balances])
         ).hexdigest()
         people = sorted({s for s in start.seats if s is not None})
+        if not people:
+            raise SettlementError("a coin hand has at least one person")
 
         def work(conn: sa.Connection) -> Settled:
-            journal_id = self._journal(conn, f"hand:{hand_id}", "hand", f"{start.room} hand")
+            journal_id, current = self._open_hand(conn, hand_id, start.room, people)
             if journal_id is None:
                 return self._settled_before(conn, hand_id, digest)
-            current = self._lock(conn, people)
             caps = tuple(
                 None if s is None else min(b or 0, current[s])
                 for s, b in zip(start.seats, start.balances, strict=True)
@@ -561,22 +566,32 @@ class Platform:
             booked = coins if caps == start.balances else hand_coins(settlement, options, caps)
             house = house_for(self.houses, hand_id)
             accounts = [house if s is None else s for s in start.seats]
-            conn.execute(
-                _NEW_HAND,
-                {
-                    "hand_id": hand_id,
-                    "journal_id": journal_id,
-                    "room": start.room,
-                    "base": start.stake,
-                    "seats": msgspec.json.encode(list(zip(accounts, caps, strict=True))).decode(),
-                    "record": text.decode(),
-                    "digest": digest,
-                },
-            )
-            self._post(conn, journal_id, hand_lines(accounts, booked, house), people)
+            row = {
+                "hand_id": hand_id,
+                "room": start.room,
+                "base": start.stake,
+                "seats": msgspec.json.encode(list(zip(accounts, caps, strict=True))).decode(),
+                "record": text.decode(),
+                "digest": digest,
+            }
+            self._post(conn, journal_id, hand_lines(accounts, booked, house), people, row)
             return Settled(hand_id, journal_id, booked.fees, booked.total, True)
 
         return self._run(work)
+
+    def _open_hand(
+        self, conn: sa.Connection, hand_id: str, room: str, people: Sequence[int]
+    ) -> tuple[int | None, dict[int, int]]:
+        """A hand's new journal (``None``: booked before) and its people's balances,
+        locked (`_lock`); on PostgreSQL in one statement."""
+        key, memo = f"hand:{hand_id}", f"{room} hand"
+        if not self._postgres:
+            return self._journal(conn, key, "hand", memo), self._lock(conn, people)
+        rows = conn.execute(
+            _PG_OPEN_HAND,
+            {"key": key, "created_at": self.clock(), "memo": memo, "ids": list(people)},
+        ).all()
+        return rows[0].journal, {r.id: r.balance for r in rows}
 
     def _settled_before(self, conn: sa.Connection, hand_id: str, digest: str) -> Settled:
         row = conn.execute(
@@ -671,17 +686,32 @@ _MOVE: Final = (
         hands=t.accounts.c.hands + sa.bindparam("played"),
     )
 )
-# On PostgreSQL, a journal's lines and its balance moves in one statement each.
-_PG_NEW_LINES: Final = sa.text(
-    "INSERT INTO journal_lines (journal_id, account_id, seat, amount, memo) "
-    "SELECT :journal, * FROM unnest(CAST(:accounts AS bigint[]), CAST(:seats AS smallint[]), "
-    "CAST(:amounts AS bigint[]), CAST(:memos AS varchar[]))"
+# PostgreSQL: a settlement in two statements, a journal's rows passed as arrays. Data-
+# modifying CTEs all run, in one snapshot; the hand's people are locked in id order.
+_PG_OPEN_HAND: Final = sa.text(
+    "WITH journal AS (INSERT INTO journals (key, kind, created_at, memo) "
+    "VALUES (:key, 'hand', :created_at, :memo) ON CONFLICT (key) DO NOTHING RETURNING id) "
+    "SELECT (SELECT id FROM journal) AS journal, a.id, a.balance FROM accounts AS a "
+    "WHERE a.id = ANY(CAST(:ids AS bigint[])) AND a.kind = 'person' "
+    "ORDER BY a.id FOR NO KEY UPDATE OF a"
 )
-_PG_MOVE: Final = sa.text(
+_PG_LINES: Final = (
+    "lines AS (INSERT INTO journal_lines (journal_id, account_id, seat, amount, memo) "
+    "SELECT :journal, * FROM unnest(CAST(:accounts AS bigint[]), CAST(:line_seats AS smallint[]), "
+    "CAST(:amounts AS bigint[]), CAST(:memos AS varchar[]))) "
+)
+_PG_MOVE: Final = (
     "UPDATE accounts SET balance = accounts.balance + m.coins, "
     "points = accounts.points + m.won, hands = accounts.hands + m.played "
     "FROM unnest(CAST(:ids AS bigint[]), CAST(:coins AS bigint[]), CAST(:won AS bigint[]), "
     "CAST(:played AS bigint[])) AS m (id, coins, won, played) WHERE accounts.id = m.id"
+)
+_PG_POST: Final = sa.text("WITH " + _PG_LINES + _PG_MOVE)
+_PG_POST_HAND: Final = sa.text(
+    "WITH hand AS (INSERT INTO coin_hands (hand_id, journal_id, room, base, seats, record, "
+    "digest) VALUES (:hand_id, :journal, :room, :base, :seats, :record, :digest)), "
+    + _PG_LINES
+    + _PG_MOVE
 )
 #: The memo of a service-fee line (D45).
 FEE: Final = "服务费"
