@@ -106,6 +106,11 @@ def timed(work: Callable[[], None]) -> float:
     return time.perf_counter() - start
 
 
+def report(backend: str, how: str, hands: int, seconds: float) -> None:
+    rate = hands / seconds
+    print(f"{backend:10} {how} {rate:8,.0f} settlements/s ({hands} in {seconds:.2f} s)")
+
+
 def reconciled(platform: Platform) -> None:
     with platform.engine.connect() as conn:
         total = conn.execute(sa.select(sa.func.sum(schema.accounts.c.balance))).scalar_one()
@@ -146,9 +151,7 @@ def run(backend: str, hands: int, settlers: int, pool: list[tuple[str, dict[str,
 
         seconds = timed(serial)
         reconciled(platform)
-        print(
-            f"{backend:10} serial      {hands / seconds:8,.0f} settlements/s ({hands} in {seconds:.2f} s)"
-        )
+        report(backend, "serial     ", hands, seconds)
         seats = tables(platform, settlers, "c")
         context = multiprocessing.get_context("fork")  # the settlers inherit the hands
         barrier = context.Barrier(settlers + 1)
@@ -172,10 +175,7 @@ def run(backend: str, hands: int, settlers: int, pool: list[tuple[str, dict[str,
         if any(worker.exitcode for worker in workers):
             sys.exit("a settler failed")
         reconciled(platform)
-        rate = hands / seconds
-        print(
-            f"{backend:10} {settlers:2} settlers {rate:8,.0f} settlements/s ({hands} in {seconds:.2f} s)"
-        )
+        report(backend, f"{settlers:2} settlers", hands, seconds)
         engine.dispose()
 
 
