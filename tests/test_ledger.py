@@ -10,7 +10,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import sqlalchemy as sa
+from alembic import command
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.migration import MigrationContext
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -26,6 +28,7 @@ from fangcheng.platform import (
     schema,
     table_stake,
 )
+from fangcheng.platform.database import MIGRATIONS, migrate
 from fangcheng.rules.ruleset import BAISHAN_PLATFORM, configure
 from ledgerdb import invariants, play, settle, sign_up
 
@@ -125,6 +128,18 @@ def test_d44_no_seat_pays_more_than_its_cap_and_every_coin_lands(rows, caps, roo
 
 
 def test_the_schema_objects_are_what_the_migrations_make(platform):
+    with platform.engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), schema.metadata) == []
+
+
+def test_the_migration_downgrades_to_nothing_and_upgrades_again(platform):
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with platform.engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.downgrade(config, "base")
+    assert sa.inspect(platform.engine).get_table_names() == ["alembic_version"]
+    migrate(platform.engine)
     with platform.engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), schema.metadata) == []
 
