@@ -423,3 +423,8 @@ def test_ledger_grant_is_a_journal_from_issuance(platform: Platform, db_url: str
     assert "positive whole number" in capsys.readouterr().err
     assert main(["ledger", "check", "--db", db_url]) == 0
     assert platform.profile(person).points == 0  # a grant is no 积分
+
+
+def test_ledger_commands_name_a_database_they_cannot_open(capsys):
+    assert main(["ledger", "check", "--db", "nonsense://x"]) == 2
+    assert "cannot open the database nonsense://x" in capsys.readouterr().err

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from fangcheng import __version__
 from fangcheng.analysis.hand import CLASSIC, Shapes, shanten, wait_shapes
@@ -16,6 +17,9 @@ from fangcheng.tiles.notation import (
     glyph,
     parse_counts,
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 #: Hands the demo analyses when none is given: one of each kind of wait.
 #: (title, hand, shapes it is read with: None for the command's own)
@@ -185,11 +189,35 @@ def _ledger_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     grant.set_defaults(run=_ledger_grant)
 
 
+def _ledger_database(args: argparse.Namespace) -> Engine | None:
+    """The database of ``--db`` (migrated), or None after saying why it cannot be opened."""
+    try:
+        import sqlalchemy
+
+        from fangcheng.platform.database import connect, database_url
+    except ImportError as exc:
+        print(
+            f"fangcheng ledger: {exc.name} is missing: pip install 'fangcheng[platform]'",
+            file=sys.stderr,
+        )
+        return None
+
+    url = database_url(args.db)
+    try:
+        return connect(url)
+    except (sqlalchemy.exc.SQLAlchemyError, ValueError, OSError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"fangcheng ledger: cannot open the database {url}: {reason}", file=sys.stderr)
+        return None
+
+
 def _ledger_check(args: argparse.Namespace) -> int:
     from fangcheng.platform.check import check_ledger
-    from fangcheng.platform.database import connect, database_url
 
-    report = check_ledger(connect(database_url(args.db)))
+    engine = _ledger_database(args)
+    if engine is None:
+        return 2
+    report = check_ledger(engine)
     if report.problems:
         count = len(report.problems)
         print(f"fangcheng ledger check: {count} problem(s); the first:", file=sys.stderr)
@@ -204,11 +232,13 @@ def _ledger_check(args: argparse.Namespace) -> int:
 
 
 def _ledger_grant(args: argparse.Namespace) -> int:
-    from fangcheng.platform.database import database_url
     from fangcheng.platform.errors import PlatformError
     from fangcheng.platform.service import Platform
 
-    platform = Platform.open(database_url(args.db))
+    engine = _ledger_database(args)
+    if engine is None:
+        return 2
+    platform = Platform(engine)
     try:
         journal = platform.grant(args.name, args.amount, args.reason)
         person = platform.person(args.name)

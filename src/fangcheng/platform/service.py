@@ -8,10 +8,11 @@ person's balance cannot go negative: the schema refuses it, and a hand caps each
 payments at its balance (D44) before anything is written.
 
 Locks, on PostgreSQL: a hand locks its people's accounts in id order (and reads the
-balances that cap them), then writes; the one house (or issuance) row it moves is updated
-last, so two transactions never wait on each other in a circle. The house is kept in
-shards (rows), a hand's chosen by its id, so that settlements do not queue for one row.
-SQLite takes its one write lock at ``BEGIN IMMEDIATE``.
+balances that cap them), then writes; the one house (or issuance) row it moves is the
+only lock it can still wait for, so two transactions never wait on each other in a
+circle. The house is kept in shards (rows), a hand's chosen by its id, so that
+settlements do not queue for one row. SQLite takes its one write lock at ``BEGIN
+IMMEDIATE``.
 """
 
 from __future__ import annotations
@@ -247,8 +248,9 @@ class Platform:
             move[0] += amount
             if move[2]:  # a person of the hand (not the house)
                 move[1] += amount
-        # Its people are locked already (`_lock`, in id order) or new; the one system row
-        # it moves is updated last, so no two transactions wait on each other in a circle.
+        # Its people are locked already (`_lock`, in id order) or new, so the one row it
+        # may still wait for is its one system row: no two transactions wait in a circle.
+        # (Row by row, as on SQLite, the system row comes last all the same.)
         system = self._system
         order = sorted(moves.items(), key=lambda am: (am[0] in system, am[0]))
         if self._postgres:  # one statement, its rows as arrays: a fraction of the work
