@@ -239,6 +239,39 @@ def test_sitting_with_fewer_than_100_coins_is_refused_and_nothing_moves(platform
     assert invariants(platform) == before
 
 
+def test_a_person_sits_at_one_coin_table_at_a_time(platform):
+    alice, bob = sign_up(platform, "alice"), sign_up(platform, "bob")
+    assert platform.sit(alice, "T1") == 2_000
+    assert platform.sit(alice, "T1") == 2_000  # again at the same table: no error
+    with pytest.raises(CannotSit, match="already sits at coin table T1"):
+        platform.sit(alice, "T2")
+    platform.stand(alice, "T2")  # not there: nothing happens
+    with pytest.raises(CannotSit):
+        platform.sit(alice, "T2")
+    platform.stand(alice, "T1")
+    platform.sit(alice, "T2")
+    platform.sit(bob, "T2")
+    carol, dan = sign_up(platform, "carol"), sign_up(platform, "dan")
+    barrier = threading.Barrier(2)
+
+    def take(table: str) -> str:  # carol asks for two tables at once: one wins
+        barrier.wait()
+        try:
+            platform.sit(carol, table)
+        except CannotSit:
+            return "refused"
+        return table
+
+    with ThreadPoolExecutor(2) as pool:
+        outcome = sorted(pool.map(take, ["T3", "T4"]))
+    assert outcome in (["T3", "refused"], ["T4", "refused"])
+    settle(platform, "h1", "anti_cheat", [alice, bob, carol, dan], 3, escape_at=0)
+    platform.stand(alice, "T2")
+    with pytest.raises(CannotSit, match="needs 100"):  # 2 coins left after the escape
+        platform.sit(alice, "T5")
+    invariants(platform)
+
+
 def test_d82_house_bots_play_from_the_house_account(platform):
     person = sign_up(platform, "p")
     total = 0

@@ -25,6 +25,7 @@ __all__ = [
     "JOURNAL_KINDS",
     "accounts",
     "coin_hands",
+    "coin_seats",
     "journal_lines",
     "journals",
     "login_sessions",
@@ -123,4 +124,14 @@ coin_hands = sa.Table(
     sa.Column("seats", sa.Text, nullable=False),
     sa.Column("record", sa.Text, nullable=False),  # the hand's fangcheng-record JSON
     sa.Column("digest", sa.String(64), nullable=False),  # sha256 of what was settled
+)
+
+coin_seats = sa.Table(
+    "coin_seats",
+    metadata,
+    # the primary key is the person: one coin table at a time (§8.2), whichever server
+    # process asks
+    sa.Column("person_id", Id, sa.ForeignKey("people.id"), primary_key=True),
+    sa.Column("table_id", sa.String(40), nullable=False),
+    sa.Column("since", sa.Float, nullable=False),
 )

@@ -524,6 +524,39 @@ class Platform:
             )
         return balance
 
+    def sit(self, person_id: int, table_id: str) -> int:
+        """Seat a person at a coin table (§8.2: 100 coins, one coin table at a time); the
+        balance. Sitting again at the same table is no error."""
+        balance = self.check_can_sit(person_id)
+
+        def work(conn: sa.Connection) -> None:
+            where = t.coin_seats.c.person_id == person_id
+            held = conn.execute(sa.select(t.coin_seats.c.table_id).where(where)).scalar()
+            if held is None:
+                conn.execute(
+                    t.coin_seats.insert().values(
+                        person_id=person_id, table_id=table_id, since=self.clock()
+                    )
+                )
+            elif held != table_id:
+                raise CannotSit(f"account {person_id} already sits at coin table {held}")
+
+        try:
+            self._run(work)
+        except sa.exc.IntegrityError:  # seated elsewhere at the same moment
+            return self.sit(person_id, table_id)
+        return balance
+
+    def stand(self, person_id: int, table_id: str) -> None:
+        """A person leaves a coin table (no error if it was not there)."""
+        self._run(
+            lambda conn: conn.execute(
+                t.coin_seats.delete().where(
+                    t.coin_seats.c.person_id == person_id, t.coin_seats.c.table_id == table_id
+                )
+            )
+        )
+
     def start_hand(self, room: str, seats: Sequence[int | None]) -> HandStart:
         """The stake and the capping balances of a hand about to be dealt. ``seats``:
         four people's ids, ``None`` for a house bot (normal rooms only, D82, D83)."""
