@@ -20,6 +20,8 @@ from fangcheng.tiles.notation import (
 )
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
     from fangcheng.engine.record import RecordInput
 
 #: Hands the demo analyses when none is given: one of each kind of wait.
@@ -194,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("--ascii", action="store_true", help="--show: tiles as notation")
     replay.set_defaults(run=_replay)
+    _ledger_parser(sub)
     # Parsed by the terminal game and the simulator themselves (see main); listed for --help.
     sub.add_parser("play", help="play a match against three bots (fangcheng play -h)")
     sub.add_parser(
@@ -240,6 +243,88 @@ def _serve(args: argparse.Namespace) -> int:
     gc.freeze()  # what is loaded by now lives as long as the process: no collection scans it
     print(f"fangcheng: open http://{args.host}:{args.port}/  (database {url})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=65536)
+    return 0
+
+
+# --- fangcheng ledger: the coin platform's operator commands ---------------------------
+
+
+def _ledger_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ledger = sub.add_parser("ledger", help="check the coin ledger, or grant coins (operator)")
+    commands = ledger.add_subparsers(dest="ledger_command", required=True)
+    db_help = "SQLAlchemy database URL (default: $FANGCHENG_DB, else data/fangcheng.db)"
+    check = commands.add_parser(
+        "check",
+        help="reconcile balances, journals and every hand's record; exit 1 at a mismatch",
+    )
+    check.add_argument("--db", help=db_help)
+    check.set_defaults(run=_ledger_check)
+    grant = commands.add_parser("grant", help="grant coins from issuance to a person")
+    grant.add_argument("name", help="the person's account name")
+    grant.add_argument("amount", type=int, help="coins, a positive whole number")
+    grant.add_argument("--reason", required=True, help="why (kept in the journal)")
+    grant.add_argument("--db", help=db_help)
+    grant.set_defaults(run=_ledger_grant)
+
+
+def _ledger_database(args: argparse.Namespace) -> Engine | None:
+    """The database of ``--db`` (migrated), or None after saying why it cannot be opened."""
+    try:
+        import sqlalchemy
+
+        from fangcheng.platform.database import connect, database_url
+    except ImportError as exc:
+        print(
+            f"fangcheng ledger: {exc.name} is missing: pip install 'fangcheng[platform]'",
+            file=sys.stderr,
+        )
+        return None
+
+    url = database_url(args.db)
+    try:
+        return connect(url)
+    except (sqlalchemy.exc.SQLAlchemyError, ValueError, OSError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"fangcheng ledger: cannot open the database {url}: {reason}", file=sys.stderr)
+        return None
+
+
+def _ledger_check(args: argparse.Namespace) -> int:
+    from fangcheng.platform.check import check_ledger
+
+    engine = _ledger_database(args)
+    if engine is None:
+        return 2
+    report = check_ledger(engine)
+    if report.problems:
+        count = len(report.problems)
+        print(f"fangcheng ledger check: {count} problem(s); the first:", file=sys.stderr)
+        for problem in report.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    print(
+        f"ledger clean: {report.accounts} accounts, {report.journals} journals, "
+        f"{report.hands} hands; {report.issued} coins issued, house {report.house}"
+    )
+    return 0
+
+
+def _ledger_grant(args: argparse.Namespace) -> int:
+    from fangcheng.platform.errors import PlatformError
+    from fangcheng.platform.service import Platform
+
+    engine = _ledger_database(args)
+    if engine is None:
+        return 2
+    platform = Platform(engine)
+    try:
+        journal = platform.grant(args.name, args.amount, args.reason)
+        person = platform.person(args.name)
+    except PlatformError as exc:
+        print(f"fangcheng ledger grant: {exc}", file=sys.stderr)
+        return 2
+    balance = platform.balance(person.id)
+    print(f"granted {args.amount} coins to {person.name} (journal {journal}); balance {balance}")
     return 0
 
 

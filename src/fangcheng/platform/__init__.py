@@ -1,3 +1,74 @@
-"""The coin platform (next): accounts, the double-entry ledger, rooms, stakes and
-ranks. Only `fangcheng.server` may import it.
+"""The coin platform: accounts, sessions, the double-entry coin ledger, stakes and ranks
+(SQLAlchemy 2 with Alembic migrations; SQLite by default, PostgreSQL by URL). Only
+`fangcheng.server` and `fangcheng.cli` (``fangcheng ledger``) import it.
+
+`Platform` is the one entry point: `Platform.open(url)` migrates the database and gives
+sign-up, log-in and sessions, relief and grants, `Platform.start_hand` (the stake and
+the balances that cap a hand), `Platform.settle_hand` (a finished hand's coins, once),
+profiles and the leaderboard. `check_ledger` proves the stored ledger right.
 """
+
+from fangcheng.platform.check import Report, check_ledger
+from fangcheng.platform.coins import MIN_TO_SIT, HandCoins, hand_coins, table_stake
+from fangcheng.platform.database import DEFAULT_URL, connect, database_url, migrate
+from fangcheng.platform.errors import (
+    BadName,
+    BadPassword,
+    CannotSit,
+    HandConflict,
+    InvalidToken,
+    LoginFailed,
+    NameTaken,
+    PlatformError,
+    ReliefRefused,
+    SettlementError,
+    UnknownPerson,
+)
+from fangcheng.platform.service import (
+    RELIEF,
+    RELIEF_BELOW,
+    SIGNUP_GRANT,
+    HandStart,
+    Person,
+    Platform,
+    Profile,
+    Result,
+    Session,
+    Settled,
+    Standing,
+)
+
+__all__ = [
+    "DEFAULT_URL",
+    "MIN_TO_SIT",
+    "RELIEF",
+    "RELIEF_BELOW",
+    "SIGNUP_GRANT",
+    "BadName",
+    "BadPassword",
+    "CannotSit",
+    "HandCoins",
+    "HandConflict",
+    "HandStart",
+    "InvalidToken",
+    "LoginFailed",
+    "NameTaken",
+    "Person",
+    "Platform",
+    "PlatformError",
+    "Profile",
+    "ReliefRefused",
+    "Report",
+    "Result",
+    "Session",
+    "Settled",
+    "SettlementError",
+    "Standing",
+    "UnknownPerson",
+    "check_ledger",
+    "connect",
+    "database_url",
+    "hand_coins",
+    "migrate",
+    "table_stake",
+]
