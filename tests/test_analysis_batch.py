@@ -1,8 +1,11 @@
-"""Issue 20: the batched analysis (`fangcheng.analysis.batch`) against the per-hand
-functions it vectorises, on seeded random hands of every size and every `Shapes` the
-rule sets use (the long run of a million hands is ``benchmarks/bench_batch.py``)."""
+"""Issue 20: the batched analysis (`fangcheng.analysis.batch`), its compiled kernel and
+its numpy path each, against the per-hand functions it vectorises, on seeded random
+hands of every size and every `Shapes` the rule sets use (the long run of a million
+hands is ``benchmarks/bench_batch.py``)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -18,6 +21,16 @@ SHAPES = [
     Shapes(seven_pairs=False, thirteen_orphans=False, dragon_set=True),  # baicheng
     Shapes(seven_pairs=False, thirteen_orphans=False),
 ]
+
+
+@pytest.fixture(autouse=True, params=["kernel", "numpy"])
+def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Each test runs on both paths; the kernel's only where it was built."""
+    if request.param == "numpy":
+        monkeypatch.setattr(batch, "_K", None)
+    elif not batch.KERNEL:
+        pytest.skip("the compiled kernel was not built")
+    yield request.param
 
 
 def sample(rng: np.random.Generator, size: int, tiles: int) -> NDArray[np.uint8]:

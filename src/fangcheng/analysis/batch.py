@@ -2,7 +2,11 @@
 
 The same tables as `fangcheng.analysis.hand` (`fangcheng.analysis.tables`), laid out
 densely — each component's counts read as a base-5 number index a flat array — so a
-whole batch is a handful of numpy gathers instead of ``N`` interpreter calls. Every
+whole batch is a handful of numpy gathers instead of ``N`` interpreter calls. Where the
+package was installed with a C compiler at hand, a small compiled kernel
+(``_kernel.c``, built by ``setup.py``) walks the same arrays in plain C loops, several
+times faster again; without it (`KERNEL` is False) the numpy code runs, and says so
+once, in a `RuntimeWarning` on import. The numpy code is also the kernel's reference. Every
 function agrees with its per-hand counterpart on every legal hand (the differential
 tests and ``benchmarks/bench_batch.py`` check it); a row the per-hand function would
 refuse (a fifth copy, more than 14 tiles, a tile count of the wrong residue) is a
@@ -17,8 +21,10 @@ refuse (a fifth copy, more than 14 tiles, a tile count of the wrong residue) is 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from functools import cache
+from types import ModuleType
 from typing import Final
 
 import numpy as np
@@ -29,6 +35,7 @@ from fangcheng.analysis.hand import _T, CLASSIC, Shapes
 from fangcheng.tiles.notation import KINDS, TileCountError, format_counts
 
 __all__ = [
+    "KERNEL",
     "NO_CHANGE",
     "discard_shanten",
     "draw_shanten",
@@ -183,7 +190,7 @@ def _forms(
     return standard, pairs, orphans
 
 
-def shanten_forms(
+def _np_shanten_forms(
     hands: ArrayLike, *, shapes: Shapes = CLASSIC
 ) -> tuple[NDArray[np.int8], NDArray[np.int8], NDArray[np.int8]]:
     """Each form's shanten (standard, seven pairs, thirteen orphans) of ``13 - 3k`` or
@@ -195,14 +202,14 @@ def shanten_forms(
     return standard.astype(np.int8), pairs.astype(np.int8), orphans.astype(np.int8)
 
 
-def shanten(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.int8]:
+def _np_shanten(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.int8]:
     """The least shanten over the allowed forms, per row (-1: complete, 0: ready)."""
     h = _rows(hands)
     n = _checked(h, (1, 2))
     return np.asarray(np.minimum.reduce(_forms(h, n, shapes)), np.int8)
 
 
-def is_win(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.bool_]:
+def _np_is_win(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.bool_]:
     """Whether each ``14 - 3k`` tile hand is complete."""
     h = _rows(hands)
     n = _checked(h, (2,))
@@ -213,7 +220,7 @@ def _mask_bits(words: NDArray[np.int64], faces: int) -> NDArray[np.bool_]:
     return ((words[:, None] >> np.arange(faces)) & 1).astype(bool)
 
 
-def waits(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.bool_]:
+def _np_waits(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.bool_]:
     """``N × 34``: the faces that complete each ``13 - 3k`` tile hand (by shape, as
     `fangcheng.analysis.hand.waits` without melds)."""
     h = _rows(hands)
@@ -282,13 +289,136 @@ def _after_each(hands: ArrayLike, step: int, shapes: Shapes) -> NDArray[np.int8]
     return out
 
 
-def draw_shanten(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.int8]:
+def _np_draw_shanten(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.int8]:
     """``N × 34``: each ``13 - 3k`` tile hand's shanten after drawing each face
     (`NO_CHANGE` for a face held four times)."""
     return _after_each(hands, 1, shapes)
 
 
-def discard_shanten(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.int8]:
+def _np_discard_shanten(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.int8]:
     """``N × 34``: each ``14 - 3k`` tile hand's shanten after discarding each face
     (`NO_CHANGE` for a face not held)."""
     return _after_each(hands, -1, shapes)
+
+
+# --- the compiled kernel, where it was built -------------------------------------------
+
+
+def _load_kernel() -> ModuleType | None:
+    try:
+        from fangcheng.analysis import _kernel
+    except ImportError:
+        warnings.warn(
+            "fangcheng.analysis.batch: the compiled kernel was not built (no C compiler when"
+            " the package was installed); batch analysis runs on numpy, several times slower",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return None
+    return _kernel
+
+
+_K: ModuleType | None = _load_kernel()
+#: Whether the compiled kernel is in use.
+KERNEL: Final = _K is not None
+
+
+def _flags(shapes: Shapes) -> tuple[int, int]:
+    """The kernel's honours kind and shape flags, its tables loaded on first use."""
+    kind = int(shapes.dragon_set)
+    if kind not in _LOADED:
+        assert _K is not None
+        d = _dense(shapes.dragon_set)
+        _K.load(
+            kind,
+            d.suit,
+            d.suit_waits,
+            d.honours,
+            d.honour_waits,
+            d.two_suits,
+            d.pairs,
+            d.final,
+            d.n_suit,
+            d.n_honours,
+            d.size,
+        )
+        _LOADED.add(kind)
+    flags = shapes.seven_pairs | shapes.quad_pairs << 1 | shapes.thirteen_orphans << 2
+    return kind, flags
+
+
+_LOADED: Final[set[int]] = set()
+
+
+def _failed(bad: int, h: NDArray[np.uint8], rest: tuple[int, ...]) -> None:
+    """Raise the numpy path's error for the row the kernel refused."""
+    if bad >= 0:
+        _checked(h[: bad + 1], rest)  # the rows before it passed: it is the first
+        raise AssertionError("the kernel refused a row the checks accept")  # pragma: no cover
+
+
+def shanten_forms(
+    hands: ArrayLike, *, shapes: Shapes = CLASSIC
+) -> tuple[NDArray[np.int8], NDArray[np.int8], NDArray[np.int8]]:
+    """Each form's shanten (standard, seven pairs, thirteen orphans) of ``13 - 3k`` or
+    ``14 - 3k`` tile hands; `NO_CHANGE` where a form is not allowed or the hand has
+    melds laid down (fewer than 13 tiles)."""
+    if _K is None:
+        return _np_shanten_forms(hands, shapes=shapes)
+    h = _rows(hands)
+    out = np.empty((4, len(h)), np.int8)
+    _failed(_K.shanten(*_flags(shapes), 6, h, out[0], out[1], out[2], out[3]), h, (1, 2))
+    return out[1], out[2], out[3]
+
+
+def shanten(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.int8]:
+    """The least shanten over the allowed forms, per row (-1: complete, 0: ready)."""
+    if _K is None:
+        return _np_shanten(hands, shapes=shapes)
+    h = _rows(hands)
+    out = np.empty((4, len(h)), np.int8)
+    _failed(_K.shanten(*_flags(shapes), 6, h, out[0], out[1], out[2], out[3]), h, (1, 2))
+    return np.asarray(out[0], np.int8)
+
+
+def is_win(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.bool_]:
+    """Whether each ``14 - 3k`` tile hand is complete."""
+    if _K is None:
+        return _np_is_win(hands, shapes=shapes)
+    h = _rows(hands)
+    out = np.empty(len(h), np.bool_)
+    _failed(_K.is_win(*_flags(shapes), h, out), h, (2,))
+    return out
+
+
+def waits(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.bool_]:
+    """``N × 34``: the faces that complete each ``13 - 3k`` tile hand (by shape, as
+    `fangcheng.analysis.hand.waits` without melds)."""
+    if _K is None:
+        return _np_waits(hands, shapes=shapes)
+    h = _rows(hands)
+    out = np.empty(h.shape, np.bool_)
+    _failed(_K.waits(*_flags(shapes), h, out), h, (1,))
+    return out
+
+
+def draw_shanten(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.int8]:
+    """``N × 34``: each ``13 - 3k`` tile hand's shanten after drawing each face
+    (`NO_CHANGE` for a face held four times)."""
+    if _K is None:
+        return _np_draw_shanten(hands, shapes=shapes)
+    h = _rows(hands)
+    out = np.empty(h.shape, np.int8)
+    _failed(_K.after(*_flags(shapes), 1, h, out), h, (1,))
+    return out
+
+
+def discard_shanten(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArray[np.int8]:
+    """``N × 34``: each ``14 - 3k`` tile hand's shanten after discarding each face
+    (`NO_CHANGE` for a face not held)."""
+    if _K is None:
+        return _np_discard_shanten(hands, shapes=shapes)
+    h = _rows(hands)
+    out = np.empty(h.shape, np.int8)
+    _failed(_K.after(*_flags(shapes), -1, h, out), h, (2,))
+    return out
