@@ -1,16 +1,18 @@
-# The compiled kernel (_kernel.c): every call returns the first refused row, or -1.
+# The compiled kernel (_kernel.c). The batch calls return the first refused row, or -1;
+# the one-hand calls (bytes in) return None for a hand they refuse.
 from typing import Any
 
-def load(
+def load_suit(
+    keys: bytes, entries: Any, wait_keys: bytes, wait_words: Any, two_suits: Any, n_suit: int, /
+) -> None: ...
+def load_honours(
     kind: int,
-    suit: Any,
-    suit_waits: Any,
-    honours: Any,
-    honour_waits: Any,
-    two_suits: Any,
+    keys: bytes,
+    entries: Any,
+    wait_keys: bytes,
+    wait_words: Any,
     pairs: Any,
-    final: Any,
-    n_suit: int,
+    final: bytes,
     n_honours: int,
     size: int,
     /,
@@ -21,3 +23,11 @@ def shanten(
 def is_win(kind: int, flags: int, hands: Any, out: Any, /) -> int: ...
 def waits(kind: int, flags: int, hands: Any, out: Any, /) -> int: ...
 def after(kind: int, flags: int, step: int, hands: Any, out: Any, /) -> int: ...
+def shanten1(h: bytes, seven: bool, quads: bool, orphans: bool, dragons: bool, /) -> int | None: ...
+def is_win1(h: bytes, seven: bool, quads: bool, orphans: bool, dragons: bool, /) -> bool | None: ...
+def waits1(
+    h: bytes, seven: bool, quads: bool, orphans: bool, dragons: bool, /
+) -> tuple[int, ...] | None: ...
+def after1(
+    h: bytes, seven: bool, quads: bool, orphans: bool, dragons: bool, step: int, /
+) -> bytes | None: ...

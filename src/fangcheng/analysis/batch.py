@@ -5,8 +5,8 @@ densely â€” each component's counts read as a base-5 number index a flat array â
 whole batch is a handful of numpy gathers instead of ``N`` interpreter calls. Where the
 package was installed with a C compiler at hand, a small compiled kernel
 (``_kernel.c``, built by ``setup.py``) walks the same arrays in plain C loops, several
-times faster again; without it (`KERNEL` is False) the numpy code runs, and says so
-once, in a `RuntimeWarning` on import. The numpy code is also the kernel's reference. Every
+times faster again; without it (`KERNEL` is False: `fangcheng.analysis.hand` warned
+once, on import) the numpy code runs. The numpy code is also the kernel's reference. Every
 function agrees with its per-hand counterpart on every legal hand (the differential
 tests and ``benchmarks/bench_batch.py`` check it); a row the per-hand function would
 refuse (a fifth copy, more than 14 tiles, a tile count of the wrong residue) is a
@@ -21,7 +21,6 @@ refuse (a fifth copy, more than 14 tiles, a tile count of the wrong residue) is 
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
@@ -30,6 +29,7 @@ from typing import Final
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from fangcheng.analysis import hand as _hand
 from fangcheng.analysis import tables
 from fangcheng.analysis.hand import _T, CLASSIC, Shapes
 from fangcheng.tiles.notation import KINDS, TileCountError, format_counts
@@ -304,50 +304,15 @@ def _np_discard_shanten(hands: ArrayLike, *, shapes: Shapes = CLASSIC) -> NDArra
 # --- the compiled kernel, where it was built -------------------------------------------
 
 
-def _load_kernel() -> ModuleType | None:
-    try:
-        from fangcheng.analysis import _kernel
-    except ImportError:
-        warnings.warn(
-            "fangcheng.analysis.batch: the compiled kernel was not built (no C compiler when"
-            " the package was installed); batch analysis runs on numpy, several times slower",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        return None
-    return _kernel
-
-
-_K: ModuleType | None = _load_kernel()
+_K: ModuleType | None = _hand._K
 #: Whether the compiled kernel is in use.
 KERNEL: Final = _K is not None
 
 
 def _flags(shapes: Shapes) -> tuple[int, int]:
-    """The kernel's honours kind and shape flags, its tables loaded on first use."""
-    kind = int(shapes.dragon_set)
-    if kind not in _LOADED:
-        assert _K is not None
-        d = _dense(shapes.dragon_set)
-        _K.load(
-            kind,
-            d.suit,
-            d.suit_waits,
-            d.honours,
-            d.honour_waits,
-            d.two_suits,
-            d.pairs,
-            d.final,
-            d.n_suit,
-            d.n_honours,
-            d.size,
-        )
-        _LOADED.add(kind)
+    """The kernel's honours kind and shape flags."""
     flags = shapes.seven_pairs | shapes.quad_pairs << 1 | shapes.thirteen_orphans << 2
-    return kind, flags
-
-
-_LOADED: Final[set[int]] = set()
+    return int(shapes.dragon_set), flags
 
 
 def _failed(bad: int, h: NDArray[np.uint8], rest: tuple[int, ...]) -> None:
