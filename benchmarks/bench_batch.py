@@ -6,14 +6,16 @@ First the differential run: ``--hands`` seeded 14-tile hands (half drawn from al
 tiles, half from one suit and the honours, where complete and ready hands are common)
 and their 13-tile heads go through the compiled kernel, the numpy path and the per-hand
 pure-Python functions, and every win check, shanten, waits mask, draw and discard shanten
-must agree (the per-hand functions under `CLASSIC`; the kernel and numpy under every
-`Shapes` the rule sets use). Then, on the first ``--timed`` hands, each library's rate in
-hands per second, in this process's CPU time, the best of ``--repeat`` runs, every
-contender timed in turn within each run: fangcheng per call (``bytes`` in), the batch on
-numpy and on the kernel, riichienv 0.4.11 (``calculate_shanten`` on 136-tile ids, 14
-tiles for the win check, and ``HandEvaluator.get_waits``), ``mahjong`` 2.1.0 (34-count
-lists; waits as 34 ``is_agari`` probes), and the limit: ``benchmarks/limit.c``, plain C
-loops over the same tables with no checks and no Python, compiled here with ``cc -O2``
+must agree (the per-hand functions' Python code under `CLASSIC`; the kernel and numpy
+under every `Shapes` the rule sets use). Then, on the first ``--timed`` hands, each
+library's rate in hands per second, in this process's CPU time, the best of ``--repeat``
+runs, every contender timed in turn within each run: fangcheng per call (``bytes`` in)
+on its Python code (``python``: the per-hand API before the kernel) and with the kernel
+(``per call``), the batch on numpy and on the kernel, riichienv 0.4.11
+(``calculate_shanten`` on 136-tile ids, 14 tiles for the win check, and
+``HandEvaluator.get_waits``), ``mahjong`` 2.1.0 (34-count lists; waits as 34
+``is_agari`` probes), and the limit: ``benchmarks/limit.c``, plain C loops over the same
+tables with no checks and no Python, compiled here with ``cc -O2``
 (skipped without a compiler).
 """
 
@@ -101,11 +103,16 @@ def differential(h14: NDArray[np.uint8], h13: NDArray[np.uint8]) -> int:
             hand.discard_shanten,
         ),
     ]
-    for name, got, rows, func in per_hand:
-        for row, (g, h) in enumerate(zip(got, rows, strict=True)):
-            if g != func(h):
-                sys.exit(f"{name}: batch and per-hand differ on row {row}: {list(h)}")
-        checks += len(rows)
+    fast = hand._K
+    hand._K = None  # the per-hand functions' Python code, the reference
+    try:
+        for name, got, rows, func in per_hand:
+            for row, (g, h) in enumerate(zip(got, rows, strict=True)):
+                if g != func(h):
+                    sys.exit(f"{name}: batch and per-hand differ on row {row}: {list(h)}")
+            checks += len(rows)
+    finally:
+        hand._K = fast
     return checks
 
 
@@ -170,6 +177,19 @@ def main() -> None:
     i14, i13 = ids136(t14), ids136(t13)
     kernel = batch._K
 
+    def python(func: Callable[[Any], object]) -> Callable[[], float]:
+        def run() -> float:
+            fast = hand._K
+            hand._K = None
+            try:
+                return per_call(
+                    func, b13 if func in (hand.shanten, hand.waits, hand.draw_shanten) else b14
+                )
+            finally:
+                hand._K = fast
+
+        return run
+
     def numpy_path(func: Callable[[Any], object]) -> Callable[[Any], object]:
         def run(h: Any) -> object:
             batch._K = None
@@ -182,26 +202,31 @@ def main() -> None:
 
     contenders: dict[str, dict[str, Callable[[], float]]] = {
         "win check": {
+            "python": python(hand.is_win),
             "per call": lambda: per_call(hand.is_win, b14),
             "numpy": lambda: whole(numpy_path(batch.is_win), t14),
             "kernel": lambda: whole(batch.is_win, t14),
         },
         "shanten": {
+            "python": python(hand.shanten),
             "per call": lambda: per_call(hand.shanten, b13),
             "numpy": lambda: whole(numpy_path(batch.shanten), t13),
             "kernel": lambda: whole(batch.shanten, t13),
         },
         "waits": {
+            "python": python(hand.waits),
             "per call": lambda: per_call(hand.waits, b13),
             "numpy": lambda: whole(numpy_path(batch.waits), t13),
             "kernel": lambda: whole(batch.waits, t13),
         },
         "draw shanten": {
+            "python": python(hand.draw_shanten),
             "per call": lambda: per_call(hand.draw_shanten, b13),
             "numpy": lambda: whole(numpy_path(batch.draw_shanten), t13),
             "kernel": lambda: whole(batch.draw_shanten, t13),
         },
         "discard shanten": {
+            "python": python(hand.discard_shanten),
             "per call": lambda: per_call(hand.discard_shanten, b14),
             "numpy": lambda: whole(numpy_path(batch.discard_shanten), t14),
             "kernel": lambda: whole(batch.discard_shanten, t14),
@@ -245,7 +270,7 @@ def main() -> None:
     if c_limit is not None:
         for task, value in zip(("win check", "shanten", "waits"), c_limit, strict=True):
             best[task, "C limit"] = value
-    columns = ["per call", "numpy", "kernel", "C limit", "riichienv", "mahjong"]
+    columns = ["python", "per call", "numpy", "kernel", "C limit", "riichienv", "mahjong"]
     print(f"\n{args.timed:,} hands timed, hands/s, best of {args.repeat}, process CPU time")
     print(f"{'task':<17}" + "".join(f"{c:>12}" for c in columns) + f"{'k/riichi':>10}{'C/k':>7}")
     for task in contenders:
