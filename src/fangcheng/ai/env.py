@@ -149,7 +149,6 @@ import importlib
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, ClassVar, Final, Protocol, SupportsFloat
 
 import gymnasium
@@ -380,15 +379,24 @@ _UNSEEN_ROW: Final = bytes(max(0, 4 - v) for v in range(256))
 _PIAO_AT: Final = {bet: k for k, bet in enumerate(PIAO_BETS)}
 
 
-@cache
-def _in_play(faces: tuple[int, ...]) -> int:
-    """255 in the count byte of each face in play, as an integer (a bytewise mask)."""
-    return int.from_bytes(bytes(255 if t in faces else 0 for t in range(KINDS)))
+#: By ``id`` of a table's `RuleSet` (hashing one hashes every field): the rule set itself
+#: (the id is trusted only while it is that object), a bytewise mask with 255 in the count
+#: byte of each face in play, the wall's full size and the ``rules`` section's bytes.
+_BY_RULES: dict[int, tuple[RuleSet, int, int, bytes]] = {}
 
 
-@cache
-def _rule_bytes(rules: RuleSet) -> bytes:
-    return bytes(int(feature(rules)) for feature in _RULE_FEATURES)
+def _rules_facts(rules: RuleSet) -> tuple[RuleSet, int, int, bytes]:
+    faces = rules.faces
+    found = (
+        rules,
+        int.from_bytes(bytes(255 if t in faces else 0 for t in range(KINDS))),
+        4 * len(faces),
+        bytes(int(feature(rules)) for feature in _RULE_FEATURES),
+    )
+    if len(_BY_RULES) > 64:  # a long run over many configured tables
+        _BY_RULES.clear()
+    _BY_RULES[id(rules)] = found
+    return found
 
 
 def encode_observation(
@@ -463,11 +471,14 @@ def encode_observation(
         c[_RETIRED + t] += 1
         seen[t] += 1
     rules = obs.rules
-    in_play = rules.faces
-    unseen = int.from_bytes(seen.translate(_UNSEEN_ROW)) & _in_play(in_play)
+    facts = _BY_RULES.get(id(rules))
+    if facts is None or facts[0] is not rules:
+        facts = _rules_facts(rules)
+    _, in_play, tiles, features = facts
+    unseen = int.from_bytes(seen.translate(_UNSEEN_ROW)) & in_play
     c[_UNSEEN : _UNSEEN + KINDS] = unseen.to_bytes(KINDS)
-    fractions[8] = min(1.0, obs.wall / (4 * len(in_play)))
-    c[_RULES_AT : _RULES_AT + len(_RULE_FEATURES)] = _rule_bytes(rules)
+    fractions[8] = min(1.0, obs.wall / tiles)
+    c[_RULES_AT : _RULES_AT + len(_RULE_FEATURES)] = features
     counts = np.frombuffer(c, np.int8)
     if out is None:
         out = counts.astype(np.float32)
@@ -548,6 +559,7 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
         self.round: Round | None = None
         self._rng: np.random.Generator | None = None
         self._paid = [0] * SEATS
+        self._counted = 0
         self.rewards: dict[str, float] = {}
         self._cumulative_rewards: dict[str, float] = {}
         self.terminations: dict[str, bool] = {}
@@ -591,6 +603,7 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._paid = [0] * SEATS
+        self._counted = 0  # of the round's payment items, those in self._paid
         self.agent_selection = _agent(self.round.pending()[0])
         if self.render_mode == "human":
             self.render()
@@ -630,12 +643,21 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
             self.render()
 
     def _reward_all(self, r: Round) -> None:
+        items = r.items
         if r.settlement is not None:
             totals = list(r.settlement["total"])
-        else:
-            totals = [sum(item.deltas[s] for item in r.items) for s in range(SEATS)]
-        for s in range(SEATS):
-            self.rewards[_agent(s)] = (totals[s] - self._paid[s]) * self.reward_scale
+        elif len(items) == self._counted:  # most steps pay nothing: the totals stand
+            totals = self._paid
+        else:  # the payments since the last step (items are only ever appended)
+            totals = self._paid[:]
+            for item in items[self._counted :]:
+                for s, delta in enumerate(item.deltas):
+                    totals[s] += delta
+            self._counted = len(items)
+        scale = self.reward_scale
+        rewards, paid = self.rewards, self._paid
+        for s, agent in enumerate(self.possible_agents):
+            rewards[agent] = (totals[s] - paid[s]) * scale
         self._paid = totals
 
     def render(self) -> str | None:
