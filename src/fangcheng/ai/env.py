@@ -474,10 +474,10 @@ def encode_observation(
     facts = _BY_RULES.get(id(rules))
     if facts is None or facts[0] is not rules:
         facts = _rules_facts(rules)
-    _, in_play, tiles, features = facts
+    _, in_play, wall_size, features = facts
     unseen = int.from_bytes(seen.translate(_UNSEEN_ROW)) & in_play
     c[_UNSEEN : _UNSEEN + KINDS] = unseen.to_bytes(KINDS)
-    fractions[8] = min(1.0, obs.wall / tiles)
+    fractions[8] = min(1.0, obs.wall / wall_size)
     c[_RULES_AT : _RULES_AT + len(_RULE_FEATURES)] = features
     counts = np.frombuffer(c, np.int8)
     if out is None:
