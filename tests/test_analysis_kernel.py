@@ -4,6 +4,8 @@ on seeded random hands of every size and every `Shapes` the rule sets use."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 
 import numpy as np
@@ -13,7 +15,7 @@ from fangcheng.analysis import hand
 from fangcheng.analysis.hand import Shapes
 from test_analysis_batch import SHAPES, sample
 
-pytestmark = pytest.mark.skipif(hand._K is None, reason="the compiled kernel was not built")
+built = pytest.mark.skipif(hand._K is None, reason="the compiled kernel was not built")
 
 
 class Raised(tuple[type, str]):
@@ -34,6 +36,7 @@ def both(monkeypatch: pytest.MonkeyPatch, call: Callable[[], object]) -> tuple[o
     return out[0], out[1]
 
 
+@built
 @pytest.mark.parametrize("shapes", SHAPES)
 def test_every_function_agrees_with_its_python_code(
     shapes: Shapes, monkeypatch: pytest.MonkeyPatch
@@ -58,6 +61,7 @@ def test_every_function_agrees_with_its_python_code(
     assert compared > len(rows) * 3  # most calls are legal, not errors
 
 
+@built
 def test_bad_hands_raise_the_python_codes_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     fifth = bytes([5] + [0] * 33)
     too_many = bytes([3] * 5 + [0] * 29)
@@ -73,3 +77,21 @@ def test_bad_hands_raise_the_python_codes_errors(monkeypatch: pytest.MonkeyPatch
             monkeypatch, lambda: hand.draw_shanten_bytes(bytes([1] * 13 + [0] * 21), hand.CLASSIC)
         )[1]
     )
+
+
+def test_without_the_kernel_analysis_runs_on_python_and_says_so_once() -> None:
+    """As on a machine that had no C compiler at install: the module cannot be imported."""
+    script = """
+import sys
+sys.modules["fangcheng.analysis._kernel"] = None  # import fails, as when never built
+from fangcheng.analysis import batch, hand
+import fangcheng.analysis.hand
+assert hand._K is None and not batch.KERNEL
+assert hand.shanten("123m456p789s1122z") == 0
+assert batch.waits([list(hand._counts("123m456p789s1122z"))]).nonzero()[1].tolist() == [27, 28]
+"""
+    done = subprocess.run(
+        [sys.executable, "-W", "default", "-c", script], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("the compiled kernel was not built") == 1
