@@ -331,12 +331,13 @@ static void wait_row(const Kind *k, int flags, const uint8_t *h, int n, uint8_t 
     }
     if (n != 13) return;
     if (flags & 1) {
+        /* branch-free: the odd faces are unpredictable, and a mispredicted branch per
+         * face costs more than the whole loop */
         int odd = 0, at = 0, three_or_four = 0;
         for (int t = 0; t < KINDS; t++) {
-            if (h[t] & 1) {
-                odd++;
-                at = t;
-            }
+            int is_odd = h[t] & 1;
+            odd += is_odd;
+            at += is_odd * t;
             three_or_four |= h[t] >= 3;
         }
         if (odd == 1 && ((flags & 2) || !three_or_four)) o[at] = 1;
@@ -344,12 +345,10 @@ static void wait_row(const Kind *k, int flags, const uint8_t *h, int n, uint8_t 
     if (flags & 4) {
         int missing = 0, sum = 0, at = 0;
         for (int i = 0; i < 13; i++) {
-            int c = h[ORPHANS[i]];
+            int c = h[ORPHANS[i]], none = !c;
             sum += c;
-            if (!c) {
-                missing++;
-                at = ORPHANS[i];
-            }
+            missing += none;
+            at += none * ORPHANS[i];
         }
         if (sum == 13 && missing == 0)
             for (int i = 0; i < 13; i++) o[ORPHANS[i]] = 1;
