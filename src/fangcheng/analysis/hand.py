@@ -8,7 +8,11 @@ the *concealed* tiles: exposed melds are already fixed, so a hand of ``14 - 3k``
 Analysis is independent of any rule set; what a rule set allows is a `Shapes` value:
 seven pairs, whether a quad counts as two of them, thirteen orphans, and baicheng's
 中发白 set as a meld. The work is done by table lookups (`fangcheng.analysis.tables`): one
-dict probe per suit, its key cut from the hand by one `struct` unpack.
+dict probe per suit, its key cut from the hand by one `struct` unpack. Where the package
+was installed with a C compiler, the win check, shanten, waits and draw and discard
+shanten run in a compiled kernel over dense copies of the same tables (``_kernel.c``,
+about 17 MB and 70 ms at import), 2.5–12× faster a call; the Python code stays as the
+fallback and as the kernel's reference (``tests/test_analysis_kernel.py``).
 """
 
 from __future__ import annotations
