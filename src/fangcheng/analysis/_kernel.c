@@ -1,0 +1,547 @@
+/* The compiled kernel of fangcheng.analysis: the tables of fangcheng.analysis.tables,
+ * copied into dense arrays, read by plain C loops, for a batch of N x 34 count rows
+ * (batch.py) or one hand of 34 count bytes (hand.py). Optional: the package builds it
+ * from source when the machine has a compiler; without it both modules run their own
+ * Python code, which is also the kernel's reference (the differential tests).
+ *
+ * _fast.py hands the tables over once (load_suit, load_honours per honours kind). A
+ * batch call takes the kind, the Shapes flags (1 seven pairs, 2 quads as two pairs, 4
+ * thirteen orphans; the dragon set is the kind), contiguous input and output buffers,
+ * and returns -1, or the first row the per-hand functions would refuse (batch.py then
+ * names the error).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define KINDS 34
+#define NO_CHANGE 99
+#define INCOMPLETE 2
+#define W0_SHIFT 2
+#define W1_SHIFT 11
+#define ID_SHIFT 16
+
+#define FAR (NO_CHANGE + 1)
+
+/* The tables, dense: each component's counts read as a base-5 number index an array.
+ * The suit's are shared; the honours' are per kind (0 plain, 1 with the 中发白 set). */
+typedef struct {
+    const int32_t *suit, *suit_waits, *hon, *hon_waits, *two, *pairs;
+    const uint8_t *final;
+    long n_suit, n_hon, size;
+    int loaded;
+} Kind;
+
+static Kind kinds[2];
+static int32_t *suit_entries, *suit_waits_, *two_suits;
+static long n_suit_ids;
+
+static const long P5[9] = {1, 5, 25, 125, 625, 3125, 15625, 78125, 390625};
+static const int ORPHANS[13] = {0, 9, 18, 8, 17, 26, 27, 28, 29, 30, 31, 32, 33};
+
+/* A dense copy of one dict: keys (count bytes of `faces` faces, joined) -> int32 values;
+ * `fill` where no key is. */
+static int32_t *dense(PyObject *keys, PyObject *values, int faces, int32_t fill) {
+    Py_buffer k, v;
+    if (PyObject_GetBuffer(keys, &k, PyBUF_SIMPLE) < 0) return NULL;
+    if (PyObject_GetBuffer(values, &v, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&k);
+        return NULL;
+    }
+    long count = (long)(k.len / faces), size = P5[faces - 1] * 5;
+    int32_t *out = NULL;
+    if (v.len != count * (Py_ssize_t)sizeof(int32_t)) {
+        PyErr_SetString(PyExc_ValueError, "one int32 value per key");
+    } else if (!(out = PyMem_RawMalloc(size * sizeof(int32_t)))) {
+        PyErr_NoMemory();
+    } else {
+        for (long i = 0; i < size; i++) out[i] = fill;
+        const uint8_t *key = k.buf;
+        const int32_t *value = v.buf;
+        for (long i = 0; i < count; i++, key += faces) {
+            long at = 0;
+            for (int j = 0; j < faces; j++) at += key[j] * P5[j];
+            if (at >= size) continue; /* not a count vector: not from the tables */
+            out[at] = value[i];
+        }
+    }
+    PyBuffer_Release(&k);
+    PyBuffer_Release(&v);
+    return out;
+}
+
+static void *copy_of(PyObject *obj) {
+    Py_buffer b;
+    if (PyObject_GetBuffer(obj, &b, PyBUF_SIMPLE) < 0) return NULL;
+    void *out = PyMem_RawMalloc(b.len ? b.len : 1);
+    if (out)
+        memcpy(out, b.buf, b.len);
+    else
+        PyErr_NoMemory();
+    PyBuffer_Release(&b);
+    return out;
+}
+
+/* load_suit(keys, entries, wait_keys, wait_words, two_suits int32, n_suit) */
+static PyObject *load_suit(PyObject *self, PyObject *args) {
+    PyObject *keys, *entries, *wkeys, *words, *two;
+    long n;
+    if (!PyArg_ParseTuple(args, "OOOOOl", &keys, &entries, &wkeys, &words, &two, &n)) return NULL;
+    if (suit_entries) Py_RETURN_NONE;
+    int32_t *e = dense(keys, entries, 9, -1), *w = e ? dense(wkeys, words, 9, INCOMPLETE) : NULL;
+    int32_t *t = w ? copy_of(two) : NULL;
+    if (!t) {
+        PyMem_RawFree(e);
+        PyMem_RawFree(w);
+        return NULL;
+    }
+    suit_entries = e;
+    suit_waits_ = w;
+    two_suits = t;
+    n_suit_ids = n;
+    Py_RETURN_NONE;
+}
+
+/* load_honours(kind, keys, entries, wait_keys, wait_words, pairs int32, final bytes,
+ * n_honours, size), after load_suit */
+static PyObject *load_honours(PyObject *self, PyObject *args) {
+    int which;
+    PyObject *keys, *entries, *wkeys, *words, *pairs, *final;
+    long n_hon, size;
+    if (!PyArg_ParseTuple(args, "iOOOOOOll", &which, &keys, &entries, &wkeys, &words, &pairs,
+                          &final, &n_hon, &size))
+        return NULL;
+    if (which < 0 || which > 1 || !suit_entries) {
+        PyErr_SetString(PyExc_ValueError, "kind is 0 or 1, after load_suit");
+        return NULL;
+    }
+    Kind *k = &kinds[which];
+    if (k->loaded) Py_RETURN_NONE;
+    int32_t *e = dense(keys, entries, 7, -1), *w = e ? dense(wkeys, words, 7, INCOMPLETE) : NULL;
+    int32_t *p = w ? copy_of(pairs) : NULL;
+    uint8_t *f = p ? copy_of(final) : NULL;
+    if (!f) {
+        PyMem_RawFree(e);
+        PyMem_RawFree(w);
+        PyMem_RawFree(p);
+        return NULL;
+    }
+    k->suit = suit_entries;
+    k->suit_waits = suit_waits_;
+    k->two = two_suits;
+    k->n_suit = n_suit_ids;
+    k->hon = e;
+    k->hon_waits = w;
+    k->pairs = p;
+    k->final = f;
+    k->n_hon = n_hon;
+    k->size = size;
+    k->loaded = 1;
+    Py_RETURN_NONE;
+}
+
+/* A row's tile count, or -1 if no per-hand function would take it. */
+static inline int count_of(const uint8_t *h, int rest) {
+    int n = 0;
+    for (int t = 0; t < KINDS; t++) {
+        if (h[t] > 4) return -1;
+        n += h[t];
+    }
+    if (n > 14 || !((rest >> (n % 3)) & 1)) return -1;
+    return n;
+}
+
+static inline void keys_of(const uint8_t *h, long key[4]) {
+    for (int c = 0; c < 4; c++) {
+        const uint8_t *p = h + 9 * c;
+        int faces = c == 3 ? 7 : 9;
+        long v = 0;
+        for (int j = 0; j < faces; j++) v += p[j] * P5[j];
+        key[c] = v;
+    }
+}
+
+static inline int standard(const Kind *k, const long key[4], int n) {
+    int32_t a = k->suit[key[0]], b = k->suit[key[1]], c = k->suit[key[2]], d = k->hon[key[3]];
+    long two = k->two[(long)(a >> ID_SHIFT) * k->n_suit + (b >> ID_SHIFT)];
+    long joined = k->pairs[(long)(c >> ID_SHIFT) * k->n_hon + (d >> ID_SHIFT)];
+    return k->final[(two * k->size + joined) * 5 + n / 3] - 1;
+}
+
+static inline int seven_pairs(const uint8_t *h, int quad_pairs) {
+    int pairs = 0, held = 0, quads = 0;
+    for (int t = 0; t < KINDS; t++) {
+        pairs += h[t] >= 2;
+        held += h[t] > 0;
+        quads += h[t] == 4;
+    }
+    if (quad_pairs) return 6 - pairs - quads;
+    return 6 - pairs + (held < 7 ? 7 - held : 0);
+}
+
+static inline int thirteen_orphans(const uint8_t *h) {
+    int missing = 0, paired = 0;
+    for (int i = 0; i < 13; i++) {
+        missing += h[ORPHANS[i]] == 0;
+        paired |= h[ORPHANS[i]] >= 2;
+    }
+    return missing - paired;
+}
+
+/* The least shanten over the allowed forms; each form's into std/pairs/orphans if given. */
+static inline int least(const Kind *k, int flags, const uint8_t *h, const long key[4], int n,
+                        int8_t *std, int8_t *pairs, int8_t *orphans) {
+    int best = standard(k, key, n), p = NO_CHANGE, o = NO_CHANGE;
+    if (std) *std = (int8_t)best;
+    if (n >= 13) {
+        if (flags & 1) p = seven_pairs(h, flags & 2);
+        if (flags & 4) o = thirteen_orphans(h);
+    }
+    if (pairs) *pairs = (int8_t)p;
+    if (orphans) *orphans = (int8_t)o;
+    if (p < best) best = p;
+    if (o < best) best = o;
+    return best;
+}
+
+typedef struct {
+    Py_buffer in, out[4];
+    int outs;
+} Bufs;
+
+static void release(Bufs *b) {
+    PyBuffer_Release(&b->in);
+    for (int i = 0; i < b->outs; i++) PyBuffer_Release(&b->out[i]);
+}
+
+static int get(Bufs *b, PyObject *in, PyObject **out, int outs) {
+    b->outs = 0;
+    if (PyObject_GetBuffer(in, &b->in, PyBUF_C_CONTIGUOUS) < 0) return -1;
+    for (int i = 0; i < outs; i++) {
+        if (PyObject_GetBuffer(out[i], &b->out[i], PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+            release(b);
+            return -1;
+        }
+        b->outs++;
+    }
+    return 0;
+}
+
+static Kind *kind_of(int which) {
+    if (which < 0 || which > 1 || !kinds[which].loaded) {
+        PyErr_SetString(PyExc_RuntimeError, "kernel tables not loaded");
+        return NULL;
+    }
+    return &kinds[which];
+}
+
+/* shanten(kind, flags, rest, hands, least, standard, pairs, orphans) -> bad row or -1 */
+static PyObject *shanten(PyObject *self, PyObject *args) {
+    int which, flags, rest;
+    PyObject *in, *out[4];
+    if (!PyArg_ParseTuple(args, "iiiOOOOO", &which, &flags, &rest, &in, &out[0], &out[1],
+                          &out[2], &out[3]))
+        return NULL;
+    Kind *k = kind_of(which);
+    Bufs b;
+    if (!k || get(&b, in, out, 4) < 0) return NULL;
+    Py_ssize_t rows = b.in.len / KINDS, bad = -1;
+    const uint8_t *h = b.in.buf;
+    int8_t *lo = b.out[0].buf, *st = b.out[1].buf, *pa = b.out[2].buf, *orph = b.out[3].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rows; r++, h += KINDS) {
+        int n = count_of(h, rest);
+        if (n < 0) {
+            bad = r;
+            break;
+        }
+        long key[4];
+        keys_of(h, key);
+        lo[r] = (int8_t)least(k, flags, h, key, n, st + r, pa + r, orph + r);
+    }
+    Py_END_ALLOW_THREADS
+    release(&b);
+    return PyLong_FromSsize_t(bad);
+}
+
+/* is_win(kind, flags, hands, out) -> bad row or -1: the standard form by the win codes
+ * of the four components' entries, the other forms only when that fails. */
+static PyObject *is_win(PyObject *self, PyObject *args) {
+    int which, flags;
+    PyObject *in, *out;
+    if (!PyArg_ParseTuple(args, "iiOO", &which, &flags, &in, &out)) return NULL;
+    Kind *k = kind_of(which);
+    Bufs b;
+    if (!k || get(&b, in, &out, 1) < 0) return NULL;
+    Py_ssize_t rows = b.in.len / KINDS, bad = -1;
+    const uint8_t *h = b.in.buf;
+    uint8_t *o = b.out[0].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rows; r++, h += KINDS) {
+        int n = count_of(h, 4);
+        if (n < 0) {
+            bad = r;
+            break;
+        }
+        long key[4];
+        keys_of(h, key);
+        int code = (k->suit[key[0]] + k->suit[key[1]] + k->suit[key[2]] + k->hon[key[3]]) & 1023;
+        int win = code == 16 * (n / 3) + 1;
+        if (!win && n == 14) {
+            win = ((flags & 1) && seven_pairs(h, flags & 2) < 0) ||
+                  ((flags & 4) && thirteen_orphans(h) < 0);
+        }
+        o[r] = (uint8_t)win;
+    }
+    Py_END_ALLOW_THREADS
+    release(&b);
+    return PyLong_FromSsize_t(bad);
+}
+
+/* The waits mask of one checked 13 - 3k tile hand of n tiles (34 bytes of 0/1). */
+static void wait_row(const Kind *k, int flags, const uint8_t *h, int n, uint8_t *o) {
+    memset(o, 0, KINDS);
+    long key[4];
+    keys_of(h, key);
+    int32_t w[4] = {k->suit_waits[key[0]], k->suit_waits[key[1]], k->suit_waits[key[2]],
+                    k->hon_waits[key[3]]};
+    int short_ = 0, total = 0, which_short = 0;
+    for (int c = 0; c < 4; c++) {
+        int code = w[c] & 3;
+        total += code;
+        if (code == INCOMPLETE) {
+            short_++;
+            which_short = c;
+        }
+    }
+    int32_t bits[4] = {0, 0, 0, 0};
+    if (short_ == 1 && total - INCOMPLETE <= 1) {
+        /* one component short: melds only if another holds the pair, else with it */
+        bits[which_short] = (w[which_short] >> (total - INCOMPLETE ? W0_SHIFT : W1_SHIFT)) & 511;
+    } else if (short_ == 0 && total == 2) {
+        /* two pairs: either becomes a pung */
+        for (int c = 0; c < 4; c++)
+            if (w[c] & 3) bits[c] = (w[c] >> W0_SHIFT) & 511;
+    }
+    for (int c = 0; c < 4; c++) {
+        if (!bits[c]) continue;
+        int faces = c == 3 ? 7 : 9;
+        for (int j = 0; j < faces; j++) o[9 * c + j] = (bits[c] >> j) & 1;
+    }
+    if (n != 13) return;
+    if (flags & 1) {
+        /* branch-free: the odd faces are unpredictable, and a mispredicted branch per
+         * face costs more than the whole loop */
+        int odd = 0, at = 0, three_or_four = 0;
+        for (int t = 0; t < KINDS; t++) {
+            int is_odd = h[t] & 1;
+            odd += is_odd;
+            at += is_odd * t;
+            three_or_four |= h[t] >= 3;
+        }
+        if (odd == 1 && ((flags & 2) || !three_or_four)) o[at] = 1;
+    }
+    if (flags & 4) {
+        int missing = 0, sum = 0, at = 0;
+        for (int i = 0; i < 13; i++) {
+            int c = h[ORPHANS[i]], none = !c;
+            sum += c;
+            missing += none;
+            at += none * ORPHANS[i];
+        }
+        if (sum == 13 && missing == 0)
+            for (int i = 0; i < 13; i++) o[ORPHANS[i]] = 1;
+        else if (sum == 13 && missing == 1)
+            o[at] = 1;
+    }
+}
+
+/* waits(kind, flags, hands, out N x 34) -> bad row or -1 */
+static PyObject *waits(PyObject *self, PyObject *args) {
+    int which, flags;
+    PyObject *in, *out;
+    if (!PyArg_ParseTuple(args, "iiOO", &which, &flags, &in, &out)) return NULL;
+    Kind *k = kind_of(which);
+    Bufs b;
+    if (!k || get(&b, in, &out, 1) < 0) return NULL;
+    Py_ssize_t rows = b.in.len / KINDS, bad = -1;
+    const uint8_t *h = b.in.buf;
+    uint8_t *o = b.out[0].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rows; r++, h += KINDS, o += KINDS) {
+        int n = count_of(h, 2);
+        if (n < 0) {
+            bad = r;
+            break;
+        }
+        wait_row(k, flags, h, n, o);
+    }
+    Py_END_ALLOW_THREADS
+    release(&b);
+    return PyLong_FromSsize_t(bad);
+}
+
+/* The least shanten + `bias` after one more (step 1) or one fewer (-1) of each face of
+ * one checked hand of n tiles, NO_CHANGE + bias where the face cannot change; only the
+ * changed face's component key moves. */
+static void after_row(const Kind *k, int flags, int step, const uint8_t *h, int n, int bias,
+                      int8_t *o) {
+    uint8_t hh[KINDS];
+    memcpy(hh, h, KINDS);
+    long key[4];
+    keys_of(h, key);
+    for (int t = 0; t < KINDS; t++) {
+        if ((step == 1 && h[t] == 4) || (step == -1 && h[t] == 0)) {
+            o[t] = (int8_t)(NO_CHANGE + bias);
+            continue;
+        }
+        int c = t / 9;
+        long moved = step * P5[t - 9 * c];
+        key[c] += moved;
+        hh[t] = (uint8_t)(hh[t] + step);
+        o[t] = (int8_t)(least(k, flags, hh, key, n + step, NULL, NULL, NULL) + bias);
+        hh[t] = h[t];
+        key[c] -= moved;
+    }
+}
+
+/* after(kind, flags, step, hands, out N x 34 int8) -> bad row or -1 */
+static PyObject *after(PyObject *self, PyObject *args) {
+    int which, flags, step;
+    PyObject *in, *out;
+    if (!PyArg_ParseTuple(args, "iiiOO", &which, &flags, &step, &in, &out)) return NULL;
+    Kind *k = kind_of(which);
+    Bufs b;
+    if (!k || get(&b, in, &out, 1) < 0) return NULL;
+    Py_ssize_t rows = b.in.len / KINDS, bad = -1;
+    const uint8_t *h = b.in.buf;
+    int8_t *o = b.out[0].buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < rows; r++, h += KINDS, o += KINDS) {
+        int n = count_of(h, step == 1 ? 2 : 4);
+        if (n < 0) {
+            bad = r;
+            break;
+        }
+        after_row(k, flags, step, h, n, 0, o);
+    }
+    Py_END_ALLOW_THREADS
+    release(&b);
+    return PyLong_FromSsize_t(bad);
+}
+
+/* --- one hand at a time, for the per-hand API: fast calls, bytes in ------------------
+ * Each takes the hand (34 count bytes) and the Shapes object's four flags as objects
+ * (seven pairs, quads as pairs, thirteen orphans, dragon set), and returns None for a
+ * hand it would refuse: the Python path then raises its own error. */
+
+static int one(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, const uint8_t **h,
+               int *flags, Kind **k) {
+    if (nargs != want || !PyBytes_CheckExact(args[0]) || PyBytes_GET_SIZE(args[0]) != KINDS) {
+        PyErr_SetString(PyExc_TypeError, "a hand of 34 count bytes and the four shape flags");
+        return -1;
+    }
+    *h = (const uint8_t *)PyBytes_AS_STRING(args[0]);
+    int f[4];
+    for (int i = 0; i < 4; i++)
+        if ((f[i] = PyObject_IsTrue(args[1 + i])) < 0) return -1;
+    *flags = f[0] | f[1] << 1 | f[2] << 2;
+    *k = kind_of(f[3]);
+    return *k ? 0 : -1;
+}
+
+/* shanten1(h, seven_pairs, quad_pairs, thirteen_orphans, dragon_set) -> int | None */
+static PyObject *shanten1(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const uint8_t *h;
+    int flags;
+    Kind *k;
+    if (one(args, nargs, 5, &h, &flags, &k) < 0) return NULL;
+    int n = count_of(h, 6);
+    if (n < 0) Py_RETURN_NONE;
+    long key[4];
+    keys_of(h, key);
+    return PyLong_FromLong(least(k, flags, h, key, n, NULL, NULL, NULL));
+}
+
+/* is_win1(h, ...flags) -> bool | None */
+static PyObject *is_win1(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const uint8_t *h;
+    int flags;
+    Kind *k;
+    if (one(args, nargs, 5, &h, &flags, &k) < 0) return NULL;
+    int n = count_of(h, 4);
+    if (n < 0) Py_RETURN_NONE;
+    long key[4];
+    keys_of(h, key);
+    int code = (k->suit[key[0]] + k->suit[key[1]] + k->suit[key[2]] + k->hon[key[3]]) & 1023;
+    int win = code == 16 * (n / 3) + 1;
+    if (!win && n == 14)
+        win = ((flags & 1) && seven_pairs(h, flags & 2) < 0) ||
+              ((flags & 4) && thirteen_orphans(h) < 0);
+    return PyBool_FromLong(win);
+}
+
+/* waits1(h, ...flags) -> tuple of faces, ascending | None */
+static PyObject *waits1(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const uint8_t *h;
+    int flags;
+    Kind *k;
+    if (one(args, nargs, 5, &h, &flags, &k) < 0) return NULL;
+    int n = count_of(h, 2);
+    if (n < 0) Py_RETURN_NONE;
+    uint8_t o[KINDS];
+    wait_row(k, flags, h, n, o);
+    int count = 0;
+    for (int t = 0; t < KINDS; t++) count += o[t];
+    PyObject *out = PyTuple_New(count);
+    if (!out) return NULL;
+    for (int t = 0, i = 0; t < KINDS; t++) {
+        if (!o[t]) continue;
+        PyObject *face = PyLong_FromLong(t);
+        if (!face) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, i++, face);
+    }
+    return out;
+}
+
+/* after1(h, ...flags, step) -> bytes of shanten + 1 per face (FAR where it cannot
+ * change) | None: the format of hand.draw_shanten_bytes. */
+static PyObject *after1(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const uint8_t *h;
+    int flags;
+    Kind *k;
+    if (one(args, nargs, 6, &h, &flags, &k) < 0) return NULL;
+    long step = PyLong_AsLong(args[5]);
+    if (step == -1 && PyErr_Occurred()) return NULL;
+    if (step != 1 && step != -1) {
+        PyErr_SetString(PyExc_ValueError, "step is 1 or -1");
+        return NULL;
+    }
+    int n = count_of(h, step == 1 ? 2 : 4);
+    if (n < 0) Py_RETURN_NONE;
+    int8_t o[KINDS];
+    after_row(k, flags, (int)step, h, n, 1, o);
+    return PyBytes_FromStringAndSize((const char *)o, KINDS);
+}
+
+static PyMethodDef methods[] = {
+    {"load_suit", load_suit, METH_VARARGS, "Copy the suit tables into the kernel."},
+    {"load_honours", load_honours, METH_VARARGS, "Copy one honours kind's tables."},
+    {"shanten", shanten, METH_VARARGS, "Least and per-form shanten of a batch."},
+    {"is_win", is_win, METH_VARARGS, "Win check of a batch."},
+    {"waits", waits, METH_VARARGS, "Waits mask of a batch."},
+    {"after", after, METH_VARARGS, "Shanten after each draw or discard of a batch."},
+    {"shanten1", (PyCFunction)(void (*)(void))shanten1, METH_FASTCALL, "Shanten of one hand."},
+    {"is_win1", (PyCFunction)(void (*)(void))is_win1, METH_FASTCALL, "Win check of one hand."},
+    {"waits1", (PyCFunction)(void (*)(void))waits1, METH_FASTCALL, "Waits of one hand."},
+    {"after1", (PyCFunction)(void (*)(void))after1, METH_FASTCALL, "After each change, one."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_kernel", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__kernel(void) { return PyModule_Create(&module); }

@@ -1,0 +1,33 @@
+# The compiled kernel (_kernel.c). The batch calls return the first refused row, or -1;
+# the one-hand calls (bytes in) return None for a hand they refuse.
+from typing import Any
+
+def load_suit(
+    keys: bytes, entries: Any, wait_keys: bytes, wait_words: Any, two_suits: Any, n_suit: int, /
+) -> None: ...
+def load_honours(
+    kind: int,
+    keys: bytes,
+    entries: Any,
+    wait_keys: bytes,
+    wait_words: Any,
+    pairs: Any,
+    final: bytes,
+    n_honours: int,
+    size: int,
+    /,
+) -> None: ...
+def shanten(
+    kind: int, flags: int, rest: int, hands: Any, least: Any, std: Any, pairs: Any, orphans: Any, /
+) -> int: ...
+def is_win(kind: int, flags: int, hands: Any, out: Any, /) -> int: ...
+def waits(kind: int, flags: int, hands: Any, out: Any, /) -> int: ...
+def after(kind: int, flags: int, step: int, hands: Any, out: Any, /) -> int: ...
+def shanten1(h: bytes, seven: bool, quads: bool, orphans: bool, dragons: bool, /) -> int | None: ...
+def is_win1(h: bytes, seven: bool, quads: bool, orphans: bool, dragons: bool, /) -> bool | None: ...
+def waits1(
+    h: bytes, seven: bool, quads: bool, orphans: bool, dragons: bool, /
+) -> tuple[int, ...] | None: ...
+def after1(
+    h: bytes, seven: bool, quads: bool, orphans: bool, dragons: bool, step: int, /
+) -> bytes | None: ...

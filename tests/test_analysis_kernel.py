@@ -1,0 +1,97 @@
+"""Issue 20: the per-hand functions of `fangcheng.analysis.hand` give the same results
+and the same errors with the compiled kernel as with their Python code (the reference),
+on seeded random hands of every size and every `Shapes` the rule sets use."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from fangcheng.analysis import hand
+from fangcheng.analysis.hand import Shapes
+from test_analysis_batch import SHAPES, sample
+
+built = pytest.mark.skipif(hand._K is None, reason="the compiled kernel was not built")
+
+
+class Raised(tuple[type, str]):
+    """An error as its type and text."""
+
+
+def both(monkeypatch: pytest.MonkeyPatch, call: Callable[[], object]) -> tuple[object, object]:
+    """``call`` with the kernel, then on the Python code."""
+    out: list[object] = []
+    kernel = hand._K
+    for k in (kernel, None):
+        monkeypatch.setattr(hand, "_K", k)
+        try:
+            out.append(call())
+        except ValueError as error:
+            out.append(Raised((type(error), str(error))))
+    monkeypatch.setattr(hand, "_K", kernel)
+    return out[0], out[1]
+
+
+@built
+@pytest.mark.parametrize("shapes", SHAPES)
+def test_every_function_agrees_with_its_python_code(
+    shapes: Shapes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(20)
+    rows = [bytes(h) for tiles in range(1, 15) for h in sample(rng, 150, tiles)]
+    functions: list[Callable[[bytes], object]] = [
+        lambda h: hand.is_win(h, shapes=shapes),
+        lambda h: hand.shanten(h, shapes=shapes),
+        lambda h: hand.shanten_standard(h, shapes=shapes),
+        lambda h: hand.waits(h, shapes=shapes),
+        lambda h: hand.waits(h, shapes=shapes, melds=["111z"]),
+        lambda h: hand.draw_shanten(h, shapes=shapes),
+        lambda h: hand.discard_shanten(h, shapes=shapes),
+    ]
+    compared = 0
+    for h in rows:
+        for func in functions:
+            with_kernel, reference = both(monkeypatch, lambda: func(h))  # noqa: B023
+            assert with_kernel == reference, (list(h), with_kernel, reference)
+            compared += not isinstance(reference, Raised)
+    assert compared > len(rows) * 3  # most calls are legal, not errors
+
+
+@built
+def test_bad_hands_raise_the_python_codes_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    fifth = bytes([5] + [0] * 33)
+    too_many = bytes([3] * 5 + [0] * 29)
+    for h in (fifth, too_many, bytes(34)):
+        for func in (hand.is_win, hand.shanten, hand.waits, hand.draw_shanten):
+            with_kernel, reference = both(monkeypatch, lambda: func(h))  # noqa: B023
+            assert isinstance(reference, Raised)
+            assert with_kernel == reference
+    # the unchecked bytes function too, on a hand it must not be given: the same answer
+    assert (
+        hand.draw_shanten_bytes(bytes([1] * 13 + [0] * 21), hand.CLASSIC)
+        == both(
+            monkeypatch, lambda: hand.draw_shanten_bytes(bytes([1] * 13 + [0] * 21), hand.CLASSIC)
+        )[1]
+    )
+
+
+def test_without_the_kernel_analysis_runs_on_python_and_says_so_once() -> None:
+    """As on a machine that had no C compiler at install: the module cannot be imported."""
+    script = """
+import sys
+sys.modules["fangcheng.analysis._kernel"] = None  # import fails, as when never built
+from fangcheng.analysis import batch, hand
+import fangcheng.analysis.hand
+assert hand._K is None and not batch.KERNEL
+assert hand.shanten("123m456p789s1122z") == 0
+assert batch.waits([list(hand._counts("123m456p789s1122z"))]).nonzero()[1].tolist() == [27, 28]
+"""
+    done = subprocess.run(
+        [sys.executable, "-W", "default", "-c", script], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("the compiled kernel was not built") == 1
