@@ -86,7 +86,8 @@ def test_a_wrong_password_or_unknown_name_is_one_refusal_and_moves_nothing(platf
 def test_forged_logged_out_and_expired_tokens_are_refused(platform, clock):
     first = platform.sign_up("alice", "correct horse")
     second = platform.log_in("alice", "correct horse")
-    for forged in ("", "x" * 300, first.token[:-1] + "A", 42):
+    altered = first.token[:-1] + ("B" if first.token.endswith("A") else "A")  # one char off
+    for forged in ("", "x" * 300, altered, 42):
         with pytest.raises(InvalidToken):
             platform.authenticate(forged)  # type: ignore[arg-type]
     platform.log_out(first.token)
