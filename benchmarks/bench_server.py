@@ -2,7 +2,8 @@
 clients from this (separate) load-generator process.
 
     .venv/bin/python benchmarks/bench_server.py [--pace-tables 100,200,...]
-        [--flat-tables 4,16] [--seconds S] [--rules R] [--budget S] [--pin] [--profile FILE]
+        [--flat-tables 4,16] [--seconds S] [--rules R] [--budget S] [--pin] [--nice N]
+        [--gc-freeze S] [--profile FILE]
 
 The script starts the server itself (``--serve PORT``: the app of `create_app` under
 uvicorn, on 127.0.0.1 and a free port) and stops it after each stage; ``--pin`` puts the
@@ -20,8 +21,10 @@ The latency is from the answer that completes a decision (the last one a claim w
 waits for) to the next frame the answering seat receives (its events): what a player
 waits for between acting and seeing the table move. Samples are taken for ``--seconds``
 after a warm-up; the generator's own event-loop lag is reported beside them, since a
-late generator reads frames late. Bounded: stages, seconds and a total ``--budget``;
-loopback only; the server is stopped on exit.
+late generator reads frames late, and the server's own loop lag and full garbage
+collections, measured in the server process (``GET /bench/lag``, a probe around the
+app). Bounded: stages, seconds and a total ``--budget``; loopback only; the server is
+stopped after each stage. Figures: benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations
