@@ -112,7 +112,7 @@ def test_replay_of_a_faithful_record_exits_0(tmp_path, capsys):
 
 def test_replay_names_the_first_divergence_and_exits_1(tmp_path, capsys):
     record = finished_record(4)
-    record["settlement"] = {"total": [1, 2, 3, 4]}
+    record["settlement"]["total"] = [1, 2, 3, 4]
     path = tmp_path / "hand.json"
     path.write_text(json.dumps(record), encoding="utf-8")
     code, _, err = run(["replay", str(path)], capsys)
@@ -190,3 +190,15 @@ def test_a_record_that_is_not_an_object_exits_2(tmp_path, capsys):
     path.write_text("[1, 2]", encoding="utf-8")
     code, _, err = run(["replay", str(path)], capsys)
     assert code == 2 and "record: expected an object, got list" in err
+
+
+def test_replay_show_checks_the_record_first_and_needs_a_terminal(tmp_path, capsys):
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(finished_record(4)), encoding="utf-8")
+    code, out, err = run(["replay", str(path), "--show", "--seat", "2"], capsys)
+    assert code == 2 and out == "" and "--show needs a terminal" in err  # pytest is no tty
+    path.write_text("{not json", encoding="utf-8")
+    code, _, err = run(["replay", str(path), "--show"], capsys)
+    assert code == 2 and "is not JSON" in err
+    code, _, err = run(["replay", str(path), "--show", "--seat", "4"], capsys)
+    assert code == 2 and "--seat" in err

@@ -256,7 +256,7 @@ def test_replay_reports_the_first_divergence():
 def test_replay_rejects_a_malformed_event_naming_its_field():
     record = record_of(play_random("baicheng", 3))
     record["events"][5] = {"type": "draw", "seat": 9, "tile": "1m"}
-    with pytest.raises(RecordError, match=r"<= 3 - at `events\[5\]\.seat`"):
+    with pytest.raises(RecordError, match=r"^events\[5\]\.seat: 9 is out of range \(0\.\.3\)$"):
         replay(record)
 
 
@@ -436,6 +436,50 @@ def test_d30_fenzhang_tile_completes_a_win():
     (win,) = events_of(r, ev.Win)
     assert (win.seat, win.by) == (1, "fenzhang")
     assert "夹胡" in win.fans
+
+
+Prompts = list[tuple[Phase, tuple[int, ...]]]
+
+
+def fenzhang_prompts(
+    hands: list[str], tail: str, ask_all: bool
+) -> tuple[Round, Prompts, list[tuple[int, bool]]]:
+    """A hand played to its end, every win passed: the public face of each decision point
+    (phase and seats asked), and each 分张 prompt's seat and whether it offered a win."""
+    r = scripted("baicheng", hands, tail=tail, ask_all=ask_all)
+    seen: Prompts = []
+    offered: list[tuple[int, bool]] = []
+
+    def note(r: Round, seat: int, legal: list[Action]) -> None:
+        seen.append((r.phase, tuple(r.pending())))
+        if r.phase is Phase.FENZHANG:
+            offered.append((seat, A("hu") in legal))
+
+    play_on(r, lambda r: False, choose=lambda r, s, legal: note(r, s, legal))
+    assert r.over and r.settlement["end"] == "draw"
+    return r, seen, offered
+
+
+def test_d30_with_ask_all_every_fenzhang_draw_asks_its_drawer_so_being_asked_tells_nothing():
+    """Two deals that differ only in hidden tiles — S's 分张 tile 8m wins, or a 2m that
+    does not (the 8m in W's hand instead) — ask the same seats at every decision point
+    with ``ask_all``, and show the same public events; without it only the winnable draw
+    asks its drawer (issue 15: being asked told the table that S could win)."""
+    other = list(FENZHANG_HANDS)
+    other[2] = other[2].replace("2m", "8m", 1)
+    for ask_all in (True, False):
+        a, seen_a, offered_a = fenzhang_prompts(FENZHANG_HANDS, "FFPP1s9p8m7p9s", ask_all)
+        b, seen_b, offered_b = fenzhang_prompts(other, "FFPP1s9p2m7p9s", ask_all)
+        assert (1, True) in offered_a and not any(hu for _, hu in offered_b)
+        assert before_reveal(a.events_for(None)) == before_reveal(b.events_for(None))
+        if ask_all:
+            assert seen_a == seen_b and [s for s, _ in offered_a] == [3, 0, 1, 2]
+        else:
+            assert seen_a != seen_b and offered_a == [(1, True)] and offered_b == []
+
+
+def before_reveal(events: list[ev.Event]) -> list[ev.Event]:
+    return events[: next(i for i, e in enumerate(events) if type(e) is ev.Reveal)]
 
 
 def test_fenzhang_without_a_win_is_a_drawn_hand_and_the_dealer_stays():

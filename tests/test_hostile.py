@@ -25,9 +25,11 @@ from hypothesis import strategies as st
 from fangcheng.cli import main
 from fangcheng.engine.record import RecordError, record_of, replay
 from fangcheng.engine.round import Round
+from fangcheng.engine.wall import deal_order
 from fangcheng.protocol.actions import IllegalActionError
 from fangcheng.scoring.scorer import score
 from fangcheng.scoring.situation import SituationError, load_situation, read_situation
+from fangcheng.tiles.notation import format_tiles, parse_tiles
 
 CASES = Path(__file__).parent / "cases"
 RULES = ["baicheng", "baishan", "baishan_platform", "sichuan"]
@@ -206,14 +208,18 @@ def test_replay_names_a_tampered_field_with_exit_2(tmp_path, capsys, path, value
     [
         (b"\x80", "the text is not UTF-8: byte 0x80 at offset 0"),
         (DEEP, "record: expected an object, got list"),
-        (inside(dumps(RECORDS["sichuan"]), b"settlement", b'{"a": ' + DEEP + b"}"), "too deeply"),
+        (inside(dumps(RECORDS["sichuan"]), b"events", b'[{"a": ' + DEEP + b"}]"), "too deeply"),
+        (
+            inside(dumps(RECORDS["sichuan"]), b"settlement", b'{"a": ' + DEEP + b"}"),
+            "settlement.a: unknown key; valid: deltas, end, fees, items, total",
+        ),
         (inside(dumps(RECORDS["sichuan"]), b"seed", HUGE), "seed: a number out of range"),
         (
             b'{"format": "fangcheng-record",\n "version": 1,,}',
             "not JSON: object keys must be strings at line 2, column 15",
         ),
     ],
-    ids=["utf8", "deep", "deep-any", "digits", "syntax"],
+    ids=["utf8", "deep", "deep-any", "deep-settlement", "digits", "syntax"],
 )
 def test_replay_refuses_unreadable_text_with_exit_2(tmp_path, capsys, content, message):
     code, out, err = run_cli("replay", content, tmp_path, capsys)
@@ -364,11 +370,12 @@ def test_fuzz_replay_of_rewritten_decisions(rules, rewrites, scripted):
 
 # --- the engine refuses a non-seat before recording anything ---------------------------
 
-NOT_SEATS = [7, 4, -1, None, "0", True, 1.0, 10**5000]
-SEAT_IDS = ["7", "4", "-1", "None", "str", "True", "float", "huge"]
+NOT_SEATS = [7, 4, -1, None, "0", True, False, 1.0, 0.0, 10**5000]
+SEAT_IDS = ["7", "4", "-1", "None", "str", "True", "False", "float", "float0", "huge"]
 
 
 def state(r: Round) -> tuple[object, ...]:
+    """Everything a decision could change, as plain values."""
     return (
         list(r.decisions),
         list(r.events),
@@ -376,7 +383,12 @@ def state(r: Round) -> tuple[object, ...]:
         r.phase,
         [bytes(h) for h in r.hands],
         [list(m) for m in r.melds],
+        [list(river) for river in r.rivers],
         r.pending(),
+        [r.legal_actions(s) for s in range(4)],
+        (list(r.wall.live), list(r.wall.reserve), list(r.wall.indicators)),
+        (r.turn, r.drawn, r.claim, r.after_kong, list(r.ready), list(r.que), list(r.won)),
+        list(r.items),
         r.settlement,
     )
 
@@ -462,3 +474,341 @@ def test_the_error_survives_pickling_with_its_state():
         caught.value.seat,
         caught.value.decision,
     )
+
+
+def test_a_seat_given_as_bool_or_float_is_refused_with_a_legal_action_value():
+    """True and 1.0 hash as seat 1: the engine must not find seat 1's shared actions."""
+    r = Round("baishan", seed=4, ask_all=True)
+    r.act(0, r.legal_actions(0)[0])  # the dealer discards: every other seat is asked
+    assert 1 in r.pending()
+    before = state(r)
+    for seat, real in ((True, 1), (1.0, 1), (False, 0), (0.0, 0), (2.0, 2)):
+        for action in r.legal_actions(real) or r.legal_actions(1):
+            with pytest.raises(IllegalActionError, match=r"is not a seat \(0\.\.3\)"):
+                r.act(seat, action)  # type: ignore[arg-type]
+            assert state(r) == before
+
+
+# --- Round() checks its arguments before it builds anything ------------------------------
+
+WALL = list(Round("baishan").wall.tiles)
+
+
+@pytest.mark.parametrize(
+    ("argument", "value", "message"),
+    [
+        ("base", -1, "base: expected an integer 1..1000000000, got int -1"),
+        ("base", 0, "base: expected an integer 1..1000000000, got int 0"),
+        ("base", 1.5, "base: expected an integer 1..1000000000, got float 1.5"),
+        ("base", "2", "base: expected an integer 1..1000000000, got str '2'"),
+        ("base", True, "base: expected an integer 1..1000000000, got bool True"),
+        pytest.param("base", 10**5000, "got int an integer of about 5000 digits", id="huge"),
+        ("dealer", 4, "dealer: expected a seat (0..3), got int 4"),
+        ("dealer", -1, "dealer: expected a seat (0..3), got int -1"),
+        ("dealer", True, "dealer: expected a seat (0..3), got bool True"),
+        ("dealer", 1.0, "dealer: expected a seat (0..3), got float 1.0"),
+        ("dealer", None, "dealer: expected a seat (0..3), got NoneType None"),
+        ("seed", 2**63, "seed: expected a 64-bit signed integer, got int 9223372036854775808"),
+        ("seed", "x", "seed: expected a 64-bit signed integer, got str 'x'"),
+        ("seed", 1.5, "seed: expected a 64-bit signed integer, got float 1.5"),
+        ("ask_all", 1, "ask_all: expected True or False, got int 1"),
+        ("options", 5, "options: expected a mapping, got int 5"),
+        ("options", {"room": "x"}, "unknown option 'room' for baishan"),
+        ("wall", 5, "wall: expected a sequence of tiles, got int 5"),
+        ("wall", "1m2m", "wall: expected a sequence of tiles, got str '1m2m'"),
+        ("wall", WALL[:-1], "wall: not an order of the baishan tile set (136 tiles; 135 given)"),
+        ("wall", [0] * 136, "wall: not an order of the baishan tile set"),
+        ("wall", [True if t == 1 else t for t in WALL], "wall: not an order of the baishan"),
+        ("wall", [float(t) for t in WALL], "wall: not an order of the baishan tile set"),
+        ("wall", [*WALL[:-1], 34], "wall: not an order of the baishan tile set"),
+    ],
+)
+def test_round_refuses_a_bad_argument_naming_it(argument, value, message):
+    with pytest.raises(ValueError) as caught:
+        Round("baishan", **{argument: value})
+    assert message in str(caught.value) and len(str(caught.value)) < 200
+
+
+@pytest.mark.parametrize("rules", [5, None, "x" * 10])
+def test_round_refuses_what_is_no_rule_set(rules):
+    with pytest.raises(ValueError, match=r"^(rules: expected a RuleSet|unknown rule set)"):
+        Round(rules)
+
+
+def test_a_round_given_a_wall_deals_it_and_records_it_apart_from_the_seed():
+    """A given wall is no shuffle of the seed: the record writes it as a head, and replays."""
+    tiles = WALL[::-1]
+    r = Round("baishan", seed=9, wall=tiles)
+    assert list(r.wall.tiles) == tiles and not r.shuffled
+    rng = random.Random(9)
+    while not r.over:
+        for seat in r.pending():
+            r.act(seat, rng.choice(r.legal_actions(seat)))
+    data = json.loads(json.dumps(record_of(r)))
+    assert isinstance(data["wall"], dict) and set(data["wall"]) == {"head"}
+    assert replay(data).divergence is None
+
+
+# --- records are bound to their seed, and typed ------------------------------------------
+
+
+def seeded_wall_refused(data: dict[str, Any]) -> str:
+    with pytest.raises(RecordError) as caught:
+        replay(data)
+    return str(caught.value)
+
+
+@settings(FUZZ, max_examples=LONG or 60)
+@given(st.sampled_from(RULES), st.integers(-(2**63), 2**63 - 1))
+def test_a_record_whose_seed_was_changed_is_refused(rules, seed):
+    """Baicheng throws no dice, so its seed shows only in the wall; every rule set's
+    record is refused by its wall (issue 15: 74 of 74 changed seeds replayed as identical)."""
+    data = copy.deepcopy(RECORDS[rules])
+    if seed == data["seed"]:
+        seed += 1
+    data["seed"] = seed
+    message = seeded_wall_refused(data)
+    assert message.startswith(f"wall: not what seed {seed} shuffles for {rules} (tile ")
+
+
+@settings(FUZZ, max_examples=LONG or 60)
+@given(st.sampled_from(RULES), st.integers(0, 10**6), st.integers(0, 10**6))
+def test_a_record_whose_wall_was_changed_is_refused(rules, i, j):
+    data = copy.deepcopy(RECORDS[rules])
+    tiles = [format_tiles([t]) for t in parse_tiles(data["wall"])]
+    i, j = i % len(tiles), j % len(tiles)
+    if tiles[i] == tiles[j]:
+        j = next(k for k in range(len(tiles)) if tiles[k] != tiles[i])
+    tiles[i], tiles[j] = tiles[j], tiles[i]
+    data["wall"] = "".join(tiles)
+    assert seeded_wall_refused(data).startswith(f"wall: not what seed {data['seed']} shuffles")
+
+
+@pytest.mark.parametrize("rules", ["baishan", "baishan_platform", "sichuan"])
+def test_a_record_whose_dice_were_changed_diverges_at_the_deal(rules, tmp_path, capsys):
+    """The seed throws the dice before it shuffles: the deal event's dice are the seed's."""
+    data = copy.deepcopy(RECORDS[rules])
+    at = next(i for i, e in enumerate(data["events"]) if e["type"] == "deal")
+    first = data["events"][at]["dice"][0]
+    data["events"][at]["dice"][0] = [first[1] % 6 + 1, first[0]]
+    assert replay(data).divergence.startswith(f"event {at}: recorded")  # type: ignore[union-attr]
+    code, out, err = run_cli("replay", dumps(data), tmp_path, capsys)
+    assert (code, out) == (1, "") and f"diverges at event {at}" in err
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_a_record_whose_dealer_was_changed_never_replays_as_identical(rules):
+    data = copy.deepcopy(RECORDS[rules])
+    data["dealer"] = (data["dealer"] + 1) % 4
+    try:
+        result = replay(data)
+    except RecordError as exc:
+        assert exc.args[0].startswith("decisions[")
+    else:
+        assert result.divergence is not None
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("settlement.total.0", 0.0, "settlement.total[0]: expected an integer, got float 0.0"),
+        ("settlement.deltas.2", 5.0, "settlement.deltas[2]: expected an integer, got float 5.0"),
+        ("settlement.fees.1", False, "settlement.fees[1]: expected an integer, got bool False"),
+        ("settlement.items", [{"reason": "x", "deltas": [0, 0, 0]}], "expected four amounts"),
+        ("settlement.end", "won", "settlement.end: 'won'; valid: draw, escape, win"),
+        ("events.1.dealer", True, "events[1].dealer: expected an integer, got bool True"),
+        ("events.1.dealer", 0.0, "events[1].dealer: expected an integer, got float 0.0"),
+        ("events.0.bets.0", 5.0, "events[0].bets[0]: expected an integer, got float 5.0"),
+        ("decisions.0.seat", 0.0, "decisions[0].seat: expected an integer, got float 0.0"),
+        ("decisions.0.seat", False, "decisions[0].seat: expected an integer, got bool False"),
+        ("dealer", 0.0, "dealer: expected an integer, got float 0.0"),
+        ("base", True, "base: expected an integer, got bool True"),
+        ("ask_all", 0, "ask_all: expected true or false, got int 0"),
+    ],
+)
+def test_replay_is_type_strict_a_bool_or_float_is_no_integer(
+    tmp_path, capsys, path, value, message
+):
+    """(The baishan_platform record opens with the 漂 bets, then the deal.)"""
+    content = dumps(with_value(RECORDS["baishan_platform"], path, value))
+    code, out, err = run_cli("replay", content, tmp_path, capsys)
+    assert (code, out) == (2, "") and message in err and err.count("\n") == 1
+
+
+def test_replay_refuses_a_key_no_event_has():
+    """The protocol's reader passes over unknown keys; a record must hold what it says."""
+    data = copy.deepcopy(RECORDS["sichuan"])
+    data["events"][3]["colour"] = "red"
+    kind = data["events"][3]["type"]
+    with pytest.raises(RecordError, match=rf"^events\[3\]: unknown key 'colour' in a {kind} event"):
+        replay(data)
+
+
+def test_replay_of_the_last_event_typed_as_floats_is_refused():
+    data = copy.deepcopy(RECORDS["sichuan"])
+    last = len(data["events"]) - 1
+    data["events"][last]["total"] = [float(x) for x in data["events"][last]["total"]]
+    with pytest.raises(RecordError, match=rf"^events\[{last}\]\.total\[0\]: expected an integer"):
+        replay(data)
+
+
+TAMPERINGS = [
+    "seed",
+    "wall",
+    "rules",
+    "dealer",
+    "ask_all",
+    "settlement",
+    "event",
+    "seat",
+    "truncate",
+    "extra",
+]
+
+
+@settings(FUZZ, max_examples=LONG or 120)
+@given(st.sampled_from(RULES), st.sampled_from(TAMPERINGS), st.data())
+def test_fuzz_no_tampered_record_replays_as_identical(rules, how, data):
+    """Whatever is changed, replay refuses the record (exit 2) or names a divergence
+    (exit 1): never identical (issue 15: 110 of 4,000 tamperings went undetected)."""
+    record = copy.deepcopy(RECORDS[rules])
+    events, decisions = record["events"], record["decisions"]
+    if how == "seed":
+        record["seed"] ^= data.draw(st.integers(1, 2**62))
+    elif how == "wall":  # unbound from the seed, then two seats' dealt tiles swapped
+        tiles = [format_tiles([t]) for t in parse_tiles(record["wall"])]
+        seat_of = deal_order(record["dealer"])
+        i = data.draw(st.integers(0, len(seat_of) - 1))
+        j = next(k for k, s in enumerate(seat_of) if s != seat_of[i] and tiles[k] != tiles[i])
+        tiles[i], tiles[j] = tiles[j], tiles[i]
+        record["wall"] = {"head": "".join(tiles)}
+    elif how == "rules":
+        record["rules"] = data.draw(st.sampled_from([r for r in RULES if r != rules]))
+        record["options"] = {}
+    elif how == "dealer":
+        record["dealer"] = (record["dealer"] + data.draw(st.integers(1, 3))) % 4
+    elif how == "ask_all":
+        record["ask_all"] = not record.get("ask_all", False)
+    elif how == "settlement":
+        key = data.draw(st.sampled_from(["deltas", "fees", "total"]))
+        seat = data.draw(st.integers(0, 3))
+        record["settlement"][key][seat] = data.draw(
+            st.sampled_from([float(record["settlement"][key][seat]), True, False])
+            | st.integers(-(10**6), 10**6).filter(lambda v: v != record["settlement"][key][seat])
+        )
+    elif how == "event":
+        index = data.draw(st.integers(0, len(events) - 1))
+        numbers = [k for k, v in events[index].items() if type(v) is int]
+        if not numbers:
+            events[index]["type"] = "exhausted" if events[index]["type"] != "exhausted" else "end"
+        else:
+            key = data.draw(st.sampled_from(numbers))
+            events[index][key] = data.draw(
+                st.sampled_from([float(events[index][key]), events[index][key] == 1])
+                | st.integers(0, 3).filter(lambda v: v != events[index][key])
+            )
+    elif how == "key":
+        key = "x_" + data.draw(st.text(max_size=8))  # no event has a key starting x_
+        events[data.draw(st.integers(0, len(events) - 1))][key] = 0
+    elif how == "seat":
+        index = data.draw(st.integers(0, len(decisions) - 1))
+        seat = decisions[index]["seat"]
+        decisions[index]["seat"] = data.draw(
+            st.sampled_from([float(seat), seat == 1, seat + 0.5])
+            | st.integers(0, 3).filter(lambda v: v != seat)
+        )
+    elif how == "truncate":
+        del decisions[data.draw(st.integers(0, len(decisions) - 1)) :]
+    else:
+        decisions.append({"seat": data.draw(st.integers(0, 3)), "action": "pass"})
+    try:
+        result = replay(json.loads(dumps(record)))
+    except RecordError as exc:
+        assert_one_short_line(str(exc))
+        return
+    assert result.divergence is not None
+
+
+# --- error messages quote at most QUOTE_LIMIT characters of a value ----------------------
+
+LONG_VALUES = [
+    "z" * 10_000,
+    "1m" * 5_000,
+    "discard " + "z" * 5_000,
+    ["z" * 10_000],
+    {"z" * 10_000: 1},
+]
+
+
+def leaf_paths(data: object, prefix: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """Every place in a document that holds a value, lists cut to their first two items."""
+    if isinstance(data, dict):
+        return [p for k, v in data.items() for p in leaf_paths(v, (*prefix, k))] + [
+            (*prefix, "z" * 10_000)
+        ]
+    if isinstance(data, list) and data:
+        return [p for i, v in enumerate(data[:2]) for p in leaf_paths(v, (*prefix, i))]
+    return [prefix]
+
+
+def set_at(data: dict[str, Any], path: tuple[str | int, ...], value: object) -> dict[str, Any]:
+    data = copy.deepcopy(data)
+    node: Any = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return data
+
+
+def quotes_little(message: str) -> bool:
+    return "z" * 81 not in message and "1m" * 41 not in message and len(message) < 600
+
+
+def test_score_messages_quote_at_most_80_characters_of_any_value():
+    documents = [B1, with_value(B1, "options", {"room": "x", "que": ["m"] * 4, "piao": [0] * 4})]
+    for document in documents:
+        for path in leaf_paths(document):
+            for value in LONG_VALUES:
+                try:
+                    load_situation(set_at(document, path, value))
+                except SituationError as exc:
+                    assert quotes_little(str(exc)), (path, str(exc)[:300])
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_replay_messages_quote_at_most_80_characters_of_any_value(rules):
+    document = copy.deepcopy(RECORDS[rules])
+    document["options"] = {"room": "x", "que": ["m"] * 4, "piao": [0] * 4, "cap": 1}
+    document["events"] = document["events"][:2]
+    for path in leaf_paths(document):
+        for value in LONG_VALUES:
+            try:
+                replay(set_at(document, path, value))
+            except RecordError as exc:
+                assert quotes_little(str(exc)), (path, str(exc)[:300])
+
+
+def test_an_illegal_action_error_quotes_at_most_80_characters_of_the_action():
+    r = Round("baishan", seed=4)
+    for value in LONG_VALUES:
+        with pytest.raises(IllegalActionError) as caught:
+            r.act(0, value)  # type: ignore[arg-type]
+        assert quotes_little(caught.value.reason) and quotes_little(str(caught.value))
+
+
+@pytest.mark.parametrize("action", [None, 5, ["hu"], b"hu", "", "x" * 100, "discard 9z", "que"])
+def test_an_action_that_is_no_action_is_refused_and_changes_nothing(action):
+    r = Round("sichuan", seed=4)
+    seat = r.pending()[0]
+    before = state(r)
+    with pytest.raises(IllegalActionError, match=rf"^seat {seat}: .*; legal: que m"):
+        r.act(seat, action)
+    assert state(r) == before
+
+
+def test_an_action_after_the_hand_is_refused_and_changes_nothing():
+    r = finished("sichuan", 4)
+    before = state(r)
+    with pytest.raises(IllegalActionError, match="seat 0 cannot pass in phase end; legal: none"):
+        r.act(0, "pass")
+    assert state(r) == before

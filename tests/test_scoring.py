@@ -343,7 +343,7 @@ def test_d25_robbed_kong_has_no_fan_and_the_konger_pays_as_discarder():
 
 def test_d26_no_cap_in_baicheng():
     """D26: amounts are 2^N without a cap — here N = 8 for the dealer payer."""
-    melds = [meld("peng", "111m", 2), meld("peng", "999p", 2)]
+    melds = [meld("bu_gang", "1111m", 2), meld("peng", "999p", 2)]  # 杠上开花 needs the kong
     result = run(
         "baicheng",
         "555s222p1s",
@@ -578,13 +578,19 @@ def test_d72_one_tile_in_hand_both_ways_and_not_with_an_concealed_kong():
     assert "手把一" not in fans(kong)
 
 
+#: Seat 2 after its 暗杠: the discarder of a 杠后炮 (D69), beside `hand` below.
+KONGED_2 = {2: {"concealed": "123s234s5s1m2m3m", "melds": [meld("an_gang", "EEEE")]}}
+
+
 def test_d69_platform_kong_bloom_and_kong_discard():
     """D69: 杠上开花 (W, 1) on one's replacement; 杠后炮 (L, 1) for the discarder."""
     melds = [meld("an_gang", "9999m")]
     hand = "4p5p6p6s7s8s5m6m7m1p"
     bloom = run("baishan_platform", hand, "1p", by="self_draw", after_kong=True, melds=melds)
     assert fans(bloom)["杠上开花"] == 1
-    discard = run("baishan_platform", hand, "1p", source=2, after_kong=True, melds=melds)
+    discard = run(
+        "baishan_platform", hand, "1p", source=2, after_kong=True, melds=melds, seats=KONGED_2
+    )
     assert payer(discard, 2)["杠后炮"] == 1 and "杠后炮" not in payer(discard, 1)
     plain = run("baishan_platform", hand, "1p", source=2, melds=melds)
     assert "杠后炮" not in payer(plain, 2)
@@ -596,7 +602,7 @@ def test_d58_baishan_kong_fans_are_worth_two():
     hand = "4p5p6p6s7s8s5m6m7m1p"
     bloom = run("baishan", hand, "1p", by="self_draw", after_kong=True, melds=melds)
     assert fans(bloom)["杠后开花"] == 2
-    discard = run("baishan", hand, "1p", source=2, after_kong=True, melds=melds)
+    discard = run("baishan", hand, "1p", source=2, after_kong=True, melds=melds, seats=KONGED_2)
     assert payer(discard, 2)["杠后炮"] == 2
 
 
@@ -896,26 +902,40 @@ def test_sichuan_full_flush_and_roots():
     assert fans(kong_root)["根"] == 1
 
 
+#: The winner's kong (for 杠上花), and the discarder's, seat 2 (for 杠上炮), in sichuan.
+KONG_AT_WINNER = {"hand": "123m456m12s55m", "melds": [meld("an_gang", "9999m")]}
+KONG_AT_2 = {"seats": {2: {"concealed": "234m2345s678s", "melds": [meld("an_gang", "9999m")]}}}
+
+
 @pytest.mark.parametrize(
     ("kw", "fan"),
     [
         ({"by": "self_draw"}, "自摸"),
-        ({"by": "self_draw", "after_kong": True}, "杠上花"),
-        ({"after_kong": True}, "杠上炮"),
+        ({"by": "self_draw", "after_kong": True, **KONG_AT_WINNER}, "杠上花"),
+        ({"after_kong": True, **KONG_AT_2}, "杠上炮"),
         ({"by": "self_draw", "last_tile": True}, "海底捞月"),
     ],
 )
 def test_sichuan_situational_fans(kw: dict[str, object], fan: str):
     """自摸, 杠上花, 杠上炮 (D69) and 海底捞月 each add 1; a plain discard has none."""
-    result = sc("123m456m789s12s55m", "3s", **kw)
+    kw = dict(kw)
+    result = sc(str(kw.pop("hand", "123m456m789s12s55m")), "3s", **kw)
     assert fans(result)[fan] == 1
     assert fan not in fans(sc("123m456m789s12s55m", "3s"))
 
 
 def test_d76_last_tile_stacks_with_kong_bloom():
     """D76: 海底捞月 stacks with 杠上花 (and 自摸)."""
-    result = sc("123m456m789s12s55m", "3s", by="self_draw", after_kong=True, last_tile=True)
-    assert fans(result) == {"平胡": 0, "自摸": 1, "杠上花": 1, "海底捞月": 1}
+    kong = KONG_AT_WINNER
+    result = sc(
+        str(kong["hand"]),
+        "3s",
+        by="self_draw",
+        after_kong=True,
+        last_tile=True,
+        melds=kong["melds"],
+    )
+    assert fans(result) == {"平胡": 0, "自摸": 1, "杠上花": 1, "海底捞月": 1, "根": 1}
 
 
 def test_sichuan_robbing_a_kong():

@@ -11,6 +11,7 @@ import random
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -21,12 +22,21 @@ with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
     from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from fangcheng.cli import build_parser
 from fangcheng.engine import read_record, replay
 from fangcheng.players import EfficientBot
 from fangcheng.protocol.wire import decode_server, observation_from_json, observation_json
 from fangcheng.rules.ruleset import configure, find_rules
-from fangcheng.server.app import MIN_BOT_MS, Connection, Hub, ServerSettings, create_app
+from fangcheng.server.app import (
+    MIN_BOT_MS,
+    SESSIONS_PER_MINUTE,
+    Connection,
+    Hub,
+    ServerSettings,
+    create_app,
+)
 from fangcheng.server.security import JsonLines
+from fangcheng.server.store import default_url
 from fangcheng.server.tables import Table
 
 T0 = 1_800_000_000_000
@@ -162,6 +172,9 @@ def test_http_calls_refuse_what_they_cannot_do(server: Server) -> None:
     assert c.post("/api/tables/ZZZZZZ/join", json={}, headers=me).status_code == 404
     assert c.get("/api/hands/999", headers=me).status_code == 404
     assert c.post("/api/session", content=b"x" * 20000).status_code == 413
+    page = c.get("/")
+    assert page.headers["x-frame-options"] == "DENY"
+    assert page.headers["x-content-type-options"] == "nosniff"
 
 
 def test_a_private_table_is_joined_by_code_and_listed_in_the_lobby(server: Server) -> None:
@@ -292,6 +305,8 @@ def test_every_kind_of_bad_frame_gets_its_error_and_changes_nothing(server: Serv
             assert [f["type"] for f in got] == ["error"], raw
             assert got[0]["code"] == code_, (raw, got[0])
             assert "Traceback" not in got[0]["message"]
+        mover.ws.send_bytes(b"\xff\xfe")  # a binary frame is read as JSON text too
+        assert [f["code"] for f in mover.drain()] == ["malformed"]
         assert (len(r.decisions), len(r.events), table.seq) == before
         # the open prompt is still answerable
         assert mover.act(prompt, EfficientBot(random.Random(0)), "baishan")[0]["type"] != "error"
@@ -552,3 +567,81 @@ def test_bots_never_act_faster_than_the_floor() -> None:
         me = server.session()
         opened = server.client.post("/api/tables", json={"bot_ms": 0}, headers=me).json()
         assert opened["table"]["settings"]["bot_ms"] == MIN_BOT_MS
+
+
+def test_serve_keeps_sessions_and_hands_in_a_file_across_restarts(tmp_path: Path) -> None:
+    args = build_parser().parse_args(["serve", "--port", "9001", "--data", str(tmp_path)])
+    assert (args.host, args.port, args.run.__name__) == ("127.0.0.1", 9001, "_serve")
+    url = default_url(tmp_path / "data")
+    clock = Clock()
+    settings = ServerSettings(db=url, clock=clock, bot_ms=0, between_ms=0, timers=False)
+    with TestClient(create_app(settings)) as client:
+        server = Server(client, clock, client.app.state.hub)  # type: ignore[attr-defined]
+        headers, code = practice(server)
+        with client.websocket_connect("/ws") as ws:
+            me = Seat(ws)
+            me.hello(headers, code)
+            me.send({"type": "auto", "on": True})
+        played = client.get("/api/hands", headers=headers).json()["hands"]
+    assert played and (tmp_path / "data" / "fangcheng.db").is_file()
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/api/hands", headers=headers).json()["hands"] == played
+
+
+@pytest.mark.timeout(60)  # a broken task would leave the client waiting
+def test_the_tables_own_clock_task_applies_a_timeout() -> None:
+    """The live server's task per table: once the clock passes a deadline, a poke (any
+    frame) wakes it and the seat goes into 托管, with no test thread ticking."""
+    for server in _server(timers=True, bot_ms=0):
+        headers, code = practice(server, "baishan")
+        assert code in server.hub.tasks
+        with server.client.websocket_connect("/ws") as ws:
+            me = Seat(ws)
+            me.hello(headers, code)
+            me.drain()
+            prompt = me.prompt()
+            assert prompt is not None
+            server.clock.now = prompt["deadline"]
+            ws.send_json({"type": "ping"})
+            while not any(
+                f["type"] == "table" and f["table"]["seats"][0]["auto"] for f in me.frames
+            ):
+                me.next()
+
+
+def test_next_deals_the_next_hand_before_the_pause_ends() -> None:
+    for server in _server(between_ms=600_000):
+        headers, code = practice(server, "sichuan")
+        table = server.hub.tables[code]
+        with server.client.websocket_connect("/ws") as ws:
+            me = Seat(ws)
+            me.hello(headers, code)
+            me.send({"type": "auto", "on": True})
+            assert table.status == "between" and table.hand == 0
+            me.send({"type": "auto", "on": False})
+            server.tick()
+            assert table.status == "between"  # the pause holds
+            me.send({"type": "next"})
+            assert table.status == "playing" and table.hand == 1
+            assert me.send({"type": "next"})[0]["code"] == "state"  # no hand to deal
+
+
+def test_sessions_from_one_address_are_limited(server: Server) -> None:
+    made = [server.client.post("/api/session", json={"name": "x"}) for _ in range(21)]
+    assert [m.status_code for m in made].count(200) == 2 * SESSIONS_PER_MINUTE
+    assert made[-1].status_code == 429 and made[-1].json()["error"]["code"] == "rate"
+    server.clock.now += 60_000  # a minute later, ten more
+    assert server.client.post("/api/session", json={"name": "x"}).status_code == 200
+
+
+def test_bot_tokens_stop_when_the_seats_are_taken(server: Server) -> None:
+    ann = server.session("Ann")
+    opened = server.client.post("/api/tables", json={"outside_bots": True}, headers=ann)
+    code = opened.json()["code"]
+    seats = [
+        server.client.post(f"/api/tables/{code}/bot-token", headers=ann).json()["seat"]
+        for _ in range(3)
+    ]
+    assert seats == [1, 2, 3]
+    full = server.client.post(f"/api/tables/{code}/bot-token", headers=ann)
+    assert full.status_code == 409 and full.json()["error"]["code"] == "state"

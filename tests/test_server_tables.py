@@ -8,6 +8,8 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fangcheng.engine import Match, Round
 from fangcheng.players import EfficientBot
@@ -333,3 +335,56 @@ def test_the_owner_leaving_passes_the_table_on() -> None:
         table.start(1, "efficient", T0)
     table.start(2, "efficient", T0)
     assert table.status == "playing"
+
+
+def test_d81_a_finished_table_plays_again() -> None:
+    table, seen = new_table(TableSettings(rules="baicheng"), people=1)
+    table.set_auto(0, True, T0)
+    table.start(1, "random", T0)
+    assert table.status == "finished" and seen[0].of("match_end")
+    first = table.match
+    table.start(1, "efficient", T0)
+    assert table.match is not first and table.status == "finished"
+    assert len(seen[0].of("match_end")) == 2
+    assert table.match is not None
+    # the second match's hands were sent whole, from start 0
+    starts = [f for f in seen[0].of("events") if f["start"] == 0]
+    assert len(starts) == len(first.rounds) + len(table.match.rounds)  # type: ignore[union-attr]
+
+
+_TEXTS = st.sampled_from(
+    ["pass", "hu", "discard 5m", "discard E", "peng 5m", "chi 345m", "angang 1m", "que m"]
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    rules=st.sampled_from([r.name for r in ALL_RULES]),
+    moves=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(-2, 2), _TEXTS | st.text(max_size=12)),
+        max_size=40,
+    ),
+)
+def test_any_answer_is_refused_without_change_or_is_a_legal_decision(
+    rules: str, moves: list[tuple[int, int, str]]
+) -> None:
+    """Whatever four seats send, a refused answer changes nothing and an accepted one
+    was the seat's legal action on its open prompt."""
+    table, _ = new_table(TableSettings(rules=rules), people=4)
+    table.start(1, "efficient", T0)
+    for seat, offset, text in moves:
+        r = table.round
+        assert r is not None
+        if r.over:
+            break
+        prompt = table.prompts.get(seat)
+        seq = (prompt.seq if prompt else table.seq) + offset
+        before = (len(r.decisions), len(r.events), table.seq)
+        legal = [str(a) for a in r.legal_actions(seat)]
+        try:
+            table.act(seat, seq, text, T0)
+        except TableError:
+            assert (len(r.decisions), len(r.events), table.seq) == before
+        else:
+            assert prompt is not None and offset == 0
+            assert str(Action.parse(text)) in legal

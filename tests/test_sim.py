@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
-from fangcheng.ai.sim import Job, RayUnavailableError, main, play_hand, simulate
+from fangcheng.ai.sim import Job, RayUnavailableError, _progress, main, play_hand, simulate
 from fangcheng.engine.record import replay
 
 SEATS = ["efficient", "random", "strong", "random"]
@@ -130,3 +131,36 @@ def test_cli_ray_and_workers_are_exclusive() -> None:
     with pytest.raises(SystemExit) as exc:
         main(["--rules", "baicheng", "--ray", "auto", "--workers", "2"])
     assert exc.value.code == 2
+
+
+class _Stream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_progress_off_a_terminal_is_plain_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No carriage returns nor bar where stderr is a file or a pipe: a line a tenth."""
+    for name in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
+    stream = _Stream(tty=False)
+    with _progress(stream) as show:
+        for done in range(0, 101, 4):
+            show(done, 100)
+    lines = stream.getvalue().splitlines()
+    assert "\r" not in stream.getvalue() and len(lines) == 10
+    assert lines[-1].startswith("100/100 hands")
+
+
+def test_progress_on_a_terminal_is_richs_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("TERM", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
+    stream = _Stream(tty=True)
+    with _progress(stream) as show:
+        show(0, 8)
+        show(8, 8)
+    text = stream.getvalue()
+    assert "8/8" in text and "━" in text  # Rich's bar and its M/N column

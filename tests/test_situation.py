@@ -5,14 +5,29 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from fangcheng.scoring.situation import SituationError, WinBy, load_situation, read_situation
+import fangcheng.engine.round as round_module
+from fangcheng.engine.round import Round
+from fangcheng.players.bots import make_bot
+from fangcheng.protocol.observation import Phase
+from fangcheng.scoring.scorer import Score, score
+from fangcheng.scoring.situation import (
+    Situation,
+    SituationError,
+    WinBy,
+    load_situation,
+    read_situation,
+    situation_json,
+)
 from fangcheng.tiles.melds import MeldKind
+from scripting import A, play_on, scripted
 
 B1 = json.loads((Path(__file__).parent / "cases" / "baicheng-B1.json").read_text("utf-8"))
 B1.pop("expect")
@@ -77,13 +92,26 @@ def test_b1_loads_with_ids_and_notation_decoded():
         ("declared_ready", [False, True, False, False], "declared_ready: baicheng has no 报听"),
         ("won", [0], "won: baicheng has one winner per hand"),
         ("first_draw", True, "first_draw: 天胡 / 地胡 are self-draws"),
-        ("fenzhang_drawn", [0], "fenzhang_drawn: only during a 分张 win"),
+        ("fenzhang_drawn", [0], "fenzhang_drawn: only during 分张: a fenzhang or treasure win"),
         ("options", {"room": "free"}, "options: unknown option 'room' for baicheng"),
     ],
 )
 def test_baicheng_input_errors_name_the_field(path: str, value: object, message: str):
     with pytest.raises(SituationError, match=message):
         load_situation(changed(B1, path, value))
+
+
+def test_a_bu_gang_always_carries_from():
+    """The seat whose discard made the peng that the 补杠 extends (issue 14 item 6)."""
+    data = changed(B1, "seats.1.melds.0", {"kind": "bu_gang", "tiles": "9999p"})
+    with pytest.raises(SituationError) as caught:
+        load_situation(data)
+    assert str(caught.value) == (
+        "seats[1].melds[0].from: a bu_gang always carries 'from': the seat whose discard"
+        " made the peng it extends"
+    )
+    kong = load_situation(changed(data, "seats.1.melds.0.from", 3)).seats[1].melds[0]
+    assert (kong.kind, kong.source) == (MeldKind.BU_GANG, 3)
 
 
 def test_a_fifth_copy_across_seats_is_an_error():
@@ -167,14 +195,22 @@ def test_d32_declared_ready_is_checked_and_the_platform_options():
 
 
 def test_sichuan_won_seats():
-    """D75: `won` seats pay nothing for a self-draw; the winner cannot be one; at most two."""
+    """D75: `won` seats pay nothing for a self-draw; the winner cannot be one; at most two
+    before a self-draw."""
     with pytest.raises(SituationError, match="won: the winner cannot have won already"):
         load_situation(changed(S1, "won", [1]))
+    self_draw = changed(changed(S1, "win_by", "self_draw"), "from", ...)
     with pytest.raises(SituationError, match="won: the hand ends at three winners"):
-        load_situation(changed(S1, "won", [0, 2, 3]))
+        load_situation(changed(self_draw, "won", [0, 2, 3]))
     with pytest.raises(SituationError, match=r"won\[1\]: expected an integer"):
         load_situation(changed(S1, "won", [0, "2"]))
     assert load_situation(changed(S1, "won", [0, 3])).won == frozenset({0, 3})
+
+
+def test_d80_a_fourth_winner_on_the_discard_of_the_third_is_a_valid_situation():
+    """一炮多响 on a winner's discard after two earlier wins: both claimants win (D80), so
+    the second of them wins with three seats in `won`, the discarder among them."""
+    assert load_situation(changed(S1, "won", [0, 2, 3])).won == frozenset({0, 2, 3})
 
 
 def test_not_an_object():
@@ -207,3 +243,115 @@ def test_json_text_and_parsed_json_read_alike(data: dict[str, Any]):
         read_situation(text.replace('"dealer": 0', '"dealer": 9'))
     with pytest.raises(SituationError, match=re.escape(str(caught.value))):
         load_situation(changed(data, "dealer", 9))
+
+
+# --- after_kong needs the kong (D69) --------------------------------------------------
+
+
+def test_d69_after_kong_needs_a_kong_of_the_winner_or_of_the_discarder():
+    """A replacement win needs the winner's kong, 杠上炮 the discarder's."""
+    self_draw = changed(changed(S1, "win_by", "self_draw"), "from", ...)
+    with pytest.raises(SituationError, match=r"^after_kong: the winner, seat 1, has no kong meld"):
+        load_situation(changed(self_draw, "after_kong", True))
+    with pytest.raises(SituationError, match=r"^after_kong: the discarder, seat 2, has no kong"):
+        load_situation(changed(S1, "after_kong", True))
+    konged = changed(S1, "seats.0.concealed", "2234678m115689p")  # its 7p for the kong's
+    konged = changed(konged, "seats.2", {"concealed": "2459p113469s", "melds": [AN_GANG_7P]})
+    assert load_situation(changed(konged, "after_kong", True)).after_kong
+
+
+AN_GANG_7P = {"kind": "an_gang", "tiles": "7777p"}
+
+
+@pytest.mark.parametrize(("dragons", "counts"), [("CFP", False), ("CFPP", True)])
+def test_d21_a_xuanfeng_is_a_kong_for_after_kong_once_a_dragon_is_added(dragons, counts):
+    """Laying 中发白 draws no replacement (D21); adding a dragon to it does."""
+    peng = B1["seats"][2]["melds"][0]
+    seat = {"concealed": "11238p56s", "melds": [peng, {"kind": "xuanfeng", "tiles": dragons}]}
+    data = changed(changed(B1, "seats.2", seat), "after_kong", True)
+    if counts:
+        assert load_situation(data).after_kong
+    else:
+        with pytest.raises(SituationError, match=r"^after_kong: the discarder, seat 2, has no"):
+            load_situation(data)
+
+
+# --- every win the engine books is a valid `score` input that scores the same ---------
+
+
+def booked(play: Callable[[], list[Round]]) -> list[tuple[Situation, Score]]:
+    """Every situation the engine scores while ``play`` runs, with its score."""
+    found: list[tuple[Situation, Score]] = []
+
+    def capture(situation: Situation) -> Score:
+        result = score(situation)
+        found.append((situation, result))
+        return result
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(round_module, "score", capture)
+        play()
+    return found
+
+
+def bot_hands(rules: str, hands: int) -> list[Round]:
+    rounds = []
+    for seed in range(hands):
+        r = Round(rules, seed=seed, dealer=seed % 4, ask_all=seed % 2 == 1)
+        bots = [make_bot("efficient", random.Random(seed * 4 + s)) for s in range(4)]
+        while not r.over:
+            for seat in r.pending():
+                r.act(seat, bots[seat].act(r.observe(seat)))
+        rounds.append(r)
+    return rounds
+
+
+def assert_scored_the_same(pairs: list[tuple[Situation, Score]]) -> None:
+    assert pairs
+    for situation, result in pairs:
+        text = json.dumps(situation_json(situation), ensure_ascii=False)
+        assert score(read_situation(text)).to_json() == result.to_json(), text
+
+
+#: Hands per rule set: about a second each, with a few hundred wins (sichuan's include
+#: fourth winners of a 一炮多响, D80).
+BOT_HANDS = 250
+
+
+@pytest.mark.parametrize("rules", ["baicheng", "baishan", "baishan_platform", "sichuan"])
+def test_every_win_of_bot_hands_is_a_score_input_that_scores_the_same(rules):
+    pairs = booked(lambda: bot_hands(rules, BOT_HANDS))
+    assert sum(result.win for _, result in pairs) >= BOT_HANDS // 2
+    if rules == "sichuan":  # D80: "the hand ends at three winners" refused these once
+        assert any(len(situation.won) == 3 for situation, _ in pairs)
+    assert_scored_the_same(pairs)
+
+
+FENZHANG_HANDS = [  # seat 1 waits on 8m (夹胡); no other seat can win
+    "2m3m4m5m6m2p3p4p5p6p2s3s4sC",
+    "7m9m1p2p3p7s8s9s1s1s1sCC",
+    "2m3m4m5m6m2p3p4p5p6p2s3s4s",
+    "2m3m4m5m6m2p3p4p5p6p5s6s7s",
+]
+
+
+@pytest.mark.parametrize(
+    ("tail", "by"),
+    [("FFPP1s9p8m7p9s", WinBy.FENZHANG), ("FFPP9p7p9p8p9s", WinBy.TREASURE)],
+    ids=["fenzhang", "treasure"],
+)
+def test_d30_a_win_on_a_fenzhang_draw_is_a_score_input_that_scores_the_same(tail, by):
+    """Seats 3 and 0 keep their 分张 tiles; seat 1 wins on its own: on 8m, or by 摸宝 on
+    the treasure face 9p (D68), with ``fenzhang_drawn`` naming the seats before it."""
+
+    def play() -> list[Round]:
+        r = scripted("baicheng", FENZHANG_HANDS, tail=tail)
+        play_on(r, lambda r: r.phase is Phase.FENZHANG and r.pending() == [1])
+        r.act(1, A("hu"))
+        assert r.over and r.won == [1]
+        return [r]
+
+    pairs = booked(play)
+    situation, _ = pairs[-1]
+    assert (situation.win_by, situation.fenzhang_drawn) == (by, frozenset({3, 0}))
+    assert_scored_the_same(pairs)

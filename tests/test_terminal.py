@@ -6,25 +6,49 @@ import asyncio
 import json
 import random
 import re
+import shlex
+import subprocess
+from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from textual.widgets import Static
 
-from fangcheng.engine.record import replay
-from fangcheng.players.bots import EfficientBot
+from fangcheng.cli import main as cli_main
+from fangcheng.engine.record import read_record, replay
+from fangcheng.players.bots import EfficientBot, StrongBot, table_of
 from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Act, Action
-from fangcheng.tiles.notation import tile_name
+from fangcheng.rules import fans
+from fangcheng.scoring.scorer import score
+from fangcheng.scoring.situation import read_situation
+from fangcheng.tiles.notation import format_tiles, parse_tiles, tile_name
 from fangcheng.ui.terminal.app import PlayApp
-from fangcheng.ui.terminal.game import Game, InputError, main, suggest
+from fangcheng.ui.terminal.game import (
+    Game,
+    InputError,
+    ReplayView,
+    build_parser,
+    glyphs_likely,
+    main,
+    replay_command,
+    suggest,
+)
 from fangcheng.ui.terminal.view import (
+    BACK,
     MUST_WIN,
     PASSED_WIN,
     board,
+    capped,
     event_line,
+    gloss,
+    help_text,
+    plain,
     settlement,
     standings,
 )
+
+CASES = Path(__file__).parent / "cases"
 
 GLYPHS = re.compile("[\U0001f000-\U0001f02f]")
 
@@ -129,7 +153,7 @@ def test_mistyped_input_explains_in_one_line_and_keeps_the_game(tmp_path):
     }
     for typed, message, rows in answers:
         if typed == "hint":
-            assert re.match(r"hint: \d+ \(discard \w+\) · shanten \d", message), message
+            assert re.match(r"hint: \d+ \(discard \w+\) · 向听 \(shanten\) \d", message), message
         else:
             assert expected[typed] in message, (typed, message)
             assert rows[-2].rstrip() == message  # shown whole, on the line above the prompt
@@ -190,6 +214,8 @@ def test_a_whole_match_ends_in_standings(tmp_path):
 
 def test_main_refuses_bad_arguments_and_a_pipe(capsys):
     assert main(["--quan", "0"]) == 2
+    assert main(["--base", "2000000000"]) == 2  # above the engine's limit: refused, named
+    assert "--base 1.." in capsys.readouterr().err
     assert main(["--records", "x"]) == 2  # pytest's stdout is not a terminal
     assert "needs a terminal" in capsys.readouterr().err
 
@@ -260,7 +286,8 @@ def test_the_log_shows_no_face_of_another_seats_concealed_kong(tmp_path):
     events = game.events()
     reveal = next(i for i, e in enumerate(events) if isinstance(e, ev.Reveal))
     lines = [line for e in events[:reveal] if (line := event_line(game, e))]
-    assert "paid: 暗杠" in lines and any(line.endswith("a concealed kong") for line in lines)
+    assert "paid: 暗杠 (concealed kong)" in lines
+    assert any(line.endswith("a 暗杠 (concealed kong)") for line in lines)
     assert not any(
         f"暗杠 {k.tile}" in line or f"kong of {k.tile}" in line for k in kongs for line in lines
     )
@@ -286,3 +313,390 @@ def test_d56_the_settlement_names_a_passed_win_as_the_cause_of_a_flower_pig(tmp_
     assert PASSED_WIN not in settlement(game).plain
     game.round.flower_pigs.add(2)
     assert f"West {PASSED_WIN}" in settlement(game).plain
+
+
+# --- issue 16: the table as a new player meets it ----------------------------------------
+
+
+def run_app(app: PlayApp, typed: list[str], size: tuple[int, int] = (80, 24)) -> list[list[str]]:
+    """Type each line into ``app``; the screens after each (the first: before any)."""
+
+    async def run() -> list[list[str]]:
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            out = [screen(app)]
+            for text in typed:
+                await enter(pilot, text)
+                out.append(screen(app))
+            return out
+
+    return asyncio.run(run())
+
+
+def message(app: PlayApp) -> str:
+    return app.query_one("#message", Static).content.plain
+
+
+def test_one_quan_is_the_default_and_the_first_screen_says_so(tmp_path):
+    assert build_parser().parse_args([]).quan == 1
+    game = Game("baishan", seat=0, bots="efficient", seed=3, records=tmp_path)
+    assert game.match.quan == 1
+    app = PlayApp(game)
+    first = unwrapped(run_app(app, [])[0])
+    assert "1 圈 (round of deals)" in first and "type ascii" in first
+    assert "圈 1/1" in first
+
+
+def test_ascii_can_be_chosen_at_the_table(tmp_path):
+    game = Game("baicheng", seat=0, bots="efficient", seed=3, records=tmp_path)
+    app = PlayApp(game)
+    before, after, again = run_app(app, ["ascii", "ascii"])
+    assert GLYPHS.search("\n".join(before)) and not GLYPHS.search("\n".join(after))
+    assert GLYPHS.search("\n".join(again)) and game.round.decisions == []
+
+
+def glyphs_unnamed(text: str) -> list[str]:
+    """Runs of glyphs not followed by their notation (face-down tiles aside)."""
+    out = []
+    for m in re.finditer(f"{GLYPHS.pattern}+", text):
+        run = m.group()
+        if set(run) == {BACK}:
+            continue
+        tiles = parse_tiles(run)
+        after = text[m.end() :].lstrip(" ")
+        names = (format_tiles(tiles, sort=False), format_tiles(tiles))
+        if not after.startswith(names):
+            out.append(run)
+    return out
+
+
+def without_hand_faces(text: str) -> str:
+    """The board without the row of the player's hand glyphs (its notation is the row
+    below it)."""
+    rows = text.split("\n")
+    i = next(i for i, row in enumerate(rows) if row.startswith("hand  1"))
+    return "\n".join(rows[: i + 1] + rows[i + 2 :])
+
+
+@pytest.mark.parametrize("rules", ["baicheng", "baishan", "sichuan"])
+def test_every_glyph_has_its_notation_beside_it(tmp_path, rules):
+    """Rivers, melds, 吃 choices and the settlement hands: a font without mahjong tiles
+    shows boxes, and the notation beside them still tells the tiles apart."""
+    rng = random.Random(rules)
+    game = Game(rules, seat=0, bots="efficient", seed=2, records=tmp_path)
+    chis = 0
+    while not game.round.over:
+        obs = game.observe()
+        text = board(game, [], width=200, height=60).plain
+        if obs.hand and game.order(obs):
+            text = without_hand_faces(text)
+        assert not glyphs_unnamed(text), text
+        for k in game.keys(obs):
+            if k.action.kind is Act.CHI:
+                chis += 1
+                assert format_tiles(k.action.run) in text
+        calls = [a for a in obs.legal if a.kind in (Act.CHI, Act.PENG)]
+        game.play(calls[0] if calls else rng.choice(obs.legal))
+    assert not glyphs_unnamed(settlement(game, width=200).plain)
+    if rules != "sichuan":
+        assert chis  # a 吃 choice was seen
+
+
+def test_d39_d51_a_capped_payment_shows_the_cap(tmp_path):
+    """2^N is not what a payer pays under the cap: the line says 封顶 (cap)."""
+    for name, capped_too in (
+        ("baishan_platform-three-chows-capped.json", True),
+        ("sichuan-dragon-seven-pairs-capped.json", True),
+        ("baicheng-B1.json", False),
+    ):
+        data = json.loads((CASES / name).read_text(encoding="utf-8"))
+        data.pop("expect")
+        result = score(read_situation(json.dumps(data)))
+        texts = [capped(result.situation, p) for p in result.reading.payers]
+        assert any("封顶 (cap)" in t for t in texts) is capped_too, (name, texts)
+        for p, t in zip(result.reading.payers, texts, strict=True):
+            if "封顶" in t:
+                assert f"{p.amount}" in t or f"2^{p.total}" not in t
+
+
+def test_bots_are_paced_one_step_a_tick(tmp_path):
+    """Paced, the bots move on a timer; its ticks are driven here (no sleeping): each
+    shows something new in the log, until the player is asked and the timer stops."""
+    game = Game("baicheng", seat=2, bots="efficient", seed=3, records=tmp_path, paced=True)
+    assert game.round.dealer == 0  # East, South move first
+    assert not game.observe().legal and game.round.decisions == []
+
+    async def run() -> list[int]:
+        app = PlayApp(game, pace=60.0)  # never fires during the test
+        lines = []
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert app.timer is not None
+            while app.timer is not None:
+                before = len(app.log_lines)
+                app.tick()
+                assert len(app.log_lines) > before
+                lines.append(len(app.log_lines))
+            obs = game.observe()
+            assert obs.legal  # the player is asked
+            await enter(pilot, what_to_type(game, EfficientBot(random.Random(0)).act(obs), 0))
+            assert app.timer is not None  # the bots are paced again
+        return lines
+
+    lines = asyncio.run(run())
+    assert len(lines) >= 3  # East's discard, South's draw and discard, at least
+
+
+def test_paced_at_zero_the_bots_play_at_once(tmp_path):
+    game = Game("baicheng", seat=0, bots="efficient", seed=3, records=tmp_path, paced=True)
+    run_app(PlayApp(game, pace=0.0), [])
+    assert game.observe().legal
+
+
+def test_speed_is_an_option_and_not_negative(capsys):
+    assert build_parser().parse_args([]).speed == 0.4
+    assert build_parser().parse_args(["--speed", "0"]).speed == 0
+    assert main(["--speed", "-1"]) == 2
+    assert "--speed" in capsys.readouterr().err
+
+
+def test_the_log_scrolls_with_pageup_and_pagedown(tmp_path):
+    game = Game("baishan", seat=0, bots="efficient", seed=0, records=tmp_path)
+    me = EfficientBot(random.Random(0))
+    while len(game.events()) < 60:
+        game.play(me.act(game.observe()))
+    assert not game.round.over
+
+    async def run() -> tuple[list[str], list[str], list[str]]:
+        app = PlayApp(game)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            latest = screen(app)
+            await pilot.press(*["pageup"] * 20)  # to the first line, and no further
+            await pilot.pause()
+            older = screen(app)
+            await pilot.press(*["pagedown"] * 20)
+            await pilot.pause()
+            return latest, older, screen(app)
+
+    latest, older, back = asyncio.run(run())
+    assert latest == back and older != latest
+    assert any("newer lines: PageDown" in row for row in older)
+    assert any(row.startswith("hand 1 dealt") for row in older)
+    assert not any(row.startswith("hand 1 dealt") for row in latest)
+
+
+@pytest.mark.parametrize("rules", ["baicheng", "baishan", "baishan_platform", "sichuan"])
+def test_the_table_speaks_one_style_without_rule_ids(tmp_path, rules):
+    """No "you pays", no (D16) at the table, every settlement term glossed."""
+    rng = random.Random(rules)
+    game = Game(rules, seat=1, bots="efficient", seed=21, quan=2, records=tmp_path)
+    log: list[str] = []
+    reasons: set[str] = set()
+    while True:
+        while not game.round.over:
+            game.play(rng.choice(game.observe().legal))
+        log += [line for e in game.events() if (line := event_line(game, e))]
+        text = settlement(game, width=200).plain + "\n".join(log)
+        assert not re.search(r"\bD\d+\b", text), text
+        assert not re.search(r"\byou (pays|wins|discards|draws)\b", text), text
+        reasons |= {item["reason"] for item in game.round.settlement["items"]}
+        if game.match.over:
+            break
+        game.next_hand()
+    assert reasons and all(gloss(r) != r for r in reasons), reasons  # each term glossed
+    every = [f for f in vars(fans).values() if isinstance(f, fans.Fan)]
+    assert len(every) > 30
+    assert all(not re.search(r"\bD\d+", plain(f.why)) for f in every)
+
+
+def test_gloss_writes_the_chinese_term_then_its_english():
+    assert gloss("查大叫 not ready") == "查大叫 (not-ready check)"
+    assert gloss("three treasure 9p") == "三宝 (three treasure tiles) 9p"
+    assert gloss("大杠 明杠 5m") == "大杠 (big kong) 明杠 (exposed kong) 5m"
+    assert gloss("胡 West") == "胡 (win) West"
+    assert plain("two identical chows (three count once, D59); exposed (D70)") == (
+        "two identical chows (three count once); exposed"
+    )
+
+
+def claim_state(rules: str, kind: Act, tmp_path) -> Game:
+    """A game paused where the player may make a ``kind`` claim."""
+    for seed in range(200):
+        game = Game(rules, seat=0, bots="efficient", seed=seed, records=tmp_path)
+        me = EfficientBot(random.Random(0))
+        while not game.round.over:
+            obs = game.observe()
+            if any(a.kind is kind for a in obs.legal):
+                return game
+            game.play(me.act(obs))
+    raise AssertionError(f"no {kind} for the player")
+
+
+def test_a_claim_window_takes_claim_keys_first(tmp_path):
+    """P is 碰 in a claim window (it was read as discarding 白板), C is 吃, N is pass."""
+    game = claim_state("baicheng", Act.PENG, tmp_path)
+    peng = next(a for a in game.observe().legal if a.kind is Act.PENG)
+    assert game.choose("P") == game.choose("p") == peng
+    assert game.choose("N") == Action(Act.PASS)
+    game = claim_state("baicheng", Act.CHI, tmp_path)
+    chis = [a for a in game.observe().legal if a.kind is Act.CHI]
+    if len(chis) == 1:
+        assert game.choose("C") == chis[0]
+    else:
+        assert game.choose("C1") == chis[0]
+
+
+def test_escape_closes_help_and_q_asks_before_quitting(tmp_path):
+    game = Game("baicheng", seat=0, bots="efficient", seed=3, records=tmp_path)
+
+    async def run() -> None:
+        app = PlayApp(game)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("f1")
+            await pilot.pause()
+            assert app.page == "help" and "Esc" in unwrapped(screen(app))
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.page == "table"
+            await enter(pilot, "q")
+            assert app.is_running and "quit the match?" in message(app)
+            await enter(pilot, "")
+            assert app.is_running and not app.quitting
+            await enter(pilot, "q")
+            await enter(pilot, "y")
+            assert not app.is_running
+
+    asyncio.run(run())
+    assert game.round.decisions == []
+
+
+def finished_record(tmp_path) -> Path:
+    game = Game("baishan", seat=0, bots="efficient", seed=16, records=tmp_path)
+    me = EfficientBot(random.Random(0))
+    while not game.round.over:
+        game.play(me.act(game.observe()))
+    assert game.record is not None
+    return game.record
+
+
+def test_the_replay_command_is_exact_and_runs(tmp_path):
+    """The end screen's command runs as printed (the venv's fangcheng after make play)."""
+    path = finished_record(tmp_path)
+    command = replay_command(path)
+    argv = shlex.split(command)
+    assert argv[-3:] == ["replay", str(path), "--show"]
+    program = argv[0]
+    assert program == "fangcheng" or Path(program).exists()
+    done = subprocess.run([*argv[:-1]], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "replay identically" in done.stdout, done
+    game = Game("baishan", seat=0, bots="random", seed=4, records=tmp_path)
+    rng = random.Random(0)
+    while not game.match.over:
+        while not game.round.over:
+            game.play(rng.choice(game.observe().legal))
+        if not game.match.over:
+            game.next_hand()
+    assert replay_command(game.saved[-1]) in unwrapped(standings(game).plain.split("\n"))
+
+
+def test_the_viewer_steps_forward_and_back_through_a_hand(tmp_path):
+    path = finished_record(tmp_path)
+    view = ReplayView(read_record(path.read_text()), seat=0, path=path)
+    assert view.at == 0 and not view.round.decisions
+    boards = [board(view, [], actions=False).plain]
+    seen = [len(view.events())]
+    while view.at < len(view.moves) - 1:
+        view.goto(view.at + 1)
+        seen.append(len(view.events()))
+        if not view.round.over:
+            boards.append(board(view, [], actions=False).plain)
+    assert view.round.over and "running total" in settlement(view).plain
+    assert seen == sorted(seen) and len(set(seen)) == len(seen)  # each step shows more
+    view.goto(1)
+    assert board(view, [], actions=False).plain == boards[1]
+    recorded = replay(json.loads(path.read_text())).round
+    assert view.round.events == recorded.events[: len(view.round.events)]
+    view.side(2)  # the same point seen from West: West's hand, not East's
+    assert view.seat == 2 and board(view, [], actions=False).plain != boards[1]
+
+
+def test_the_viewer_at_the_keyboard(tmp_path):
+    path = finished_record(tmp_path)
+    view = ReplayView(read_record(path.read_text()), seat=0, path=path)
+    app = PlayApp(view)
+    screens = run_app(app, ["", "", "b", "e", "v", "x"])
+    assert "replay step 0/" in unwrapped(screens[0])
+    assert "replay step 2/" in unwrapped(screens[2])
+    assert "replay step 1/" in unwrapped(screens[3])
+    assert "running total" in unwrapped(screens[4])
+    assert view.seat == 1
+    assert "'x'" in unwrapped(screens[6])
+    assert not any("you" in row.split() for row in screens[2])  # seats by name
+
+
+def test_replay_show_needs_a_terminal(tmp_path, capsys):
+    path = finished_record(tmp_path)
+    assert cli_main(["replay", str(path), "--show"]) == 2
+    assert "needs a terminal" in capsys.readouterr().err
+
+
+def test_hint_is_the_strong_bots_and_says_why(tmp_path, monkeypatch):
+    """The hint folds against a declared seat as the strong bot does, and names the
+    danger; ready, it names the waits."""
+    game = Game("baishan", seat=0, bots="efficient", seed=3, records=tmp_path)
+    assert isinstance(game.adviser, StrongBot)
+    obs = game.observe()
+    declared = obs._replace(seats=(obs.seats[0], obs.seats[1]._replace(ready=True), *obs.seats[2:]))
+    monkeypatch.setattr(game, "observe", lambda: declared)
+    hint = game.hint()
+    assert "danger" in hint and "South 报听" in hint and "useful tiles unseen" in hint
+    strong, _ = suggest(declared, StrongBot(random.Random(0)))
+    efficient = EfficientBot(random.Random(0)).act(declared)
+    bot = StrongBot(random.Random(0))
+    table = table_of(declared)
+    threat = bot.threats(declared)
+    assert bot.danger(table, strong.tile, threat) <= bot.danger(table, efficient.tile, threat)
+    assert f"({strong})" in hint
+
+
+def test_hint_names_the_waits_when_ready(tmp_path):
+    for seed in range(50):
+        game = Game("baicheng", seat=0, bots="efficient", seed=seed, records=tmp_path)
+        me = EfficientBot(random.Random(0))
+        while not game.round.over:
+            obs = game.observe()
+            if any(a.kind is Act.DISCARD for a in obs.legal):
+                action, why = suggest(obs, game.adviser)
+                if why.startswith("听 ready: waits"):
+                    assert action.kind in (Act.DISCARD, Act.READY)
+                    return
+            game.play(me.act(obs))
+    raise AssertionError("never ready")
+
+
+def test_a_console_without_the_glyphs_starts_in_ascii():
+    assert glyphs_likely({"TERM": "xterm-256color"}, "utf-8")
+    assert not glyphs_likely({"TERM": "linux"}, "utf-8")  # the Linux console's font
+    assert not glyphs_likely({"TERM": "xterm"}, "ANSI_X3.4-1968")  # LANG=C
+
+
+def test_a_winners_fan_reason_names_the_winner(tmp_path):
+    """ "won on a tile it drew" at the table reads "won on a tile you drew"."""
+    for seed in range(40):
+        game = Game("baicheng", seat=0, bots="efficient", seed=seed, records=tmp_path)
+        me = EfficientBot(random.Random(0))
+        while not game.round.over:
+            game.play(me.act(game.observe()))
+        text = settlement(game, width=200).plain
+        if "自摸" in text and game.round.win_scores:
+            winner = game.round.win_scores[0].situation.winner
+            name = "you" if winner == 0 else ("East", "South", "West", "North")[winner]
+            assert f"won on a tile {name} drew" in text and "it drew" not in text
+            return
+    raise AssertionError("no self-drawn win")
+
+
+def test_the_help_page_fits_80_by_24():
+    rows = help_text().plain.split("\n")
+    assert len(rows) <= 22 and max(cell_len(row) for row in rows) < 80

@@ -44,12 +44,10 @@ from fangcheng.engine.round import Round
 from fangcheng.players.bots import make_bot
 from fangcheng.rules.ruleset import find_rules
 from fangcheng.scoring.scorer import score
-from fangcheng.scoring.situation import Situation, SituationError, load_situation
+from fangcheng.scoring.situation import Situation, SituationError, load_situation, situation_json
 from fangcheng.tiles.notation import (
     InvalidNotationError,
     TileCountError,
-    format_counts,
-    format_tiles,
     tile_name,
 )
 
@@ -242,7 +240,7 @@ def play_table(rules: str, index: int, table: Table) -> tuple[list[dict[str, Any
         ident = f"{rules}/{index:02d}-{table.name}/{hand:02d}"
         lines.append({"id": ident, "bots": list(table.bots), "record": plain(record_of(round_))})
         for situation in round_.captured:
-            data = situation_json(round_, situation)
+            data = situation_json(situation)
             if score_output(data) != plain(score(situation).to_json()):
                 raise RuntimeError(f"{ident}: the score input does not say what the engine scored")
             situations.append(data)
@@ -255,53 +253,6 @@ def tables(rules: str) -> tuple[Table, ...]:
 
 
 # --- win situations --------------------------------------------------------------------
-
-
-def situation_json(round_: Round, s: Situation) -> dict[str, Any]:
-    """The ``fangcheng score`` input of a win the engine scored."""
-    options = {k: v for k, v in round_.option_input.items() if k != "claim_window"}
-    if any(s.options.piao):
-        options["piao"] = list(s.options.piao)
-    if s.options.que is not None:
-        options["que"] = ["mps"[q] for q in s.options.que]
-    data: dict[str, Any] = {
-        "rules": round_.rules.name,
-        "options": options,
-        "base": s.base,
-        "dealer": s.dealer,
-        "winner": s.winner,
-        "win_tile": tile_name(s.win_tile),
-        "win_by": s.win_by.value,
-        "after_kong": s.after_kong,
-        "treasure": None if s.treasure is None else tile_name(s.treasure),
-        "declared_ready": list(s.declared_ready),
-        "seats": [
-            {
-                "concealed": format_counts(seat.concealed),
-                "melds": [_meld_json(m) for m in seat.melds],
-            }
-            for seat in s.seats
-        ],
-        "won": sorted(s.won),
-        "last_tile": s.last_tile,
-        "first_draw": s.first_draw,
-    }
-    if s.source is not None:
-        data["from"] = s.source
-    if s.retired_treasure:
-        data["retired_treasure"] = [tile_name(t) for t in s.retired_treasure]
-    if s.fenzhang_drawn:
-        data["fenzhang_drawn"] = sorted(s.fenzhang_drawn)
-    return data
-
-
-def _meld_json(meld: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": meld.kind.value, "tiles": format_tiles(meld.tiles, sort=False)}
-    if meld.source is not None:
-        out["from"] = meld.source
-    if meld.treasure:
-        out["treasure"] = True
-    return out
 
 
 Mutation = Callable[[dict[str, Any], random.Random, list[str]], None]
@@ -493,12 +444,14 @@ ERROR_SHARE: Final = 0.1  # of refused mutants, the share kept (the rest are dra
 
 
 def mutants(rules: str, seeds: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Seeded variations of the captured situations, ``MUTANTS`` per situation."""
-    rng = random.Random(f"{SEED}:{rules}")
+    """Seeded variations of the captured situations, ``MUTANTS`` per situation. Each
+    situation's are drawn from a seed of its own content, so that a change of what `score`
+    refuses (which redraws a mutant) changes only the mutants of the situations it touches."""
     faces = sorted({tile_name(t) for t in find_rules(rules).faces})
     seen = {dumps(d) for d in seeds}
     out = []
     for base in seeds:
+        rng = random.Random(f"{SEED}:{rules}:{dumps(base)}")
         kept = 0
         for _ in range(20 * MUTANTS):
             if kept == MUTANTS:

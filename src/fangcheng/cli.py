@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fangcheng import __version__
 from fangcheng.analysis.hand import CLASSIC, Shapes, shanten, wait_shapes
@@ -16,6 +18,9 @@ from fangcheng.tiles.notation import (
     glyph,
     parse_counts,
 )
+
+if TYPE_CHECKING:
+    from fangcheng.engine.record import RecordInput
 
 #: Hands the demo analyses when none is given: one of each kind of wait.
 #: (title, hand, shapes it is read with: None for the command's own)
@@ -112,10 +117,13 @@ def _replay(args: argparse.Namespace) -> int:
 
     text = _read(args.file, "replay")
     try:
-        result = replay(read_record(text))
+        record = read_record(text)
+        result = replay(record)
     except RecordError as exc:
         print(f"fangcheng replay: {args.file}: {exc}", file=sys.stderr)
         return 2
+    if args.show:
+        return _show(args, record)
     if result.scripted:
         for event in result.round.events:
             print(json.dumps(msgspec.to_builtins(event), ensure_ascii=False))
@@ -129,12 +137,33 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _show(args: argparse.Namespace, record: RecordInput) -> int:
+    """``replay --show``: step through the hand on the terminal table."""
+    try:
+        from fangcheng.ui.terminal.app import PlayApp
+        from fangcheng.ui.terminal.game import ReplayView
+    except ModuleNotFoundError as exc:
+        print(
+            f"fangcheng replay --show needs {exc.name}: pip install 'fangcheng[play]'",
+            file=sys.stderr,
+        )
+        return 2
+    if not sys.stdout.isatty() or args.file == "-":  # the keys come from stdin
+        print("fangcheng replay --show needs a terminal and a file", file=sys.stderr)
+        return 2
+    view = ReplayView(record, seat=args.seat, path=Path(args.file))
+    PlayApp(view, ascii=args.ascii).run()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fangcheng",
         description="Baishan, Baicheng and Sichuan mahjong: analysis, scoring, play.",
-        epilog="exit codes:\n  0  success\n  1  a replay that diverges from its record\n"
-        "  2  invalid input (one line on stderr names the field and the problem)",
+        epilog="exit codes:\n  0  success\n"
+        "  1  a replay that diverges from its record (naming the first divergent event)\n"
+        "  2  invalid input: one line on stderr names the field and the problem, quoting\n"
+        "     at most 80 characters of the value (never a traceback)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"fangcheng {__version__}")
@@ -152,8 +181,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--explain", action="store_true", help="print a readable table instead of JSON"
     )
     score.set_defaults(run=_score)
-    replay = sub.add_parser("replay", help="re-run a game record and check it replays identically")
+    replay = sub.add_parser(
+        "replay",
+        help="re-run a game record and check it replays identically, or --show it",
+    )
     replay.add_argument("file", help="the record JSON file, or - for stdin")
+    replay.add_argument(
+        "--show", action="store_true", help="step through the hand on the terminal table"
+    )
+    replay.add_argument(
+        "--seat", type=int, default=0, choices=range(4), help="--show: whose side (0 E … 3 N)"
+    )
+    replay.add_argument("--ascii", action="store_true", help="--show: tiles as notation")
     replay.set_defaults(run=_replay)
     # Parsed by the terminal game and the simulator themselves (see main); listed for --help.
     sub.add_parser("play", help="play a match against three bots (fangcheng play -h)")
@@ -167,12 +206,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--db", help="SQLAlchemy database URL (default: $FANGCHENG_DB, else DATA/fangcheng.db)"
     )
     serve.add_argument("--data", default="data", help="data directory (default ./data)")
+    serve.add_argument(
+        "--origin",
+        action="append",
+        default=[],
+        help="another page origin allowed to open the websocket (behind a proxy); repeatable",
+    )
     serve.set_defaults(run=_serve)
     sub.add_parser("bot", help="play a seat at a server's table with a bot (fangcheng bot -h)")
     return parser
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import gc
     import os
     from pathlib import Path
 
@@ -190,7 +236,8 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     url = args.db or os.environ.get("FANGCHENG_DB") or default_url(Path(args.data))
     setup_logging()
-    app = create_app(ServerSettings(db=url))
+    app = create_app(ServerSettings(db=url, origins=frozenset(args.origin)))
+    gc.freeze()  # what is loaded by now lives as long as the process: no collection scans it
     print(f"fangcheng: open http://{args.host}:{args.port}/  (database {url})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=65536)
     return 0

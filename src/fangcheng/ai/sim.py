@@ -412,24 +412,36 @@ def simulate(
 # --- command line ----------------------------------------------------------------------
 
 
-def _bar(stream: Any) -> Callable[[int, int], None]:
-    start = time.perf_counter()
+@contextlib.contextmanager
+def _progress(stream: Any) -> Iterator[Callable[[int, int], None]]:
+    """Progress on ``stream``: Rich's live bar where it is a terminal (Rich judges, and
+    is there with the play extra), else a plain line at each tenth and at the end."""
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    except ModuleNotFoundError:
+        console = None
+    else:
+        console = Console(file=stream)
+    if console is not None and console.is_terminal:
+        columns = (BarColumn(), MofNCompleteColumn(), "hands", TimeRemainingColumn())
+        with Progress(*columns, console=console) as bar:
+            task = bar.add_task("simulate", total=None)
+            yield lambda done, total: bar.update(task, completed=done, total=total)
+        return
+    start, shown = time.perf_counter(), 0
 
-    def show(done: int, total: int) -> None:
-        nonlocal start
+    def line(done: int, total: int) -> None:
+        nonlocal start, shown
         if done == 0:  # the work starts now (after any connecting): rate from here
             start = time.perf_counter()
-        width = 30
-        filled = width * done // total if total else width
-        rate = done / max(time.perf_counter() - start, 1e-9)
-        stream.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} hands {rate:.1f}/s"
-        )
-        if done >= total:
-            stream.write("\n")
-        stream.flush()
+        tenth = 10 * done // max(1, total)
+        if tenth > shown:
+            shown = tenth
+            rate = done / max(time.perf_counter() - start, 1e-9)
+            print(f"{done}/{total} hands {rate:.1f}/s", file=stream, flush=True)
 
-    return show
+    yield line
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -471,17 +483,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ray is not None and args.workers is not None:
         parser.error("--workers is for local runs; with --ray the cluster's CPUs do the work")
     try:
-        summary = simulate(
-            args.rules,
-            args.hands,
-            seats,
-            seed=args.seed,
-            workers=args.workers or 1,
-            duplicate=args.duplicate,
-            records_dir=args.records,
-            progress=_bar(sys.stderr),
-            ray=args.ray,
-        )
+        with _progress(sys.stderr) as progress:
+            summary = simulate(
+                args.rules,
+                args.hands,
+                seats,
+                seed=args.seed,
+                workers=args.workers or 1,
+                duplicate=args.duplicate,
+                records_dir=args.records,
+                progress=progress,
+                ray=args.ray,
+            )
     except RayUnavailableError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2

@@ -5,12 +5,20 @@ every decision; with those the engine re-creates the hand, and `replay` checks t
 events and the settlement come out identical. The events are the engine's omniscient
 stream (`fangcheng.protocol.events`), written as their JSON and validated when read
 back; a record written before the ``reveal`` event and the split kong payment reason
-still replays. A record without ``events`` is a
-*scripted hand*: its wall may be given as ``{"head": ..., "tail": ...}`` (the tiles drawn
-first, and the tiles at the end of the wall read from the very last one: replacements,
-then baicheng's treasure indicator), the middle filled from the seed. Instead of a head,
-``"hands"`` (each seat's starting tiles: 14 for the dealer, 13 for the others) and
-``"draws"`` (the tiles drawn after the deal, in order) may be given.
+still replays.
+
+A record is bound to its seed: a wall written as notation is the one the seed shuffles
+(with the dice, which the seed throws first), and `replay` refuses a record whose wall
+does not follow from its seed. A wall that was not shuffled from the seed (a `Round`
+given its wall) is written in parts, ``{"head": every tile}``. A record without
+``events`` is a *scripted hand*: its wall may be given as ``{"head": ..., "tail": ...}``
+(the tiles drawn first, and the tiles at the end of the wall read from the very last one:
+replacements, then baicheng's treasure indicator), the middle filled from the seed.
+Instead of a head, ``"hands"`` (each seat's starting tiles: 14 for the dealer, 13 for the
+others) and ``"draws"`` (the tiles drawn after the deal, in order) may be given.
+
+Reading is type-strict (a bool is no integer, nor is 1.0), the events and the settlement
+included, and a key that no event has is refused: what is compared is what was recorded.
 
 `RecordInput` is the record's shape as msgspec `Struct`s (its JSON Schema is published in
 ``docs/schemas/``); `replay` and `read_record` check it and report any problem as a
@@ -23,6 +31,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
@@ -31,9 +40,9 @@ from fangcheng.engine.round import Round
 from fangcheng.engine.wall import deal_order
 from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Action, IllegalActionError
-from fangcheng.rules.ruleset import RuleSet, find_rules
+from fangcheng.rules.ruleset import OptionError, RuleSet, find_rules
 from fangcheng.scoring import schema
-from fangcheng.scoring.situation import MAX_BASE, SeatIndex, TableOptions
+from fangcheng.scoring.situation import MAX_BASE, RulesName, SeatIndex, TableOptions
 from fangcheng.tiles.notation import InvalidNotationError, format_tiles, parse_tiles
 
 __all__ = [
@@ -44,6 +53,8 @@ __all__ = [
     "RecordError",
     "RecordInput",
     "Replay",
+    "Settlement",
+    "SettlementItem",
     "WallParts",
     "head_for",
     "read_record",
@@ -100,32 +111,68 @@ class Decision(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=
     action: Annotated[str, msgspec.Meta(max_length=100)]
 
 
+Deltas = Annotated[
+    list[int],
+    msgspec.Meta(min_length=4, max_length=4, description="Per seat.", extra={"noun": "amounts"}),
+]
+
+
+class SettlementItem(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """One movement of coins, with its reason."""
+
+    reason: Annotated[str, msgspec.Meta(max_length=200)]
+    deltas: Deltas
+
+
+class Settlement(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
+    """The end of a hand: how it ended, every movement, their sum, fees and the totals."""
+
+    end: Literal["win", "draw", "escape"]
+    items: Annotated[list[SettlementItem], msgspec.Meta(max_length=1000, extra={"noun": "items"})]
+    deltas: Deltas
+    fees: Deltas
+    total: Deltas
+
+
 class RecordInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """One hand (ARCHITECTURE.md "Game records"). Without ``events`` it is a scripted hand,
     whose wall may be given in parts."""
 
     format: Literal["fangcheng-record"]
     version: Literal[1]
-    rules: Annotated[str, schema.about("A rule set: baicheng, baishan, baishan_platform, sichuan.")]
+    rules: RulesName
     options: TableOptions = msgspec.field(default_factory=TableOptions)
     seed: Annotated[
         int,
         msgspec.Meta(
-            ge=-(2**63), le=2**63 - 1, description="Seeds the dice and a scripted wall's middle."
+            ge=-(2**63),
+            le=2**63 - 1,
+            description="Throws the dice, then shuffles the wall (a played hand's wall in"
+            " notation is the seed's shuffle) or a scripted wall's middle.",
         ),
     ] = 0
     dealer: SeatIndex = 0
     base: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE, description="The table stake 底注.")] = 1
-    ask_all: Annotated[bool, schema.about("Claim windows ask every seat still playing.")] = False
+    ask_all: Annotated[
+        bool,
+        schema.about(
+            "Every decision point asks every seat a rule could ask: a claim window every"
+            " seat still playing, a 分张 draw its drawer."
+        ),
+    ] = False
     wall: Annotated[
-        Notation | WallParts, schema.about("All tiles in draw order, or parts of them.")
+        Notation | WallParts,
+        schema.about(
+            "All tiles in draw order, as the seed shuffles them; or parts of them (a wall"
+            " of one's own: its head is every tile)."
+        ),
     ]
     decisions: Annotated[list[Decision], schema.about("Every choice made, in order.")] = []
     # what the engine produced: compared as they are (the protocol types them)
     events: Annotated[list[dict[str, Any]], schema.about("What the engine produced.")] | _Unset = (
         msgspec.UNSET
     )
-    settlement: Annotated[dict[str, Any] | None, schema.about("The final transfers.")] | _Unset = (
+    settlement: Annotated[Settlement | None, schema.about("The final transfers.")] | _Unset = (
         msgspec.UNSET
     )
 
@@ -152,6 +199,7 @@ def read_record(text: bytes | str) -> RecordInput:
 
 def record_of(round_: Round) -> dict[str, Any]:
     """The record of a hand (finished or not)."""
+    wall = format_tiles(round_.wall.tiles, sort=False)
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -161,7 +209,7 @@ def record_of(round_: Round) -> dict[str, Any]:
         "dealer": round_.dealer,
         "base": round_.base,
         **({"ask_all": True} if round_.ask_all else {}),
-        "wall": format_tiles(round_.wall.tiles, sort=False),
+        "wall": wall if round_.shuffled else {"head": wall},
         "decisions": list(round_.decisions),
         "events": msgspec.to_builtins(round_.events),
         "settlement": round_.settlement,
@@ -279,6 +327,8 @@ def replay(record: RecordInput | Mapping[str, Any], rules: RuleSet | None = None
         raise RecordError(f"rules: the record is of {record.rules!r}, not {rules.name!r}")
     actions = [_action(d, i) for i, d in enumerate(record.decisions)]
     wall = wall_of(record.wall, rules, record.seed, record.dealer)
+    # a played hand's wall in notation is its seed's shuffle: the round shuffles it anew
+    seeded = isinstance(record.wall, str) and not isinstance(record.events, msgspec.UnsetType)
     try:
         round_ = Round(
             rules,
@@ -286,11 +336,19 @@ def replay(record: RecordInput | Mapping[str, Any], rules: RuleSet | None = None
             dealer=record.dealer,
             base=record.base,
             options=record.options.given(),
-            wall=wall,
+            wall=None if seeded else wall,
             ask_all=record.ask_all,
         )
-    except ValueError as exc:  # an option the rule set does not have, or a bad value
+    except OptionError as exc:  # an option the rule set does not have, or a bad value
         raise RecordError(f"options: {exc}") from None
+    except ValueError as exc:  # what the shape lets through and `Round` refuses: named
+        raise RecordError(str(exc)) from None
+    if seeded and list(round_.wall.tiles) != wall:
+        at = next(i for i, (a, b) in enumerate(zip(wall, round_.wall.tiles, strict=True)) if a != b)
+        raise RecordError(
+            f"wall: not what seed {record.seed} shuffles for {rules.name} (tile {at} differs);"
+            ' a wall not shuffled from the seed is written {"head": ...}'
+        )
     for i, (decision, action) in enumerate(zip(record.decisions, actions, strict=True)):
         try:
             if action is None:
@@ -305,6 +363,12 @@ def replay(record: RecordInput | Mapping[str, Any], rules: RuleSet | None = None
     return Replay(round_, _first_divergence(record.events, settlement, round_), False)
 
 
+class _Events(msgspec.Struct, frozen=True):
+    """A record's events alone, as the protocol types them."""
+
+    events: list[ev.Event]
+
+
 def _action(decision: Decision, index: int) -> Action | None:
     """A decision's action (None for an escape)."""
     if decision.action == ESCAPE:
@@ -316,12 +380,19 @@ def _action(decision: Decision, index: int) -> Action | None:
 
 
 def _first_divergence(
-    recorded: list[dict[str, Any]], settlement: dict[str, Any] | None, round_: Round
+    recorded: list[dict[str, Any]], settlement: Settlement | None, round_: Round
 ) -> str | None:
-    try:
-        expected = ev.from_builtins(recorded)
-    except msgspec.ValidationError as exc:
-        raise RecordError(str(exc).replace("`$", "`events")) from None
+    expected = schema.convert({"events": recorded}, _Events, RecordError, "record").events
+    for i, (raw, event) in enumerate(zip(recorded, expected, strict=True)):
+        # the protocol's decoder passes over unknown keys (newer writers may add some);
+        # a record is compared as it is, so a key no event has is a change
+        known = _keys(type(event))
+        extra = raw.keys() - known
+        if extra:
+            raise RecordError(
+                f"events[{i}]: unknown key {schema.quote(min(extra))} in a {raw['type']} event;"
+                f" valid: {', '.join(sorted(known))}"
+            )
     produced = round_.events
     if not any(type(e) is ev.Reveal for e in expected):  # a record from before `reveal`
         produced = [e for e in produced if type(e) is not ev.Reveal]
@@ -330,9 +401,22 @@ def _first_divergence(
             return f"event {i}: recorded {_json(want)}, replay gives {_json(got)}"
     if len(expected) != len(produced):
         return f"the record has {len(expected)} events, the replay {len(produced)}"
-    if settlement != round_.settlement:
-        return f"settlement: recorded {settlement}, replay gives {round_.settlement}"
+    recorded_settlement = msgspec.to_builtins(settlement)  # typed: 1.0 and True were refused
+    replayed = round_.settlement
+    if recorded_settlement is None or replayed is None:
+        if (recorded_settlement is None) != (replayed is None):
+            return f"settlement: recorded {recorded_settlement}, replay gives {replayed}"
+        return None
+    for name, want in recorded_settlement.items():
+        if want != replayed[name]:
+            return f"settlement.{name}: recorded {want}, replay gives {replayed[name]}"
     return None
+
+
+@cache
+def _keys(event_type: type[ev.Event]) -> frozenset[str]:
+    """The JSON keys of an event type, its tag included."""
+    return frozenset(f.encode_name for f in msgspec.structs.fields(event_type)) | {"type"}
 
 
 def _json(event: ev.Event) -> str:

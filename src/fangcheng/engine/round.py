@@ -5,7 +5,8 @@ seats whose decision is awaited and `legal_actions(seat)` what each may do; `act
 action)` records one decision. A claim window (after a discard, or after a 补杠 that can
 be robbed) waits for every asked seat, then resolves by priority — win, then peng/kong,
 then chi — with 截胡 (first winner in play order from the discarder) or 一炮多响, as the
-rule set says. Seats with nothing to do but pass are not asked.
+rule set says. Seats with nothing to do but pass are not asked, unless the round is
+built with ``ask_all`` (see `Round`).
 
 Wins, kongs and the other coin movements are scored by the scoring layer
 (`fangcheng.scoring.scorer`, `fangcheng.scoring.payments`); the engine never re-implements a rule of
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -39,6 +41,7 @@ from fangcheng.rules.requirements import (
     wait_set,
 )
 from fangcheng.rules.ruleset import RuleSet, configure, find_rules
+from fangcheng.scoring import schema
 from fangcheng.scoring.payments import (
     Transfer,
     chase_dealer_payments,
@@ -50,7 +53,7 @@ from fangcheng.scoring.payments import (
 )
 from fangcheng.scoring.scorer import Score, score
 from fangcheng.scoring.settlement import sichuan_exhaustion
-from fangcheng.scoring.situation import Seat, Situation, WinBy
+from fangcheng.scoring.situation import MAX_BASE, Seat, Situation, WinBy
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import DRAGONS, KINDS, format_counts, format_tiles, tile_name
 
@@ -146,6 +149,42 @@ def _may_kong(hand: bytearray, melds: Sequence[Meld], xuanfeng: bool) -> bool:
     return xuanfeng and (any if laid else all)(_DRAGON_COUNTS(hand))
 
 
+def _shown(value: object) -> str:
+    return f"{type(value).__name__} {schema.quote(value)}"
+
+
+def _check_arguments(
+    rules: RuleSet,
+    seed: object,
+    dealer: object,
+    base: object,
+    options: object,
+    wall: object,
+    ask_all: object,
+) -> None:
+    """`Round`'s arguments, each as a record can hold it (a bool is no integer, nor is
+    1.0); a `ValueError` names the first that is not. Options are `configure`'s."""
+    if type(seed) is not int or not -(2**63) <= seed < 2**63:
+        raise ValueError(f"seed: expected a 64-bit signed integer, got {_shown(seed)}")
+    if type(dealer) is not int or not 0 <= dealer <= 3:
+        raise ValueError(f"dealer: expected a seat (0..3), got {_shown(dealer)}")
+    if type(base) is not int or not 1 <= base <= MAX_BASE:
+        raise ValueError(f"base: expected an integer 1..{MAX_BASE}, got {_shown(base)}")
+    if options is not None and not isinstance(options, Mapping):
+        raise ValueError(f"options: expected a mapping, got {_shown(options)}")
+    if type(ask_all) is not bool:
+        raise ValueError(f"ask_all: expected True or False, got {_shown(ask_all)}")
+    if wall is None:
+        return
+    if not isinstance(wall, Sequence) or isinstance(wall, str):
+        raise ValueError(f"wall: expected a sequence of tiles, got {_shown(wall)}")
+    if any(type(t) is not int for t in wall) or Counter(wall) != Counter(rules.tiles):
+        raise ValueError(
+            f"wall: not an order of the {rules.name} tile set ({len(rules.tiles)} tiles;"
+            f" {len(wall)} given)"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Item:
     """One settled movement of coins, with its reason."""
@@ -168,14 +207,26 @@ class Round:
         wall: Sequence[int] | None = None,
         ask_all: bool = False,
     ) -> None:
-        """``ask_all``: a claim window asks every seat still playing, those with nothing
-        but ``pass`` too, so that who is asked reveals nothing (a table server's mode)."""
+        """``ask_all``: every decision point asks every seat a rule could ask there —
+        a claim window every seat still playing, a 分张 draw its drawer — those with
+        nothing but ``pass`` too, so that who is asked reveals nothing (a table server's
+        mode). Without it a seat is asked only when it has a choice: that it is asked
+        (or that a 分张 draw passes at once) tells the others it may claim or win.
+
+        ``wall``: the tiles in draw order instead of the seed's shuffle (the dice are the
+        seed's still). Every argument is checked before anything is built: a bad one is a
+        `ValueError` naming it."""
         preset = find_rules(rules) if isinstance(rules, str) else rules
+        if not isinstance(preset, RuleSet):
+            raise ValueError(f"rules: expected a RuleSet or a preset's name, got {_shown(rules)}")
+        _check_arguments(preset, seed, dealer, base, options, wall, ask_all)
         self.option_input: dict[str, object] = dict(options or {})
         self.rules, self.options = configure(preset, self.option_input)
         self.seed, self.dealer, self.base, self.ask_all = seed, dealer, base, ask_all
         rng = random.Random(seed)
         self.dice: Break = throw_break(self.rules, dealer, rng)  # before the shuffle,
+        #: The wall is the seed's shuffle (False: it was given), as a record says.
+        self.shuffled = wall is None
         if wall is None:  # so a recorded wall replays with the same dice
             self.wall = Wall.shuffled(self.rules, rng)
         else:
@@ -255,7 +306,8 @@ class Round:
     def act(self, seat: int, action: Action | str) -> None:
         """Record one decision; the hand moves on once every asked seat has answered."""
         asked, answers = self._asked, self._answers
-        legal = () if seat in answers else asked.get(seat, ())
+        # a seat is an int: True and 1.0 hash as 1, and would find seat 1's actions
+        legal = () if type(seat) is not int or seat in answers else asked.get(seat, ())
         # The legal lists hold shared values: an identity scan spares the dataclass
         # __eq__ on every entry before the chosen one.
         for shared in legal:
@@ -1087,6 +1139,8 @@ class Round:
                 acts.append(_HU)
         if acts:
             self._ask({seat: [*acts, _PASS]})
+        elif self.ask_all:  # asked all the same: being asked tells nothing of the hand
+            self._ask({seat: [_PASS]})
         else:
             self._fenzhang_next()
 

@@ -826,10 +826,16 @@ class StrongBot(EfficientBot):
                 out.append(min(0.9, max(0.0, p)))
         return out
 
-    def danger(self, table: Table, tile: int, threat: Sequence[float], norm: float) -> float:
+    def danger(
+        self, table: Table, tile: int, threat: Sequence[float], norm: float | None = None
+    ) -> float:
         """The chance that discarding ``tile`` deals in: per seat, its threat times the
-        share of the unseen wait patterns (two-sided, closed, edge, pair) ending on it."""
+        share of the unseen wait patterns (two-sided, closed, edge, pair) ending on it.
+        ``norm`` (`_all_ways` of the unseen tiles) is passed by a caller that ranks many
+        tiles, so it is counted once."""
         obs, unseen = table.obs, table.unseen
+        if norm is None:
+            norm = _all_ways(unseen)
         ways = _wait_ways(unseen, tile) / norm
         total = 0.0
         for s, p in enumerate(threat):

@@ -37,6 +37,8 @@ class Act(Enum):
 
 _TILE_ACTS = {Act.DISCARD, Act.READY, Act.PENG, Act.GANG, Act.AN_GANG, Act.BU_GANG, Act.ADD}
 _SUITS = "mps"
+#: The longest action text read (the longest written, ``discard 5m``, has 10 characters).
+_LONGEST = 40
 # enum members looked up once (a lookup on the class is slow): every call reads them
 _CHI, _PENG, _GANG = Act.CHI, Act.PENG, Act.GANG
 _CHI_MELD, _PENG_MELD, _GANG_MELD = MeldKind.CHI, MeldKind.PENG, MeldKind.MING_GANG
@@ -101,6 +103,8 @@ class Action:
         """The action of a text form; an unknown form is an `IllegalActionError`."""
         if not isinstance(text, str):
             raise IllegalActionError(f"an action is a text, not {type(text).__name__}")
+        if len(text) > _LONGEST:  # so that no message repeats a long text
+            raise IllegalActionError(f"{len(text)} characters; an action is at most {_LONGEST}")
         words = text.split()
         if not words:
             raise IllegalActionError("an empty action")

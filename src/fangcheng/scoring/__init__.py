@@ -47,6 +47,7 @@ from fangcheng.scoring.situation import (
     WinBy,
     load_situation,
     read_situation,
+    situation_json,
     situation_schema,
 )
 
@@ -88,6 +89,7 @@ __all__ = [
     "score",
     "service_fees",
     "sichuan_exhaustion",
+    "situation_json",
     "situation_schema",
     "stake_for_balances",
 ]

@@ -62,6 +62,8 @@ _TYPE_WORDS: Final[dict[type, str]] = {
     mi.StrType: "a string",
     mi.NoneType: "null",
     mi.ListType: "a list",
+    mi.VarTupleType: "a list",
+    mi.TupleType: "a list",
     mi.StructType: "an object",
     mi.DictType: "an object",
 }
@@ -118,8 +120,10 @@ def explain(exc: msgspec.ValidationError, data: object, type_: type[Any], root: 
         path = _path([*steps, field["name"]], root)
         if problem.startswith("Object missing"):
             return f"{path}: missing"
-        struct = _bare(node)
-        names = [f.encode_name for f in struct.fields] if isinstance(struct, mi.StructType) else []
+        bare = _bare(node)
+        members = map(_bare, bare.types) if isinstance(bare, mi.UnionType) else (bare,)
+        struct = next((t for t in members if isinstance(t, mi.StructType)), None)
+        names = [f.encode_name for f in struct.fields] if struct is not None else []
         return f"{path}: unknown key; valid: {', '.join(sorted(names))}"
     return f"{_path(steps, root)}: {_problem(problem, node, value)}"
 
@@ -217,15 +221,22 @@ def _walk(node: mi.Type, value: object, steps: list[str | int]) -> tuple[mi.Type
 
 def _child(node: mi.Type, step: str | int) -> mi.Type:
     node = _bare(node)
-    if isinstance(node, mi.UnionType):  # the member that has children of this kind
-        kinds = (mi.ListType,) if isinstance(step, int) else (mi.StructType, mi.DictType)
-        node = next((t for t in map(_bare, node.types) if isinstance(t, kinds)), mi.AnyType())
-    if isinstance(node, mi.StructType) and isinstance(step, str):
-        return next((f.type for f in node.fields if f.encode_name == step), mi.AnyType())
-    if isinstance(node, mi.DictType) and isinstance(step, str):
-        return node.value_type
-    if isinstance(node, mi.ListType) and isinstance(step, int):
-        return node.item_type
+    members = [*map(_bare, node.types)] if isinstance(node, mi.UnionType) else [node]
+    for member in members:  # of a union, the first member that has such a child
+        if isinstance(member, mi.StructType) and isinstance(step, str):
+            found = [f.type for f in member.fields if f.encode_name == step]
+            if found:
+                return found[0]
+        if isinstance(member, mi.DictType) and isinstance(step, str):
+            return member.value_type
+        if isinstance(member, mi.ListType | mi.VarTupleType) and isinstance(step, int):
+            return member.item_type
+        if (
+            isinstance(member, mi.TupleType)
+            and isinstance(step, int)
+            and step < len(member.item_types)
+        ):
+            return member.item_types[step]
     return mi.AnyType()
 
 

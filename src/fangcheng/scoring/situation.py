@@ -27,6 +27,7 @@ from fangcheng.tiles.notation import (
     KINDS,
     InvalidNotationError,
     format_counts,
+    format_tiles,
     parse_tiles,
     tile_name,
 )
@@ -34,6 +35,7 @@ from fangcheng.tiles.notation import (
 __all__ = [
     "MAX_BASE",
     "MeldInput",
+    "RulesName",
     "Seat",
     "SeatIndex",
     "SeatInput",
@@ -44,6 +46,7 @@ __all__ = [
     "WinBy",
     "load_situation",
     "read_situation",
+    "situation_json",
     "situation_schema",
 ]
 
@@ -124,6 +127,13 @@ _Unset = msgspec.UnsetType
 
 
 SeatIndex = Annotated[int, msgspec.Meta(ge=0, le=3, description="A seat, 0..3.")]
+RulesName = Annotated[
+    str,
+    msgspec.Meta(
+        max_length=40,
+        description="A rule set: baicheng, baishan, baishan_platform, sichuan.",
+    ),
+]
 Tiles = Annotated[
     str,
     msgspec.Meta(
@@ -139,15 +149,25 @@ class TableOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, fro
     set (`fangcheng.rules.ruleset.configure` checks them and names the valid ones)."""
 
     room: (
-        Annotated[str, schema.about("Room type (baishan_platform): free, junior, ...")] | _Unset
+        Annotated[
+            str,
+            msgspec.Meta(
+                max_length=40, description="Room type (baishan_platform): free, junior, ..."
+            ),
+        ]
+        | _Unset
     ) = msgspec.UNSET
     piao: (
         Annotated[list[int], schema.about("Four 漂 bets, × 底注, each one the rule set offers.")]
         | _Unset
     ) = msgspec.UNSET
-    que: Annotated[list[str], schema.about("Four 缺 suits (sichuan), each m, p or s.")] | _Unset = (
-        msgspec.UNSET
-    )
+    que: (
+        Annotated[
+            list[Annotated[str, msgspec.Meta(max_length=8)]],
+            schema.about("Four 缺 suits (sichuan), each m, p or s."),
+        ]
+        | _Unset
+    ) = msgspec.UNSET
     claim_window: (
         Annotated[int | float, schema.about("Seconds a claim window stays open, (0, 60].")] | _Unset
     ) = msgspec.UNSET
@@ -169,7 +189,9 @@ class MeldInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen
     source: Annotated[
         SeatIndex | None,
         schema.about(
-            "The seat whose discard was called (for a bu_gang, the one that made the peng)."
+            "The seat whose discard was called: required for chi, peng, ming_gang and"
+            " bu_gang (for a bu_gang, the seat whose discard made the peng); none for"
+            " an_gang and xuanfeng."
         ),
     ] = msgspec.field(name="from", default=None)
     treasure: Annotated[bool, schema.about("A peng made as 叉宝 (baicheng).")] = False
@@ -187,7 +209,7 @@ class SeatInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen
 class SituationInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """One win, as `fangcheng score` reads it (ARCHITECTURE.md "Win situation")."""
 
-    rules: Annotated[str, schema.about("A rule set: baicheng, baishan, baishan_platform, sichuan.")]
+    rules: RulesName
     options: TableOptions = msgspec.field(default_factory=TableOptions)
     base: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE, description="The table stake 底注.")]
     dealer: SeatIndex
@@ -199,7 +221,12 @@ class SituationInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, f
         schema.about("The discarder, or the seat whose kong was robbed; none for other wins."),
     ] = msgspec.field(name="from", default=None)
     after_kong: Annotated[
-        bool, schema.about("Won on a kong's replacement tile, or on the discard after a kong.")
+        bool,
+        schema.about(
+            "Won on a kong's replacement tile (the winner has a kong meld), or on the"
+            " discard right after the discarder's kong (the discarder has one); a 旋风杠"
+            " counts once a dragon is added to it."
+        ),
     ] = False
     treasure: Annotated[Tiles | None, schema.about("The current treasure face (baicheng).")] = None
     retired_treasure: Annotated[
@@ -237,6 +264,58 @@ def situation_schema() -> dict[str, Any]:
     return schema.json_schema(SituationInput)
 
 
+def situation_json(s: Situation) -> dict[str, Any]:
+    """The `score` input of ``s``, which `load_situation` reads back to score the same: how
+    the engine's wins are told to `fangcheng score`. ``s.rules`` is a preset, or a preset
+    with its cap changed (a rule set of one's own has no name the contract knows). Keys
+    whose value is the default are left out where the contract leaves them optional."""
+    preset = find_rules(s.rules.name)
+    options: dict[str, Any] = {}
+    if s.options.room is not None and s.options.room != preset.rooms[0]:
+        options["room"] = s.options.room.name
+    if any(s.options.piao):
+        options["piao"] = list(s.options.piao)
+    if s.options.que is not None:
+        options["que"] = ["mps"[q] for q in s.options.que]
+    if (s.rules.cap_fans, s.rules.cap_base) != (preset.cap_fans, preset.cap_base):
+        options["cap"] = s.rules.cap_fans if preset.cap_fans is not None else s.rules.cap_base
+    data: dict[str, Any] = {
+        "rules": s.rules.name,
+        "options": options,
+        "base": s.base,
+        "dealer": s.dealer,
+        "winner": s.winner,
+        "win_tile": tile_name(s.win_tile),
+        "win_by": s.win_by.value,
+        "after_kong": s.after_kong,
+        "treasure": None if s.treasure is None else tile_name(s.treasure),
+        "declared_ready": list(s.declared_ready),
+        "seats": [
+            {"concealed": format_counts(seat.concealed), "melds": list(map(_meld_json, seat.melds))}
+            for seat in s.seats
+        ],
+        "won": sorted(s.won),
+        "last_tile": s.last_tile,
+        "first_draw": s.first_draw,
+    }
+    if s.source is not None:
+        data["from"] = s.source
+    if s.retired_treasure:
+        data["retired_treasure"] = [tile_name(t) for t in s.retired_treasure]
+    if s.fenzhang_drawn:
+        data["fenzhang_drawn"] = sorted(s.fenzhang_drawn)
+    return data
+
+
+def _meld_json(meld: Meld) -> dict[str, Any]:
+    data: dict[str, Any] = {"kind": meld.kind.value, "tiles": format_tiles(meld.tiles, sort=False)}
+    if meld.source is not None:
+        data["from"] = meld.source
+    if meld.treasure:
+        data["treasure"] = True
+    return data
+
+
 # --- reading -------------------------------------------------------------------------------
 
 
@@ -254,6 +333,8 @@ def load_situation(data: object) -> Situation:
 
 
 _CALLED: Final = {MeldKind.CHI, MeldKind.PENG, MeldKind.MING_GANG, MeldKind.BU_GANG}
+#: Melds whose making draws a replacement tile: a 旋风杠 only once a dragon is added (D21).
+_REPLACED: Final = {MeldKind.AN_GANG, MeldKind.MING_GANG, MeldKind.BU_GANG}
 
 
 def _fail(path: str, problem: str) -> SituationError:
@@ -291,6 +372,12 @@ def _meld(data: MeldInput, path: str, seat: int, rules: RuleSet) -> Meld:
     source = data.source
     if kind in _CALLED:
         if source is None:
+            if kind is MeldKind.BU_GANG:
+                raise _fail(
+                    f"{path}.from",
+                    "a bu_gang always carries 'from': the seat whose discard made the peng"
+                    " it extends",
+                )
             raise _fail(f"{path}.from", f"a {kind.value} needs the seat it was called from")
         if source == seat:
             raise _fail(f"{path}.from", f"seat {seat} cannot call its own discard")
@@ -418,10 +505,11 @@ def _check_consistency(s: Situation) -> None:
         raise _fail("won", f"{rules.name} has one winner per hand")
     if s.winner in s.won:
         raise _fail("won", "the winner cannot have won already")
-    if len(s.won) > 2:
-        raise _fail("won", "the hand ends at three winners")
-    if s.fenzhang_drawn and s.win_by is not WinBy.FENZHANG:
-        raise _fail("fenzhang_drawn", "only during a 分张 win")
+    if len(s.won) > 2 and not s.win_by.has_discarder:
+        # a fourth wins only beside the third, on one discard or robbed kong (D80)
+        raise _fail("won", "the hand ends at three winners, but for a 一炮多响 (D80)")
+    if s.fenzhang_drawn and (s.win_by not in _DURING_FENZHANG or s.after_kong):
+        raise _fail("fenzhang_drawn", "only during 分张: a fenzhang or treasure win on its draw")
     if s.winner in s.fenzhang_drawn:
         raise _fail("fenzhang_drawn", "the winner's 分张 tile is the winning tile")
     if s.first_draw and (s.win_by is not WinBy.SELF_DRAW or s.after_kong):
@@ -451,6 +539,23 @@ def _check_consistency(s: Situation) -> None:
         if s.declared_ready[i]:
             _check_declared(s, i, path)
     _check_fifth_copies(s)
+    if s.after_kong:
+        konger = s.winner if s.source is None else s.source
+        if not any(_replaced(m) for m in s.seats[konger].melds):
+            who = "the winner" if s.source is None else "the discarder"
+            raise _fail(
+                "after_kong",
+                f"{who}, seat {konger}, has no kong meld (D69: a replacement win follows the"
+                " winner's kong, 杠上炮 the discarder's)",
+            )
+
+
+_DURING_FENZHANG: Final = (WinBy.FENZHANG, WinBy.TREASURE)
+
+
+def _replaced(meld: Meld) -> bool:
+    """Whether making ``meld`` drew a replacement tile."""
+    return meld.kind in _REPLACED or (meld.kind is MeldKind.XUANFENG and len(meld.tiles) > 3)
 
 
 def _check_declared(s: Situation, seat: int, path: str) -> None:

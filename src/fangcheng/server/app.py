@@ -16,11 +16,13 @@ from typing import Any, Final, TypeVar
 
 import msgspec
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from fangcheng.engine import Round, record_of
 from fangcheng.protocol import wire
@@ -29,7 +31,15 @@ from fangcheng.server.security import RateLimit, log_event, now_ms, origin_ok
 from fangcheng.server.store import Person, Store
 from fangcheng.server.tables import Table, TableError, check_settings
 
-__all__ = ["Hub", "ServerSettings", "create_app"]
+__all__ = [
+    "HELLO_S",
+    "MIN_BOT_MS",
+    "SESSIONS_PER_MINUTE",
+    "Connection",
+    "Hub",
+    "ServerSettings",
+    "create_app",
+]
 
 STATIC: Final = Path(__file__).parent / "static"
 #: Table codes: no 0/O, 1/I/L, so a code read aloud is typed right.
@@ -41,12 +51,18 @@ _STATUS: Final = {
     "not_found": 404,
     "state": 409,
     "too_big": 413,
+    "rate": 429,
 }
 _MAX_BODY: Final = 16384
 #: Frames waiting for a slow client before it is dropped.
 _MAX_QUEUE: Final = 2000
 #: The fastest a table's bots may act (ms): a match of bots never holds the server up.
 MIN_BOT_MS: Final = 50
+#: New sessions a minute from one address.
+SESSIONS_PER_MINUTE: Final = 10
+_LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
+#: Seconds a new connection has to send its hello.
+HELLO_S: Final = 10.0
 _T = TypeVar("_T")
 
 
@@ -93,6 +109,7 @@ class Hub:
     sitting: dict[int, str] = field(default_factory=dict)  # person → table code
     tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     wakes: dict[str, asyncio.Event] = field(default_factory=dict)
+    session_limits: dict[str, RateLimit] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         seed = self.settings.seed
@@ -100,6 +117,22 @@ class Hub:
 
     def now(self) -> int:
         return self.settings.clock()
+
+    def may_open_session(self, address: str) -> bool:
+        """At most `SESSIONS_PER_MINUTE` new sessions a minute from one address (bursts
+        of twice that), so that a script cannot fill the database. Loopback is exempt:
+        it is this machine (tests, benchmarks) or a proxy in front, which limits."""
+        if address in _LOOPBACK:
+            return True
+        limits = self.session_limits
+        if len(limits) > 10_000:  # forget the addresses of long ago
+            limits.clear()
+        limit = limits.get(address)
+        if limit is None:
+            limit = limits[address] = RateLimit(
+                SESSIONS_PER_MINUTE / 60, 2 * SESSIONS_PER_MINUTE, self.now()
+            )
+        return limit.allow(self.now())
 
     def _code(self) -> str:
         while True:
@@ -194,18 +227,23 @@ class Hub:
                 log_event("tick_failed", 40, code=table.code, exc_info=True)
                 await asyncio.sleep(1)
 
-    def _store_hand(self, table: Table, hand: int, round_: Round) -> int:
+    def _store_hand(self, table: Table, hand: int, round_: Round) -> int | None:
+        """Keep a finished hand; a database failure is logged and play goes on."""
         record = record_of(round_)
         views = [msgspec.to_builtins(round_.events_for(s)) for s in (0, 1, 2, 3, None)]
         seats = [s.person if s.kind in ("person", "outside") else None for s in table.seats]
-        hand_id = self.store.save_hand(
-            table=table.code,
-            match=table.matches,
-            hand=hand,
-            record=record,
-            views=views,
-            seats=seats,
-        )
+        try:
+            hand_id = self.store.save_hand(
+                table=table.code,
+                match=table.matches,
+                hand=hand,
+                record=record,
+                views=views,
+                seats=seats,
+            )
+        except Exception:
+            log_event("store_failed", 40, code=table.code, hand=hand, exc_info=True)
+            return None
         log_event(
             "hand_end",
             code=table.code,
@@ -276,9 +314,12 @@ def _table(request: Request) -> Table:
 
 @_guarded
 async def session(request: Request) -> Response:
+    hub = _hub(request)
+    if not hub.may_open_session(request.client.host if request.client else ""):
+        raise TableError("rate", "too many sessions from this address: wait a minute")
     body = await _body(request, SessionRequest)
     name = " ".join(body.name.split())[:24] or "guest"
-    person, token = _hub(request).store.new_session(name)
+    person, token = hub.store.new_session(name)
     return JSONResponse({"token": token, "name": name, "person": person})
 
 
@@ -287,7 +328,9 @@ async def lobby(request: Request) -> Response:
     tables = [
         t.info()
         for t in _hub(request).tables.values()
-        if t.settings.public and not t.practice and t.status != "finished"
+        if t.settings.public
+        and not t.practice
+        and (t.status == "waiting" or (t.status != "finished" and t.settings.spectators))
     ]
     tables.sort(key=lambda t: (t["rules"], t["status"] != "waiting", t["code"]))
     return JSONResponse({"tables": tables})
@@ -361,6 +404,8 @@ async def bot_token(request: Request) -> Response:
         raise TableError("forbidden", "only the table's owner seats an outside bot")
     if not table.settings.outside_bots:
         raise TableError("forbidden", "this table takes no outside bots")
+    if table.status not in ("waiting", "finished") or all(s.kind for s in table.seats):
+        raise TableError("state", "no seat is free for a bot")
     hub = _hub(request)
     bot_id, token = hub.store.new_session("outside bot", "outside", table.code)
     seat = hub.sit(Person((bot_id, "outside bot", "outside", table.code)), table)
@@ -453,8 +498,11 @@ async def _play(ws: WebSocket) -> None:
         await ws.close(4403)
         return
     try:
-        first = await ws.receive_text()
-    except WebSocketDisconnect:
+        first = await asyncio.wait_for(_receive(ws), HELLO_S)
+    except TimeoutError:
+        await ws.close(4408)
+        return
+    if first is None:
         return
     try:
         hello = wire.decode_client(first)
@@ -490,16 +538,13 @@ async def _play(ws: WebSocket) -> None:
     log_event("attach", code=table.code, seat=seat, person=person.id)
     limit = RateLimit(hub.settings.rate, hub.settings.burst, hub.now())
     try:
-        while True:
-            raw = await ws.receive_text()
+        while (raw := await _receive(ws)) is not None:
             reply = _handle(hub, table, conn, person, raw, limit)
             if reply is not None:
                 conn.send(reply)
             hub.poke(table)
             if not table.has(conn):  # left the table
                 break
-    except WebSocketDisconnect:
-        pass
     finally:
         table.detach(conn, hub.now())
         hub.poke(table)
@@ -510,8 +555,19 @@ async def _play(ws: WebSocket) -> None:
         log_event("detach", code=table.code, seat=seat, person=person.id)
 
 
+async def _receive(ws: WebSocket) -> str | bytes | None:
+    """The next frame, text or binary (read as JSON text alike); None once closed."""
+    message = await ws.receive()
+    if message["type"] == "websocket.disconnect":
+        return None
+    data: str | bytes | None = message.get("text")
+    if data is None:
+        data = message.get("bytes") or b""
+    return data
+
+
 def _handle(
-    hub: Hub, table: Table, conn: Connection, person: Person, raw: str, limit: RateLimit
+    hub: Hub, table: Table, conn: Connection, person: Person, raw: str | bytes, limit: RateLimit
 ) -> dict[str, Any] | None:
     """One frame after the hello: its answer, if any (the table sends the rest)."""
     now = hub.now()
@@ -553,6 +609,32 @@ def _handle(
 # --- the app --------------------------------------------------------------------------------
 
 
+class _Headers:
+    """Headers on every HTTP answer: no MIME sniffing, no framing by another site (a
+    table in a hidden frame could be clicked through), no referrer to elsewhere."""
+
+    HEADERS: Final = (
+        (b"x-content-type-options", b"nosniff"),
+        (b"x-frame-options", b"DENY"),
+        (b"referrer-policy", b"same-origin"),
+    )
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *self.HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
 def create_app(settings: ServerSettings | None = None) -> Starlette:
     """The ASGI application."""
     settings = settings or ServerSettings()
@@ -580,9 +662,6 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
     ]
     if STATIC.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
-    app = Starlette(
-        routes=routes,
-        lifespan=lifespan,
-    )
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_Headers)])
     app.state.hub = hub
     return app

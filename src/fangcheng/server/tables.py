@@ -99,7 +99,7 @@ class Prompt:
 class _Sent:
     """What one listener has been sent of the current hand."""
 
-    hand: int = -1
+    deal: int = -1  # the table's deal it was sent (`Table.deals`)
     events: int = 0
     prompt: int | None = None
 
@@ -107,19 +107,20 @@ class _Sent:
 @dataclass
 class Table:
     """One table; ``on_hand(table, hand index, round)`` stores a finished hand and
-    returns its id."""
+    returns its id (None if it could not be stored)."""
 
     code: str
     owner: int
     settings: TableSettings
     seed: int
-    on_hand: Callable[[Table, int, Round], int] = field(repr=False)
+    on_hand: Callable[[Table, int, Round], int | None] = field(repr=False)
     practice: bool = False
     seats: list[Seat] = field(default_factory=lambda: [Seat() for _ in range(4)])
     status: Literal["waiting", "playing", "between", "finished"] = "waiting"
     match: Match | None = None
     round: Round | None = None
     hand: int = -1  # index of the current (or last) hand in the match
+    deals: int = 0  # hands dealt at the table, over all its matches
     matches: int = 0
     seq: int = 0
     prompts: dict[int, Prompt] = field(default_factory=dict)
@@ -133,7 +134,7 @@ class Table:
     def __post_init__(self) -> None:
         self._claim_ms = claim_ms(self.settings)
         self._streams: dict[int | None, _SeatStream] = {}  # of the current hand
-        self._streams_hand = -1
+        self._streams_deal = -1
 
     # --- seats and people ----------------------------------------------------------
 
@@ -263,6 +264,7 @@ class Table:
         assert self.match is not None
         self.round = self.match.new_round()
         self.hand += 1
+        self.deals += 1
         self.status, self.next_deal = "playing", None
         for s in self.seats:
             s.bank, s.wants_next = self.settings.bank_ms, False
@@ -397,7 +399,7 @@ class Table:
         s = self.seats[seat]
         prompt = self.prompts[seat]
         if s.kind != "bot" and not s.auto and not self._forced(seat) and now >= prompt.deadline:
-            s.auto, s.bank = True, 0
+            s.auto = True  # a turn's bank is spent as `_apply` books the time taken
             self._broadcast_table()
         player = s.bot if s.kind == "bot" and s.bot is not None else self._autos[seat]
         action = player.act(self.round.observe(seat))
@@ -460,8 +462,8 @@ class Table:
         r = self.round
         if r is None or not self._listeners:
             return
-        if self._streams_hand != self.hand:
-            self._streams, self._streams_hand = {}, self.hand
+        if self._streams_deal != self.deals:
+            self._streams, self._streams_deal = {}, self.deals
         views: dict[int | None, list[dict[str, Any]]] = {}
         for listener, sent in self._listeners.items():
             seat = listener.seat
@@ -471,8 +473,8 @@ class Table:
                     stream = self._streams[seat] = _SeatStream(r, seat)
                 views[seat] = stream.read()
             events = views[seat]
-            if sent.hand != self.hand:
-                sent.hand, sent.events, sent.prompt = self.hand, 0, None
+            if sent.deal != self.deals:
+                sent.deal, sent.events, sent.prompt = self.deals, 0, None
             new = len(events) > sent.events
             if new:
                 listener.send(

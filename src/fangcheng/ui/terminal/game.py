@@ -6,10 +6,15 @@ actions (or a one-line reason why not), and saves each hand's record. `terminal_
 draws it and `terminal_app` runs it with Textual, which is imported only to play, so
 the library keeps no dependency.
 
+The bots move one `Game.step` at a time when the game is ``paced`` (the app times the
+steps, ``--speed`` seconds apart); `ReplayView` puts a saved record on the same table,
+step by step (``fangcheng replay FILE --show``). Hints come from the strong bot.
+
 What the player types, besides the keys listed on screen: a position in the hand
 (``3``), a tile in any notation (``5m``, ``五万``, ``C``), ``t`` and a position or tile
 for 报听, an action's text form (``discard 5m``, ``chi 345m``), and Enter alone when
-there is one thing to do.
+there is one thing to do. In a claim window a claim key wins over a tile of the same
+letter, in either case (``P`` is 碰 there, not 白板).
 """
 
 from __future__ import annotations
@@ -18,22 +23,27 @@ import argparse
 import json
 import os
 import random
+import shlex
+import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import msgspec
+
 from fangcheng.analysis.hand import shanten
 from fangcheng.engine.match import Match
-from fangcheng.engine.record import record_of
-from fangcheng.players.bots import BOTS, EfficientBot, make_bot, table_of
+from fangcheng.engine.record import ESCAPE, RecordInput, record_of, replay
+from fangcheng.players.bots import BOTS, StrongBot, make_bot, table_of
 from fangcheng.protocol.actions import Act, Action, IllegalActionError
-from fangcheng.protocol.events import Event
+from fangcheng.protocol.events import Draw, Event, Replacement
 from fangcheng.protocol.observation import Observation
 from fangcheng.rules.requirements import wait_set
 from fangcheng.rules.ruleset import ALL_RULES
+from fangcheng.scoring.situation import MAX_BASE
 from fangcheng.tiles.notation import (
     InvalidNotationError,
     format_counts,
@@ -42,7 +52,7 @@ from fangcheng.tiles.notation import (
     tile_name,
 )
 
-__all__ = ["Game", "InputError", "Key", "main", "suggest"]
+__all__ = ["Game", "InputError", "Key", "ReplayView", "main", "replay_command", "suggest"]
 
 SEAT_NAMES: Final = ("East", "South", "West", "North")
 SUIT_KEYS: Final = "mps"
@@ -63,6 +73,8 @@ class Key:
 class Game:
     """A match between the player at ``seat`` and three bots, one decision at a time."""
 
+    named = False  # the player's seat is "you"; a replay names every seat
+
     def __init__(
         self,
         rules: str,
@@ -71,8 +83,9 @@ class Game:
         bots: str = "strong",
         seed: int = 0,
         base: int = 1,
-        quan: int = 4,
+        quan: int = 1,
         records: Path,
+        paced: bool = False,
     ) -> None:
         self.match = Match(rules, seed=seed, base=base, quan=quan)
         self.seat, self.seed, self.records = seat, seed, records
@@ -81,6 +94,7 @@ class Game:
         # one generator per seat, whichever seat the player takes
         self.bots = {s: make_bot(bots, random.Random(rng.randrange(2**63))) for s in range(4)}
         del self.bots[seat]
+        self.paced = paced  # the app lets the bots play one `step` at a time
         self.stamp = time.strftime("%Y%m%d-%H%M%S")
         self.saved: list[Path] = []
         self.hands = 0
@@ -96,7 +110,9 @@ class Game:
         self.record: Path | None = None  # where this hand's record was saved
         self.save_error = ""
         self.round = self.match.new_round()
-        self.advance()
+        self.adviser = StrongBot(random.Random(self.hands))  # it tracks one hand's table
+        if not self.paced:
+            self.advance()
 
     def next_hand(self) -> None:
         """Deal the next hand of the match (the current one must be over)."""
@@ -105,22 +121,31 @@ class Game:
         self._deal()
 
     def advance(self) -> None:
-        """Let the bots decide until the player is asked (or the hand ends). A 血战
-        winner's forced discards (its hand is laid down) are made for it."""
+        """Let the bots decide until the player is asked (or the hand ends)."""
+        while self.step():
+            pass
+
+    def step(self) -> bool:
+        """One move of the bots (every bot the engine waits on), or a 血战 winner's forced
+        discard (its hand is laid down); False when the player is asked or the hand is
+        over. The app calls it on a timer to pace the bots."""
         r = self.round
-        while not r.over:
-            pending = r.pending()
-            if pending == [self.seat]:
-                legal = r.legal_actions(self.seat)
-                if self.seat not in r.won or len(legal) > 1:
-                    return
-                r.act(self.seat, legal[0])
-                continue
-            for s in pending:
+        if self.asked():
+            return False
+        if r.pending() == [self.seat]:  # a laid-down 血战 winner's one discard
+            r.act(self.seat, r.legal_actions(self.seat)[0])
+        else:
+            for s in r.pending():
                 if s != self.seat:
                     r.act(s, self.bots[s].act(r.observe(s)))
-        self.match.finish(r)
-        self.save()
+        if r.over:
+            self.match.finish(r)
+            self.save()
+        return True
+
+    def where(self) -> str:
+        """The place in the match, for the table's header."""
+        return f"圈 {self.match.current_quan}/{self.match.quan} · hand {self.hands}"
 
     def save(self) -> Path | None:
         """Write the hand's record (finished or not); None, with ``save_error``, if the
@@ -199,9 +224,14 @@ class Game:
             if len(legal) == 1:
                 return legal[0]
             raise InputError(f"type one of: {self.summary(obs)}")
-        by_key = {k.key: k.action for k in self.keys(obs)}
+        keys = self.keys(obs)
+        by_key = {k.key: k.action for k in keys}
         if compact in by_key:
             return by_key[compact]
+        # a claim key in either case before a tile: P is 碰 in a claim window, not 白板
+        calls = {k.key: k.action for k in keys if k.action.kind is not Act.DISCARD}
+        if compact.lower() in calls:
+            return calls[compact.lower()]
         if typed.split()[0].lower() in {a.value for a in Act}:
             try:
                 action = Action.parse(typed)
@@ -268,9 +298,12 @@ class Game:
         raise InputError(f"{name} cannot be discarded now; you may discard: {' '.join(allowed)}")
 
     def hint(self) -> str:
-        """The suggestion of `suggest`, with what to type for it (a discard's position)."""
+        """The suggestion of `suggest` by the strongest bot, with what to type for it (a
+        discard's position) and why."""
         obs = self.observe()
-        action, measure = suggest(obs)
+        if not obs.legal:
+            raise InputError("nothing to decide now: the bots are playing")
+        action, measure = suggest(obs, self.adviser)
         if action.kind is Act.DISCARD and action.tile is not None:
             key = str(self.order(obs).index(action.tile) + 1)
         else:
@@ -286,19 +319,36 @@ class Game:
         out += [k.key for k in keys if k.action.kind is not Act.DISCARD]
         return ", ".join(out)
 
+    def asked(self) -> bool:
+        """Whether the bots wait on the player (or the hand is over): no `step` to make."""
+        r = self.round
+        if r.over:
+            return True
+        if r.pending() != [self.seat]:
+            return False
+        return self.seat not in r.won or len(r.legal_actions(self.seat)) > 1
+
     def play(self, action: Action) -> None:
-        """Make the player's decision, then let the bots play on."""
-        self.round.act(self.seat, action)
-        self.advance()
+        """Make the player's decision, then let the bots play on (unless paced)."""
+        r = self.round
+        self.adviser.track(self.observe())  # the hint's reading of the table, as it went
+        r.act(self.seat, action)
+        if r.over:
+            self.match.finish(r)
+            self.save()
+        elif not self.paced:
+            self.advance()
 
     def quit(self) -> Path | None:
         """Save the unfinished hand (its record replays as far as it went)."""
         return None if self.round.over else self.save()
 
 
-def suggest(obs: Observation) -> tuple[Action, str]:
-    """The efficient bot's choice, and the shanten and useful unseen draws it leaves."""
-    bot = EfficientBot(random.Random(0))
+def suggest(obs: Observation, bot: StrongBot | None = None) -> tuple[Action, str]:
+    """The strong bot's choice (``bot``, which has tracked the hand, or a fresh one) and
+    why: the waits and their unseen tiles when ready, else the shanten and the useful
+    tiles unseen; for a discard, its chance of dealing in when another seat may be ready."""
+    bot = bot or StrongBot(random.Random(0))
     action = bot.act(obs)
     table = table_of(obs)
     h = bytearray(obs.hand)
@@ -309,18 +359,119 @@ def suggest(obs: Observation) -> tuple[Action, str]:
         return action, ""
     rules, melds, unseen = table.rules, table.melds, table.unseen
     n = shanten(hand, shapes=rules.shapes)
-    if n == 0:
-        waits = wait_set(rules, hand, melds, table.que)
-        if waits:
-            live = sum(unseen[w] for w in waits)
-            shown = " ".join(f"{tile_name(w)}×{unseen[w]}" for w in waits)
-            return action, f"ready, waiting on {shown} ({live} unseen)"
-    d = bot.distance(table, hand, melds)
-    useful = bot.useful_faces(table, hand, melds, d)
-    count = sum(unseen[t] for t in useful)
-    shown = format_tiles(t for t in useful if unseen[t])
-    extra = f" ({d} with the win requirements)" if d != n else ""
-    return action, f"shanten {n}{extra} · {count} useful tiles unseen: {shown or 'none'}"
+    waits = wait_set(rules, hand, melds, table.que) if n == 0 else ()
+    if waits:
+        live = sum(unseen[w] for w in waits)
+        shown = " ".join(f"{tile_name(w)}×{unseen[w]}" for w in waits)
+        why = [f"听 ready: waits {shown} ({live} unseen)"]
+    else:
+        d = bot.distance(table, hand, melds)
+        useful = bot.useful_faces(table, hand, melds, d)
+        count = sum(unseen[t] for t in useful)
+        shown = format_tiles(t for t in useful if unseen[t])
+        extra = f" ({d} with the win requirements)" if d != n else ""
+        why = [f"向听 (shanten) {n}{extra}", f"{count} useful tiles unseen: {shown or 'none'}"]
+    threat = bot.threats(obs)
+    if action.tile is not None and action.kind in (Act.DISCARD, Act.READY) and max(threat) > 0:
+        risk = bot.danger(table, action.tile, threat)
+        ready = [SEAT_NAMES[s] for s, p in enumerate(threat) if p >= 1.0]
+        told = f", {' '.join(ready)} 报听" if ready else ""
+        why.append(f"danger {risk:.0%} (deal-in risk{told})")
+    return action, " · ".join(why)
+
+
+class ReplayView(Game):
+    """A recorded hand on the terminal table, one visible move at a time, from ``seat``'s
+    side (what that seat knew; the hands are laid open at the end). ``goto`` moves it."""
+
+    named = True
+
+    def __init__(self, record: RecordInput, *, seat: int = 0, path: Path | None = None) -> None:
+        self.match = Match(record.rules, seed=record.seed, base=record.base, quan=1)
+        self.seat, self.seed, self.records = seat, record.seed, Path()
+        self.bot_name, self.bots, self.paced = "", {}, True
+        self.stamp, self.saved, self.hands = "", [], 1
+        self.before, self.record, self.save_error = (0, 0, 0, 0), path, ""
+        self.adviser = StrongBot(random.Random(0))
+        self.source = msgspec.structs.replace(
+            record, events=msgspec.UNSET, settlement=msgspec.UNSET
+        )
+        self.moves = [0]
+        self.at = 0
+        self.side(seat)
+
+    def side(self, seat: int) -> None:
+        """See the hand from ``seat``'s side, at the same point of it: a step is a
+        decision after which that seat's events show something new."""
+        decisions = self.source.decisions
+        played = self.moves[self.at]
+        self.seat = seat
+        self.round = replay(msgspec.structs.replace(self.source, decisions=[])).round
+        self.moves = [0]  # decisions played at each step
+        shown = self._shown()
+        for k, decision in enumerate(decisions, 1):
+            if decision.action == ESCAPE:
+                self.round.escape(decision.seat)
+            else:
+                self.round.act(decision.seat, Action.parse(decision.action))
+            now = self._shown()
+            if now > shown or k == len(decisions):
+                self.moves.append(k)
+            shown = now
+        self.at = -1  # the round is the whole hand's: goto replays to the step
+        self.goto(next(i for i, k in enumerate(self.moves) if k >= played))
+
+    def _shown(self) -> int:
+        """How many of the seat's events show something (another seat's draw does not)."""
+        return sum(
+            1 for e in self.events() if not (isinstance(e, Draw | Replacement) and e.tile is None)
+        )
+
+    def goto(self, step: int) -> None:
+        """Show the table after ``step`` of the steps (clamped to the hand)."""
+        step = max(0, min(step, len(self.moves) - 1))
+        if step != self.at:
+            prefix = self.source.decisions[: self.moves[step]]
+            self.round = replay(msgspec.structs.replace(self.source, decisions=prefix)).round
+            self.match = Match(self.rules, seed=self.seed, base=self.round.base, quan=1)
+            if self.round.over:
+                self.match.finish(self.round)
+        self.at = step
+
+    def where(self) -> str:
+        return f"replay step {self.at}/{len(self.moves) - 1}"
+
+
+def replay_command(path: Path) -> str:
+    """The command that shows ``path`` on the table, runnable as is: the ``fangcheng``
+    beside this Python (the venv's, after ``make play``) when the PATH has another or
+    none, relative to the working directory when it lies below it."""
+    here = Path(sys.executable).parent / "fangcheng"
+    found = shutil.which("fangcheng")
+    if found is not None and Path(found).resolve() == here.resolve():
+        program = "fangcheng"
+    elif here.exists():
+        program = str(_near(here))
+    else:
+        program = f"{sys.executable} -m fangcheng"
+    return f"{program} replay {shlex.quote(str(_near(path)))} --show"
+
+
+def _near(path: Path) -> Path:
+    """``path`` relative to the working directory if it lies below it."""
+    try:
+        return path.absolute().relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def glyphs_likely(env: Mapping[str, str], encoding: str | None) -> bool:
+    """Whether the terminal can be expected to draw the mahjong glyphs: not a console
+    with a fixed font (the Linux console, a dumb terminal), not a non-UTF-8 locale.
+    (No terminal reports its font; the first screen also offers ``ascii``.)"""
+    if env.get("TERM", "") in ("linux", "dumb", "vt100", "vt220"):
+        return False
+    return (encoding or "").lower().replace("-", "") in ("utf8", "utf16")
 
 
 def default_records() -> Path:
@@ -342,9 +493,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--bots", default="strong", choices=list(BOTS), help="the three bots")
     parser.add_argument("--seed", type=int, help="the match seed (default: random, shown)")
-    parser.add_argument("--base", type=int, default=1, help="底注, the base stake")
-    parser.add_argument("--quan", type=int, default=4, help="圈 to play (4 make a 局)")
-    parser.add_argument("--ascii", action="store_true", help="tiles as notation, not glyphs")
+    parser.add_argument("--base", type=int, default=1, help="底注 (base stake)")
+    parser.add_argument(
+        "--quan", type=int, default=1, help="圈 (rounds of deals) to play: default 1; 4 make a 局"
+    )
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=0.4,
+        metavar="SECONDS",
+        help="the pause after each bot move (default 0.4; 0: at once)",
+    )
+    parser.add_argument(
+        "--ascii",
+        action="store_true",
+        help="tiles as notation only (glyphs otherwise, the notation beside them)",
+    )
     parser.add_argument("--no-color", action="store_true", help="no colours")
     parser.add_argument("--records", type=Path, help="where hand records go")
     return parser
@@ -352,8 +516,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.quan < 1 or args.base < 1:
-        print("fangcheng play: --quan and --base must be at least 1", file=sys.stderr)
+    if args.quan < 1 or not 1 <= args.base <= MAX_BASE or args.speed < 0:
+        print(
+            f"fangcheng play: --quan must be at least 1, --base 1..{MAX_BASE},"
+            " --speed not negative",
+            file=sys.stderr,
+        )
         return 2
     try:
         from fangcheng.ui.terminal.app import PlayApp
@@ -372,11 +540,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         base=args.base,
         quan=args.quan,
         records=args.records or default_records(),
+        paced=args.speed > 0,
     )
-    PlayApp(game, ascii=args.ascii, color=not args.no_color).run()
+    ascii = args.ascii or not glyphs_likely(os.environ, sys.stdout.encoding)
+    PlayApp(game, ascii=ascii, color=not args.no_color, pace=args.speed).run()
     game.quit()
     for path in game.saved:
         print(f"record: {path}")
+    if game.saved:
+        print(f"see a hand again: {replay_command(game.saved[-1])}")
     scores = ", ".join(f"{SEAT_NAMES[s]} {v:+d}" for s, v in enumerate(game.match.scores))
     hands = f"{game.hands} hand" + ("s" if game.hands > 1 else "")
     print(f"{game.rules} seed {seed}, {hands}: {scores}")
