@@ -73,15 +73,17 @@ class CoinTable(Table):
     addresses: dict[int, str] = field(default_factory=dict)  # server person → address
     starts: dict[str, HandStart] = field(default_factory=dict)  # hand id → its start
     closing: bool = False  # 防作弊场 after an escape: the table closes after the hand
+    last_end: dict[str, Any] | None = None  # the last hand_end frame
     _escape_asked: dict[int, int] = field(default_factory=dict)  # seat → deal asked in
 
     @property
     def anti_cheat(self) -> bool:
         return ROOMS[self.room].anti_cheat
 
-    def hand_id(self) -> str:
-        """The current hand's id, the ledger's key: ``CODE-UID.MATCH.HAND``."""
-        return f"{self.code}-{self.uid}.{self.matches}.{self.hand}"
+    def hand_id(self, hand: int | None = None) -> str:
+        """A hand's id (the current one's by default), the ledger's key:
+        ``CODE-UID.MATCH.HAND``."""
+        return f"{self.code}-{self.uid}.{self.matches}.{self.hand if hand is None else hand}"
 
     def info(self) -> dict[str, Any]:
         info = super().info()
@@ -156,6 +158,9 @@ class CoinTable(Table):
                 "leave again to confirm",
             )
         account = self.accounts.get(person)
+        leaving = [x for x in self._listeners if x.seat == seat]
+        for listener in leaving:  # they hear no more of the seat
+            del self._listeners[listener]
         if live:
             assert r is not None
             r.escape(seat)
@@ -170,12 +175,13 @@ class CoinTable(Table):
                 self.closing = True
         if account is not None and self.platform is not None:
             self.platform.stand(account, self.uid)
-        self._broadcast_table()
-        for listener in [x for x in self._listeners if x.seat == seat]:
-            del self._listeners[listener]
         if self.status == "between" and self.closing:
             self._end_match()
+        self._broadcast_table()
         self._advance(now)
+        if live and self.last_end is not None:  # the escaper sees what it cost
+            for listener in leaving:
+                listener.send(self.last_end)
 
     def escape_asked(self, seat: int) -> bool:
         """Whether this seat was asked to confirm leaving in the current hand."""
@@ -207,8 +213,8 @@ class CoinTable(Table):
             self._end_match()
             return
         self.match.base = start.stake
+        self.starts[self.hand_id(self.hand + 1)] = start  # before the deal plays on
         super()._deal(now)
-        self.starts[self.hand_id()] = start
 
     def _settle(self, round_: Round) -> dict[str, Any]:
         """Book the hand (once, by its id) and say what moved: the fees, each seat's
@@ -234,6 +240,10 @@ class CoinTable(Table):
                 "balances": balances,
             }
         }
+
+    def _hand_over(self, now: int) -> None:
+        super()._hand_over(now)
+        self.last_end = self._last_end[0]
 
     def _retitle(self) -> None:
         """Seat names follow the titles (积分 moved)."""

@@ -1,0 +1,321 @@
+"""Coin tables through the ASGI test client (D81–D86): accounts, quick match with a fake
+clock, house bots, a hand booked by the ledger, 逃跑, and every refusal moving nothing.
+
+The app runs on a fake clock with no bot pace and no timer tasks: nothing here sleeps."""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
+from fangcheng.platform import check_ledger, connect
+from fangcheng.players import EfficientBot
+from fangcheng.server.app import Hub, ServerSettings, create_app
+from fangcheng.server.coins import CoinTable
+from ledgerdb import FAST_HASHER
+from test_server_protocol import T0, Clock, Seat
+
+WAIT_MS = 15_000
+
+
+@dataclass
+class Server:
+    client: TestClient
+    clock: Clock
+    hub: Hub
+    url: str
+
+    def sign_up(self, name: str) -> dict[str, str]:
+        answer = self.client.post(
+            "/api/account/signup", json={"name": name, "password": "correct horse"}
+        )
+        assert answer.status_code == 200, answer.text
+        return {"Authorization": f"Bearer {answer.json()['token']}"}
+
+    def profile(self, headers: dict[str, str]) -> dict[str, Any]:
+        answer = self.client.get("/api/account", headers=headers)
+        assert answer.status_code == 200, answer.text
+        result: dict[str, Any] = answer.json()
+        return result
+
+    def match(self, headers: dict[str, str], room: str = "free") -> Any:
+        return self.client.post("/api/coins/match", json={"room": room}, headers=headers)
+
+    def tick(self) -> None:
+        assert self.client.portal is not None
+        self.client.portal.call(self.hub.tick)
+
+    def balances(self) -> dict[int, int]:
+        platform = self.hub.platform
+        return {a: platform.balance(a) for a in range(1, 200) if _exists(platform, a)}
+
+
+def _seat(table: CoinTable, server: Server, headers: dict[str, str]) -> int:
+    account = server.profile(headers)["account"]
+    person = next(p for p, a in table.accounts.items() if a == account)
+    seat = table.seat_of(person)
+    assert seat is not None
+    return seat
+
+
+def _exists(platform: Any, account: int) -> bool:
+    try:
+        platform.balance(account)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    url = f"sqlite:///{tmp_path / 'coins.db'}"
+    clock = Clock()
+    settings = ServerSettings(
+        db=url,
+        clock=clock,
+        bot_ms=0,
+        between_ms=0,
+        timers=False,
+        seed=5,
+        burst=1e6,
+        hasher=FAST_HASHER,
+        match_wait_ms=WAIT_MS,
+        address_checks=False,
+    )
+    app = create_app(settings)
+    with TestClient(app) as client:
+        yield Server(client, clock, app.state.hub, url)
+
+
+def _ledger_clean(url: str) -> None:
+    report = check_ledger(connect(url))
+    assert report.problems == [] and report.hands > 0
+
+
+def _play_hand(seat: Seat, headers: dict[str, str], code: str) -> dict[str, Any]:
+    """Answer every prompt as the efficient bot until the hand ends; its hand_end."""
+    bot = EfficientBot(random.Random(1))
+    frames = [seat.hello(headers, code), *seat.drain()]
+    for _ in range(400):
+        end = next((f for f in frames if f["type"] == "hand_end"), None)
+        if end is not None:
+            return end
+        prompt = seat.prompt()
+        assert prompt is not None, [f["type"] for f in frames]
+        frames = seat.act(prompt, bot, "baishan_platform")
+    raise AssertionError("the hand did not end")
+
+
+def test_d86_an_account_signs_up_with_the_grant_logs_in_and_out_everywhere(
+    server: Server,
+) -> None:
+    c = server.client
+    ann = server.sign_up("Ann")
+    me = server.profile(ann)
+    assert (me["name"], me["balance"], me["title"], me["hands"]) == ("Ann", 2000, "木骰", 0)
+    again = c.post("/api/account/signup", json={"name": "ann", "password": "correct horse"})
+    assert again.status_code == 403 and "taken" in again.json()["error"]["message"]
+    wrong = c.post("/api/account/login", json={"name": "Ann", "password": "wrong horse"})
+    assert wrong.status_code == 403 and wrong.json()["error"]["message"] == (
+        "wrong name or password"
+    )
+    second = c.post("/api/account/login", json={"name": "Ann", "password": "correct horse"})
+    tab = {"Authorization": f"Bearer {second.json()['token']}"}
+    assert server.profile(tab)["account"] == me["account"]
+    assert c.post("/api/account/logout", json={"everywhere": True}, headers=tab).json() == {}
+    for gone in (ann, tab):
+        assert c.get("/api/account", headers=gone).status_code == 401
+    # a guest's name-only session plays point tables, not coin tables
+    guest = {
+        "Authorization": f"Bearer {c.post('/api/session', json={'name': 'G'}).json()['token']}"
+    }
+    refused = server.match(guest)
+    assert refused.status_code == 401 and "account" in refused.json()["error"]["message"]
+
+
+def test_d82_quick_match_fills_with_house_bots_after_the_wait_and_the_ledger_books_the_hand(
+    server: Server,
+) -> None:
+    ann = server.sign_up("Ann")
+    joined = server.match(ann, "free")
+    assert joined.status_code == 200, joined.text
+    code = joined.json()["code"]
+    assert joined.json()["table"]["status"] == "waiting"
+    server.clock.now = T0 + WAIT_MS - 1
+    server.tick()
+    table = server.hub.tables[code]
+    assert isinstance(table, CoinTable) and table.status == "waiting"
+    server.clock.now = T0 + WAIT_MS
+    server.tick()
+    assert table.status == "playing"
+    assert [s.kind for s in table.seats].count("bot") == 3
+    with server.client.websocket_connect("/ws") as ws:
+        end = _play_hand(Seat(ws), ann, code)
+        coins = end["coins"]
+        seat = _seat(table, server, ann)
+        assert coins["stake"] == 10  # 2,000 coins: the 1,000–9,999 tier (§3.11)
+        engine_total = end["settlement"]["total"]
+        # balances cover the hand: the ledger books the engine's totals and fees (D45)
+        assert coins["total"] == engine_total
+        assert coins["fees"] == end["settlement"]["fees"]
+        assert coins["balances"][seat] == 2000 + coins["total"][seat]
+        assert [b is None for b in coins["balances"]].count(True) == 3  # house bots
+        deltas = end["settlement"]["deltas"]
+        assert coins["fees"] == [d * 3 // 100 if d > 0 else 0 for d in deltas]  # 自由场 3%
+        me = server.profile(ann)
+        assert me["balance"] == 2000 + coins["total"][seat] and me["hands"] == 1
+        assert me["recent"][0]["total"] == coins["total"][seat]
+    _ledger_clean(server.url)
+    board = server.client.get("/api/leaderboard").json()["leaders"]
+    assert board[0]["name"] == "Ann" and board[0]["title"]
+
+
+def test_d82_four_people_of_one_tier_start_at_once_without_bots(server: Server) -> None:
+    people = [server.sign_up(n) for n in ("Ann", "Bob", "Cy", "Dee")]
+    codes = {server.match(p, "junior").json()["code"] for p in people}
+    assert len(codes) == 1
+    table = server.hub.tables[codes.pop()]
+    assert table.status == "playing" and [s.kind for s in table.seats] == ["person"] * 4
+    assert all("木骰" in s.name for s in table.seats)
+
+
+def test_d82_below_100_coins_or_a_second_coin_table_is_refused_and_nothing_moves(
+    server: Server,
+) -> None:
+    ann, bob = server.sign_up("Ann"), server.sign_up("Bob")
+    first = server.match(ann).json()["code"]
+    again = server.match(ann, "junior")
+    assert again.status_code == 409 and "one coin table" in again.json()["error"]["message"]
+    assert server.profile(ann)["table"] == first
+    # Bob loses his coins to the house (as if by hands), keeping 99
+    platform = server.hub.platform
+    account = server.profile(bob)["account"]
+    with platform.engine.begin() as db:  # the one way to lower a balance here: a journal
+        from fangcheng.platform import schema as t
+
+        journal = db.execute(
+            t.journals.insert().values(key="test:drain", kind="grant", created_at=0, memo="t")
+        ).inserted_primary_key[0]
+        db.execute(
+            t.journal_lines.insert(),
+            [
+                {"journal_id": journal, "account_id": account, "amount": -1901, "memo": "t"},
+                {"journal_id": journal, "account_id": platform.houses[0], "amount": 1901,
+                 "memo": "t"},
+            ],
+        )  # fmt: skip
+        db.execute(t.accounts.update().where(t.accounts.c.id == account).values(balance=99))
+        db.execute(
+            t.accounts.update()
+            .where(t.accounts.c.id == platform.houses[0])
+            .values(balance=t.accounts.c.balance + 1901)
+        )
+    before = server.balances()
+    poor = server.match(bob)
+    assert poor.status_code == 403 and "99 coins" in poor.json()["error"]["message"]
+    assert server.balances() == before and len(server.hub.tables[first].people()) == 1
+    assert server.profile(bob)["table"] is None
+
+
+def test_a_forged_token_and_an_action_for_another_seat_are_refused(server: Server) -> None:
+    forged = {"Authorization": "Bearer " + "x" * 43}
+    refused = server.match(forged)
+    assert refused.status_code == 401
+    people = [server.sign_up(n) for n in ("Ann", "Bob", "Cy", "Dee")]
+    code = {server.match(p).json()["code"] for p in people}.pop()
+    table = server.hub.tables[code]
+    before = server.balances()
+    with server.client.websocket_connect("/ws") as ws:
+        seat = Seat(ws)
+        assert seat.hello(forged, code)["type"] == "error"
+    assert isinstance(table, CoinTable)
+    mine = _seat(table, server, people[0])
+    with server.client.websocket_connect("/ws") as ws:
+        seat = Seat(ws)
+        seat.hello(people[0], code)
+        frames = seat.drain()
+        prompt = seat.prompt()
+        assert prompt is not None
+        others = [s for s in table.prompts if s != mine]
+        assert others  # 漂: every seat is asked
+        other = table.prompts[others[0]]
+        reply = seat.send({"type": "act", "seq": other.seq, "action": "piao 0"})
+        assert reply[0]["type"] == "error" and reply[0]["code"] == "stale"
+        assert frames and server.balances() == before
+
+
+def test_d85_a_confirmed_leave_mid_hand_is_an_escape_paid_50_bases_to_each_opponent(
+    server: Server,
+) -> None:
+    people = [server.sign_up(n) for n in ("Ann", "Bob", "Cy", "Dee")]
+    code = {server.match(p).json()["code"] for p in people}.pop()
+    table = server.hub.tables[code]
+    assert isinstance(table, CoinTable)
+    seat = _seat(table, server, people[0])
+    with server.client.websocket_connect("/ws") as ws:
+        client = Seat(ws)
+        client.hello(people[0], code)
+        client.drain()
+        first = client.send({"type": "leave"})
+        asked = next(f for f in first if f["type"] == "error")
+        assert asked["code"] == "confirm" and "500 coins" in asked["message"]
+        assert table.seats[seat].kind == "person" and not table.round.over  # type: ignore[union-attr]
+        client.ws.send_json({"type": "leave"})  # the second leave confirms
+        end = client.next()
+        while end["type"] != "hand_end":
+            end = client.next()
+    assert end == table.last_end
+    stake = end["coins"]["stake"]
+    assert stake == 10 and end["settlement"]["end"] == "escape"
+    items = [i for i in end["settlement"]["items"] if i["reason"].startswith("逃跑")]
+    assert items[0]["deltas"][seat] == -3 * 50 * stake
+    assert all(items[0]["deltas"][s] == 50 * stake for s in range(4) if s != seat)
+    assert server.profile(people[0])["balance"] == 2000 - 1500
+    assert table.seats[seat].kind == "bot"  # a house bot takes the seat for the match
+    _ledger_clean(server.url)
+
+
+def test_d85_a_disconnect_is_never_an_escape(server: Server) -> None:
+    people = [server.sign_up(n) for n in ("Ann", "Bob", "Cy", "Dee")]
+    code = {server.match(p).json()["code"] for p in people}.pop()
+    table = server.hub.tables[code]
+    assert isinstance(table, CoinTable)
+    with server.client.websocket_connect("/ws") as ws:
+        Seat(ws).hello(people[0], code)
+    mine = _seat(table, server, people[0])
+    assert table.seats[mine].auto and table.seats[mine].kind == "person"
+    assert table.round is not None and not table.round.over
+
+
+def test_d83_anti_cheat_seats_people_only_by_title_and_apart_by_address(
+    server: Server,
+) -> None:
+    people = [server.sign_up(n) for n in ("Ann", "Bob", "Cy", "Dee")]
+    code = server.match(people[0], "anti_cheat").json()["code"]
+    server.clock.now = T0 + 10 * WAIT_MS
+    server.tick()
+    table = server.hub.tables[code]
+    assert table.status == "waiting"  # no house bots in 防作弊场
+    server.hub.settings.address_checks = True
+    assert isinstance(table, CoinTable)
+    table.address_checks = True
+    other = server.match(people[1], "anti_cheat").json()["code"]
+    assert other != code  # the same address is never seated together
+    info = server.client.get(f"/api/tables/{code}").json()["table"]
+    names = [s["name"] for s in info["seats"]]
+    assert sorted(names, key=str) == [None, None, None, "木骰"], names
+    assert not info["settings"]["spectators"]
+    watch = server.client.post(
+        f"/api/tables/{code}/join", json={"spectate": True}, headers=people[3]
+    )
+    assert watch.status_code == 403
