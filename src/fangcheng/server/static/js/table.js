@@ -31,6 +31,7 @@ export class TableView {
     this.ws.onmessage = (m) => this.receive(JSON.parse(m.data));
     this.ws.onclose = (e) => {
       if (this.closed) return;
+      if (this.escaped) { this.closed = true; clearInterval(this.timer); api.lastTable.set(null); this.render(); return; }
       if (e.code === 4401 || e.code === 4404 || e.code === 4403) { this.fail(e.reason || "refused"); return; }
       this.connected = false; this.render();
       this.retry = Math.min(this.retry + 1, 6);
@@ -84,6 +85,10 @@ export class TableView {
       case "match_end":
         this.matchEnd = f; break;
       case "error":
+        if (f.code === "confirm") { // a coin table mid-hand: leaving is 逃跑 (D85)
+          if (window.confirm(`逃跑 Escape? ${f.message}`)) { this.escaped = true; this.send({ type: "leave" }); }
+          return;
+        }
         if (this.sendingNext && (f.code === "malformed" || f.code === "state")) {
           // a server of the first version says "ready" with a start between hands
           this.sendingNext = false;
@@ -385,6 +390,7 @@ export class TableView {
     const end = this.ending;
     const model = fromEvents(end.events, this.seatsInfo(), this.seat ?? 0);
     const panel = settlementEl(end, end.events, model, this.who, this.info?.rules || this.obs?.rules);
+    if (end.coins) panel.append(coinsEl(end.coins, this.seat));
     const buttons = h("div", "row");
     if (this.matchEnd) {
       buttons.append(this.standingsEl());
@@ -438,11 +444,24 @@ export class TableView {
   }
 
   leave() {
+    // at a coin table during a hand the server asks first (an "error" of code "confirm")
+    if (this.info?.coins && this.info.status === "playing" && !this.escaped) { this.send({ type: "leave" }); return; }
     this.send({ type: "leave" });
     api.lastTable.set(null);
     this.close();
     location.hash = "#/";
   }
+}
+
+/** A coin hand's coins: the stake, my fee and coins, my new balance (the ledger's). */
+function coinsEl(coins, seat) {
+  if (coins.error) return h("p", "error coins", `金币未结算 coins not settled: ${coins.error}`);
+  const me = seat ?? 0;
+  const sign = (n) => `${n > 0 ? "+" : ""}${n}`;
+  return h("div", "coins",
+    h("p", "", `底注 stake ${coins.stake} · 台费 fee `, h("b", "fee", String(coins.fees[me])),
+      ` · 金币 coins `, h("b", "coin-total", sign(coins.total[me]))),
+    h("p", "", "余额 new balance ", h("b", "balance", String(coins.balances[me]))));
 }
 
 function phaseText(obs, who) {
