@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Final
 from fangcheng.engine import Round, record_of
 from fangcheng.platform import HandStart, Platform, PlatformError
 from fangcheng.protocol.wire import TableSettings
-from fangcheng.rules.ruleset import BAISHAN_PLATFORM
-from fangcheng.scoring.payments import stake_for_balances
+from fangcheng.rules.ruleset import BAISHAN_PLATFORM, configure, find_rules
+from fangcheng.scoring.payments import effective_base, stake_for_balances
 from fangcheng.server.security import log_event
 from fangcheng.server.store import Person
 from fangcheng.server.tables import Seat, Table, TableError
@@ -36,8 +36,6 @@ __all__ = ["ROOMS", "CoinTable", "coin_settings", "quick_match"]
 
 #: The rooms by their protocol names (§3.7, §3.12).
 ROOMS: Final = {room.name: room for room in BAISHAN_PLATFORM.rooms}
-#: 逃跑 costs this many 底注 to each opponent (§3.9 item 3).
-ESCAPE_BASES: Final = 50
 
 
 def coin_settings(room: str, bot_ms: int, between_ms: int) -> TableSettings:
@@ -154,8 +152,8 @@ class CoinTable(Table):
             self._escape_asked[seat] = self.deals
             raise TableError(
                 "confirm",
-                f"leaving now is 逃跑: you pay {self.escape_cost()} coins to each opponent; "
-                "leave again to confirm",
+                f"leaving now is 逃跑: you pay {self.escape_cost()} coins to each opponent "
+                "(at most what you have); leave again to confirm",
             )
         account = self.accounts.get(person)
         leaving = [x for x in self._listeners if x.seat == seat]
@@ -188,10 +186,11 @@ class CoinTable(Table):
         return self._escape_asked.get(seat) == self.deals
 
     def escape_cost(self) -> int:
-        """What 逃跑 costs now, to each opponent: 50 × the round's 底注 (doubled in
-        防作弊场, §3.7)."""
+        """What 逃跑 costs now, to each opponent (§3.9 item 3: the cap, 50 × the round's
+        底注, doubled in 防作弊场), before a balance too small caps it (D44)."""
+        rules, options = configure(find_rules("baishan_platform"), {"room": self.room})
         base = self.match.base if self.match else 1
-        return ESCAPE_BASES * base * (2 if self.anti_cheat else 1)
+        return rules.escape_pays * effective_base(options, base)
 
     # --- hands -----------------------------------------------------------------------
 

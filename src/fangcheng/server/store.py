@@ -94,7 +94,10 @@ class Store:
             if memory
             else {}
         )
-        self.engine = sa.create_engine(url, **extra)
+        parsed = sa.make_url(url)
+        if parsed.drivername == "postgresql":  # psycopg 3, as the platform uses
+            parsed = parsed.set(drivername="postgresql+psycopg")
+        self.engine = sa.create_engine(parsed, **extra)
         if url.startswith("sqlite:///") and not memory:
             sa.event.listen(self.engine, "connect", _sqlite_wal)
         metadata.create_all(self.engine)
