@@ -78,3 +78,40 @@ def test_sign_up_quick_match_a_hand_against_house_bots_and_the_coins(server: str
         page.screenshot(path=ARTIFACTS / "coins-profile.png", full_page=True)
         assert page.errors == []
         browser.close()
+
+
+def test_leaving_mid_hand_asks_first_and_a_confirmed_leave_is_an_escape(server: str) -> None:
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS
+        )
+        page = _page(browser)
+        page.goto(server)
+        page.fill("input[name=account-name]", "Bob")
+        page.fill("input[name=password]", "correct horse")
+        page.click("form.account .sign-up")
+        page.wait_for_selector(".match-junior")
+        page.click(".match-junior")
+        page.wait_for_selector(".actions .act-piao")
+        dialogs: list[str] = []
+
+        def answer(dialog: Any) -> None:
+            dialogs.append(dialog.message)
+            if len(dialogs) == 1:
+                dialog.dismiss()  # not now: nothing happens
+            else:
+                dialog.accept()
+
+        page.on("dialog", answer)
+        with page.expect_event("dialog"):
+            page.click(".actions button.escape")
+        assert "逃跑" in dialogs[0] and "500 coins" in dialogs[0]
+        assert page.locator(".settlement").count() == 0
+        with page.expect_event("dialog"):
+            page.click(".actions button.escape")
+        page.wait_for_selector(".settlement .coins .balance")
+        assert page.inner_text(".settlement .coins .coin-total") == "-1500"
+        assert page.inner_text(".settlement .coins .balance") == "500"
+        page.screenshot(path=ARTIFACTS / "coins-escape.png", full_page=True)
+        assert page.errors == []
+        browser.close()

@@ -37,8 +37,11 @@ export async function accountBar(err) {
     const me = h("a", "profile-link", `${p.title} · 余额 `, h("b", "balance", String(p.balance)), " 金币 coins");
     me.href = "#/profile";
     const out = h("button", "link log-out", "退出 log out");
-    out.onclick = async () => { await api.logOut(false).catch(() => {}); location.hash = "#/"; location.reload(); };
-    bar.append(me, " ", out);
+    const all = h("button", "link log-out-all", "所有设备 everywhere");
+    const leave = (everywhere) => async () => { await api.logOut(everywhere).catch(() => {}); location.hash = "#/"; location.reload(); };
+    out.onclick = leave(false);
+    all.onclick = leave(true);
+    bar.append(me, " ", out, all);
   } catch (x) { err.textContent = x.message; }
   return bar;
 }

@@ -65,7 +65,7 @@ export class TableView {
       case "events":
         if (f.hand !== this.hand) {
           if (f.start !== 0) return; // a later part of a hand we have not begun: wait for the state
-          this.hand = f.hand; this.events = [];
+          this.hand = f.hand; this.events = []; this.escapeAsk = null;
         }
         if (f.start > this.events.length) { this.ws.close(); return; } // a gap: reconnect for the whole state
         this.events.length = Math.min(this.events.length, f.start);
@@ -86,7 +86,8 @@ export class TableView {
         this.matchEnd = f; break;
       case "error":
         if (f.code === "confirm") { // a coin table mid-hand: leaving is 逃跑 (D85)
-          if (window.confirm(`逃跑 Escape? ${f.message}`)) { this.escaped = true; this.send({ type: "leave" }); }
+          this.escapeAsk = f.message; // the server's next leave in this hand is the escape
+          this.confirmEscape();
           return;
         }
         if (this.sendingNext && (f.code === "malformed" || f.code === "state")) {
@@ -339,6 +340,11 @@ export class TableView {
       const auto = h("button", `auto ${me.auto ? "on" : ""}`, me.auto ? "取消托管 Take back my seat" : "托管 Let a bot play");
       auto.onclick = () => this.send({ type: "auto", on: !me.auto });
       bar.append(auto);
+      if (this.info?.coins) { // a coin table: leaving mid-hand is 逃跑, asked first (D85)
+        const leave = h("button", "leave escape", "离开 Leave (逃跑)");
+        leave.onclick = () => this.leave();
+        bar.append(leave);
+      }
     }
     if (!this.prompt) {
       const text = this.seat === null ? "旁观 watching: the public view" : this.obs?.phase === "end" ? "本盘结束 hand over" : "等待 waiting for the others…";
@@ -399,7 +405,7 @@ export class TableView {
         again.onclick = () => { this.showEnd = false; this.matchEnd = null; this.ending = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
         buttons.append(again);
       }
-    } else {
+    } else if (!this.escaped) {
       const next = h("button", "primary next", "下一盘 Next hand →");
       next.onclick = () => {
         // between hands, a start says "ready for the next" (the deal waits for everyone, or the pause)
@@ -443,9 +449,16 @@ export class TableView {
     return h("div", "overlay", panel);
   }
 
+  confirmEscape() {
+    if (window.confirm(`逃跑 Escape? ${this.escapeAsk}`)) { this.escaped = true; this.send({ type: "leave" }); }
+  }
+
   leave() {
     // at a coin table during a hand the server asks first (an "error" of code "confirm")
-    if (this.info?.coins && this.info.status === "playing" && !this.escaped) { this.send({ type: "leave" }); return; }
+    if (this.info?.coins && this.info.status === "playing" && !this.escaped) {
+      if (this.escapeAsk) this.confirmEscape(); else this.send({ type: "leave" });
+      return;
+    }
     this.send({ type: "leave" });
     api.lastTable.set(null);
     this.close();
