@@ -57,6 +57,7 @@ def test_sign_up_quick_match_a_hand_against_house_bots_and_the_coins(server: str
         page.wait_for_selector(".account-bar .balance")
         assert page.inner_text(".account-bar .balance") == "2000"
         assert "木骰" in page.inner_text(".account-bar")
+        page.screenshot(path=ARTIFACTS / "coins-start.png", full_page=True)
         page.click(".match-free")
         page.wait_for_selector(".hand.mine .tile, .actions .act-piao")
         decisions = 0

@@ -217,7 +217,12 @@ export class TableView {
     const list = h("ol", "seats");
     info.seats.forEach((x, s) => list.append(h("li", "", `${WINDS[s]} · ${x.name || "空位 empty seat"}${x.kind === "bot" ? " 🤖" : ""}${x.kind && x.connected === false ? " (offline)" : ""}`)));
     box.append(list);
-    if (this.isOwner() || info.owner == null) {
+    if (info.coins) { // quick match: the server starts the table (D82, D83)
+      box.querySelectorAll("p, .code").forEach((el) => el.remove());
+      box.append(h("p", "note coin-wait", info.coins.room === "anti_cheat"
+        ? "防作弊场 匹配中 matching: four people, no bots"
+        : "匹配中 matching: 15 秒后机器人补位 house bots take the empty seats after the wait"));
+    } else if (this.isOwner() || info.owner == null) {
       const fill = h("select", "fill");
       for (const [v, label] of [["efficient", "机器人 efficient bots"], ["strong", "强 strong bots"], ["random", "随机 random bots"]]) {
         const o = h("option", "", label); o.value = v; fill.append(o);
