@@ -405,7 +405,8 @@ export class TableView {
     const buttons = h("div", "row");
     if (this.matchEnd) {
       buttons.append(this.standingsEl());
-      if (this.isOwner()) {
+      if (this.info?.coins) buttons.append(this.matchAgainEl());
+      else if (this.isOwner()) {
         const again = h("button", "primary again", "再来一局 Play again");
         again.onclick = () => { this.showEnd = false; this.matchEnd = null; this.ending = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
         buttons.append(again);
@@ -439,10 +440,23 @@ export class TableView {
     return h("div", "final", h("h3", "", "终局 Final standings"), list);
   }
 
+  /** A coin table's match is over: quick-match again in the same room. */
+  matchAgainEl() {
+    const again = h("button", "primary again match-again", "再匹配 Quick match again");
+    again.onclick = async () => {
+      try {
+        const t = await api.quickMatch(this.info.coins.room);
+        this.close(); api.lastTable.set(t.code); location.hash = `#/t/${t.code}`;
+      } catch (x) { this.flash(`${x.code}: ${x.message}`); }
+    };
+    return again;
+  }
+
   matchEndEl() {
     const panel = h("div", "settlement", h("h2", "", "终局 The match is over"), this.standingsEl());
     const row = h("div", "row");
-    if (this.isOwner()) {
+    if (this.info?.coins) row.append(this.matchAgainEl());
+    else if (this.isOwner()) {
       const again = h("button", "primary again", "再来一局 Play again");
       again.onclick = () => { this.matchEnd = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
       row.append(again);
