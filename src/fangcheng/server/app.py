@@ -34,7 +34,7 @@ from fangcheng.server.http import body_of as _body
 from fangcheng.server.http import guarded as _guarded
 from fangcheng.server.http import hub_of as _hub
 from fangcheng.server.http import person_of as _person
-from fangcheng.server.security import RateLimit, log_event, now_ms, origin_ok
+from fangcheng.server.security import LOOPBACK, RateLimit, log_event, now_ms, origin_ok
 from fangcheng.server.store import Person, Store
 from fangcheng.server.tables import Table, TableError, check_settings
 
@@ -57,7 +57,6 @@ _MAX_QUEUE: Final = 2000
 MIN_BOT_MS: Final = 50
 #: New sessions a minute from one address.
 SESSIONS_PER_MINUTE: Final = 10
-_LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 #: Seconds a new connection has to send its hello.
 HELLO_S: Final = 10.0
 
@@ -150,7 +149,7 @@ class Hub:
         """At most `SESSIONS_PER_MINUTE` new sessions a minute from one address (bursts
         of twice that), so that a script cannot fill the database. Loopback is exempt:
         it is this machine (tests, benchmarks) or a proxy in front, which limits."""
-        if address in _LOOPBACK:
+        if address in LOOPBACK:
             return True
         limits = self.session_limits
         if len(limits) > 10_000:  # forget the addresses of long ago
