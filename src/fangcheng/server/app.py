@@ -193,10 +193,11 @@ class Hub:
         """A new coin table of ``room`` for quick match (`fangcheng.server.coins`)."""
         bot_ms = self.settings.bot_ms
         between_ms = self.settings.between_ms
+        default = TableSettings()  # a person's pace, as at point tables
         settings = coin_settings(
             room,
-            MIN_BOT_MS if bot_ms is None else bot_ms,
-            10_000 if between_ms is None else between_ms,
+            default.bot_ms if bot_ms is None else bot_ms,
+            default.between_ms if between_ms is None else between_ms,
         )
         now = self.now()
         table = CoinTable(
