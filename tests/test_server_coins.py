@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
 from fangcheng.platform import check_ledger, connect
+from fangcheng.platform import schema as t
 from fangcheng.players import EfficientBot
 from fangcheng.server.app import Hub, ServerSettings, create_app
 from fangcheng.server.coins import CoinTable
@@ -56,8 +58,10 @@ class Server:
         self.client.portal.call(self.hub.tick)
 
     def balances(self) -> dict[int, int]:
-        platform = self.hub.platform
-        return {a: platform.balance(a) for a in range(1, 200) if _exists(platform, a)}
+        """Every account's stored balance (people, house shards, issuance)."""
+        with self.hub.platform.engine.connect() as db:
+            rows = db.execute(sa.select(t.accounts.c.id, t.accounts.c.balance)).all()
+        return {a: b for a, b in rows}
 
 
 def _seat(table: CoinTable, server: Server, headers: dict[str, str]) -> int:
@@ -66,14 +70,6 @@ def _seat(table: CoinTable, server: Server, headers: dict[str, str]) -> int:
     seat = table.seat_of(person)
     assert seat is not None
     return seat
-
-
-def _exists(platform: Any, account: int) -> bool:
-    try:
-        platform.balance(account)
-    except ValueError:
-        return False
-    return True
 
 
 def _server(url: str) -> Iterator[Server]:
@@ -188,6 +184,15 @@ def test_d82_quick_match_fills_with_house_bots_after_the_wait_and_the_ledger_boo
         me = server.profile(ann)
         assert me["balance"] == 2000 + coins["total"][seat] and me["hands"] == 1
         assert me["recent"][0]["total"] == coins["total"][seat]
+    # the hand's one journal: its lines per seat are the record's totals (after fees)
+    with server.hub.platform.engine.connect() as db:
+        rows = db.execute(
+            sa.select(t.journal_lines.c.seat, sa.func.sum(t.journal_lines.c.amount))
+            .join(t.journals, t.journals.c.id == t.journal_lines.c.journal_id)
+            .where(t.journals.c.key == f"hand:{coins['hand']}", t.journal_lines.c.seat.is_not(None))
+            .group_by(t.journal_lines.c.seat)
+        ).all()
+    assert [n for _, n in sorted(rows)] == engine_total
     _ledger_clean(server.url)
     board = server.client.get("/api/leaderboard").json()["leaders"]
     assert board[0]["name"] == "Ann" and board[0]["title"]
@@ -214,8 +219,6 @@ def test_d82_below_100_coins_or_a_second_coin_table_is_refused_and_nothing_moves
     platform = server.hub.platform
     account = server.profile(bob)["account"]
     with platform.engine.begin() as db:  # the one way to lower a balance here: a journal
-        from fangcheng.platform import schema as t
-
         journal = db.execute(
             t.journals.insert().values(key="test:drain", kind="grant", created_at=0, memo="t")
         ).inserted_primary_key[0]
