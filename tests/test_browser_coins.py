@@ -1,16 +1,21 @@
 """A coin table in a real browser (Chromium by Playwright, the app under uvicorn): sign
 up, see the 2,000-coin grant, quick-match into 自由场 (house bots fill at once: a match
 wait of 0, bot pace 0), play a hand by clicking, see the fee and the new balance in the
-settlement, and the title on the profile. Screenshots go to ``tests/artifacts/``."""
+settlement, and the title on the profile; and a leave mid-hand that asks first and, once
+confirmed, is an escape. Screenshots go to ``tests/artifacts/``."""
 
 from __future__ import annotations
 
 import re
+import socket
+import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from fangcheng.server.app import ServerSettings, create_app
+from ledgerdb import FAST_HASHER
 from test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, _page, _play_one
 
 uvicorn = pytest.importorskip("uvicorn")
@@ -20,11 +25,6 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    import socket
-    import threading
-
-    from ledgerdb import FAST_HASHER
-
     db = tmp_path_factory.mktemp("coins") / "coins.db"
     settings = ServerSettings(
         db=f"sqlite:///{db}", bot_ms=0, between_ms=60_000, seed=7, match_wait_ms=0,
@@ -83,9 +83,7 @@ def test_sign_up_quick_match_a_hand_against_house_bots_and_the_coins(server: str
 
 def test_leaving_mid_hand_asks_first_and_a_confirmed_leave_is_an_escape(server: str) -> None:
     with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS
-        )
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
         page = _page(browser)
         page.goto(server)
         page.fill("input[name=account-name]", "Bob")
