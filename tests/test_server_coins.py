@@ -72,20 +72,20 @@ def _seat(table: CoinTable, server: Server, headers: dict[str, str]) -> int:
     return seat
 
 
-def _server(url: str) -> Iterator[Server]:
+def _server(url: str, **overrides: Any) -> Iterator[Server]:
     clock = Clock()
-    settings = ServerSettings(
-        db=url,
-        clock=clock,
-        bot_ms=0,
-        between_ms=0,
-        timers=False,
-        seed=5,
-        burst=1e6,
-        hasher=FAST_HASHER,
-        match_wait_ms=WAIT_MS,
-        address_checks=False,
-    )
+    options: dict[str, Any] = {
+        "bot_ms": 0,
+        "between_ms": 0,
+        "timers": False,
+        "seed": 5,
+        "burst": 1e6,
+        "hasher": FAST_HASHER,
+        "match_wait_ms": WAIT_MS,
+        "address_checks": False,
+        **overrides,
+    }
+    settings = ServerSettings(db=url, clock=clock, **options)
     app = create_app(settings)
     with TestClient(app) as client:
         yield Server(client, clock, app.state.hub, url)
@@ -105,15 +105,43 @@ def any_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Serve
         yield from _server(url)
 
 
+def _drain(server: Server, account: int, keep: int) -> None:
+    """Move an account's coins but ``keep`` to the house, as a balanced journal (as if
+    it had lost them in hands)."""
+    platform = server.hub.platform
+    amount = platform.balance(account) - keep
+    house = platform.houses[0]
+    with platform.engine.begin() as db:
+        journal = db.execute(
+            t.journals.insert().values(key=f"test:drain:{account}", kind="grant",
+                                       created_at=0, memo="a test")
+        ).inserted_primary_key[0]  # fmt: skip
+        db.execute(
+            t.journal_lines.insert(),
+            [{"journal_id": journal, "account_id": account, "amount": -amount, "memo": "t"},
+             {"journal_id": journal, "account_id": house, "amount": amount, "memo": "t"}],
+        )  # fmt: skip
+        for who, change in ((account, -amount), (house, amount)):
+            db.execute(
+                t.accounts.update()
+                .where(t.accounts.c.id == who)
+                .values(balance=t.accounts.c.balance + change)
+            )
+
+
 def _ledger_clean(url: str) -> None:
     report = check_ledger(connect(url))
     assert report.problems == [] and report.hands > 0
 
 
 def _play_hand(seat: Seat, headers: dict[str, str], code: str) -> dict[str, Any]:
-    """Answer every prompt as the efficient bot until the hand ends; its hand_end."""
+    """Attach, then answer every prompt as the efficient bot until the hand ends."""
+    return _play_on(seat, [seat.hello(headers, code), *seat.drain()])
+
+
+def _play_on(seat: Seat, frames: list[dict[str, Any]]) -> dict[str, Any]:
+    """Answer the seat's prompts until a hand_end arrives among the new frames; it."""
     bot = EfficientBot(random.Random(1))
-    frames = [seat.hello(headers, code), *seat.drain()]
     for _ in range(400):
         end = next((f for f in frames if f["type"] == "hand_end"), None)
         if end is not None:
@@ -216,26 +244,8 @@ def test_d82_below_100_coins_or_a_second_coin_table_is_refused_and_nothing_moves
     assert again.status_code == 409 and "one coin table" in again.json()["error"]["message"]
     assert server.profile(ann)["table"] == first
     # Bob loses his coins to the house (as if by hands), keeping 99
-    platform = server.hub.platform
     account = server.profile(bob)["account"]
-    with platform.engine.begin() as db:  # the one way to lower a balance here: a journal
-        journal = db.execute(
-            t.journals.insert().values(key="test:drain", kind="grant", created_at=0, memo="t")
-        ).inserted_primary_key[0]
-        db.execute(
-            t.journal_lines.insert(),
-            [
-                {"journal_id": journal, "account_id": account, "amount": -1901, "memo": "t"},
-                {"journal_id": journal, "account_id": platform.houses[0], "amount": 1901,
-                 "memo": "t"},
-            ],
-        )  # fmt: skip
-        db.execute(t.accounts.update().where(t.accounts.c.id == account).values(balance=99))
-        db.execute(
-            t.accounts.update()
-            .where(t.accounts.c.id == platform.houses[0])
-            .values(balance=t.accounts.c.balance + 1901)
-        )
+    _drain(server, account, keep=99)
     before = server.balances()
     poor = server.match(bob)
     assert poor.status_code == 403 and "99 coins" in poor.json()["error"]["message"]
@@ -391,3 +401,77 @@ def test_d82_quick_match_keeps_stake_tiers_apart(server: Server) -> None:
     assert first["code"] != second["code"]  # 1,000–9,999 and 10,000–99,999
     cy = server.sign_up("Cy")
     assert server.match(cy).json()["code"] == first["code"]
+
+
+def _alone_with_house_bots(server: Server, name: str) -> tuple[dict[str, str], CoinTable]:
+    me = server.sign_up(name)
+    code = server.match(me).json()["code"]
+    server.clock.now += WAIT_MS
+    server.tick()
+    table = server.hub.tables[code]
+    assert isinstance(table, CoinTable) and table.status == "playing"
+    return me, table
+
+
+def test_d87_a_normal_coin_room_takes_spectators_who_see_the_public_view(
+    server: Server,
+) -> None:
+    _, table = _alone_with_house_bots(server, "Ann")
+    eve = server.sign_up("Eve")
+    c = server.client
+    watch = c.post(f"/api/tables/{table.code}/join", json={"spectate": True}, headers=eve)
+    assert watch.json() == {"seat": None}
+    sit = c.post(f"/api/tables/{table.code}/join", json={}, headers=eve)
+    assert sit.status_code == 403 and "quick match" in sit.json()["error"]["message"]
+    with c.websocket_connect("/ws") as ws:
+        seat = Seat(ws)
+        assert seat.hello(eve, table.code)["seat"] is None
+        frames = seat.drain()
+        assert all(f["type"] != "prompt" for f in frames)
+        deal = [e for f in frames if f["type"] == "events" for e in f["events"]]
+        assert all(h is None for e in deal if e["type"] == "deal" for h in e["hands"])
+
+
+def test_d82_a_person_below_100_coins_at_a_deal_ends_the_match(tmp_path: Path) -> None:
+    for server in _server(f"sqlite:///{tmp_path / 'coins.db'}", between_ms=60_000):
+        ann, table = _alone_with_house_bots(server, "Ann")
+        with server.client.websocket_connect("/ws") as ws:
+            seat = Seat(ws)
+            _play_hand(seat, ann, table.code)
+            assert table.status == "between"
+            _drain(server, server.profile(ann)["account"], keep=99)
+            server.clock.now += 60_000
+            server.tick()
+            frames = seat.drain()
+        assert table.status == "finished"
+        refusal = next(f for f in frames if f["type"] == "error")
+        assert "the match ends" in refusal["message"] and "100" in refusal["message"]
+        assert any(f["type"] == "match_end" for f in frames)
+        assert server.profile(ann)["hands"] == 1
+        _ledger_clean(server.url)
+
+
+def test_a_settlement_the_database_failed_is_booked_with_the_next_hand(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ann, table = _alone_with_house_bots(server, "Ann")
+    platform = server.hub.platform
+    real = platform.settle_hand
+    calls: list[str] = []
+
+    def flaky(hand_id: str, start: Any, record: Any) -> Any:
+        calls.append(hand_id)
+        if len(calls) == 1:
+            raise sa.exc.OperationalError("INSERT", {}, Exception("disk I/O error"))
+        return real(hand_id, start, record)
+
+    monkeypatch.setattr(platform, "settle_hand", flaky)
+    with server.client.websocket_connect("/ws") as ws:
+        seat = Seat(ws)
+        first = _play_hand(seat, ann, table.code)
+        assert first["coins"] == {"hand": calls[0], "error": "the ledger failed: settled later"}
+        assert list(table.unsettled) == [calls[0]] and server.profile(ann)["hands"] == 0
+        second = _play_on(seat, seat.drain())
+        assert calls[1] == calls[0] and "balances" in second["coins"]  # retried first
+        assert table.unsettled == {} and server.profile(ann)["hands"] == 2
+    _ledger_clean(server.url)

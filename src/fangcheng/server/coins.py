@@ -70,6 +70,8 @@ class CoinTable(Table):
     accounts: dict[int, int] = field(default_factory=dict)  # server person → account
     addresses: dict[int, str] = field(default_factory=dict)  # server person → address
     starts: dict[str, HandStart] = field(default_factory=dict)  # hand id → its start
+    #: hands the database failed to settle: hand id → record (settled again later)
+    unsettled: dict[str, dict[str, Any]] = field(default_factory=dict)
     closing: bool = False  # 防作弊场 after an escape: the table closes after the hand
     last_end: dict[str, Any] | None = None  # the last hand_end frame
     _escape_asked: dict[int, int] = field(default_factory=dict)  # seat → deal asked in
@@ -221,14 +223,18 @@ class CoinTable(Table):
         """Book the hand (once, by its id) and say what moved: the fees, each seat's
         coins and the new balances (None for a house bot)."""
         assert self.platform is not None
+        self.retry_settlements()
         hand_id = self.hand_id()
-        start = self.starts[hand_id]
+        start, record = self.starts[hand_id], record_of(round_)
         try:
-            settled = self.platform.settle_hand(hand_id, start, record_of(round_))
-        except Exception as exc:  # the start is kept: the hand can be settled again
+            settled = self.platform.settle_hand(hand_id, start, record)
+        except PlatformError as exc:  # refused: its content will not do better later
+            log_event("settle_refused", 40, code=self.code, hand=hand_id, why=type(exc).__name__)
+            return {"coins": {"hand": hand_id, "error": str(exc)}}
+        except Exception:  # the database failed: settled again with the next hand
             log_event("settle_failed", 40, code=self.code, hand=hand_id, exc_info=True)
-            reason = str(exc) if isinstance(exc, PlatformError) else "the ledger failed"
-            return {"coins": {"hand": hand_id, "error": reason}}
+            self.unsettled[hand_id] = record
+            return {"coins": {"hand": hand_id, "error": "the ledger failed: settled later"}}
         balances = [None if a is None else self.platform.balance(a) for a in start.seats]
         self._retitle()
         return {
@@ -241,6 +247,20 @@ class CoinTable(Table):
                 "balances": balances,
             }
         }
+
+    def retry_settlements(self) -> None:
+        """Settle again the hands the database failed on (`settle_hand` is idempotent, so
+        one that was booked after all is not booked twice)."""
+        assert self.platform is not None
+        for hand_id, record in list(self.unsettled.items()):
+            try:
+                self.platform.settle_hand(hand_id, self.starts[hand_id], record)
+            except PlatformError:
+                log_event("settle_refused", 40, code=self.code, hand=hand_id)
+            except Exception:
+                log_event("settle_failed", 40, code=self.code, hand=hand_id, exc_info=True)
+                continue
+            del self.unsettled[hand_id]
 
     def _hand_over(self, now: int) -> None:
         super()._hand_over(now)
@@ -264,6 +284,7 @@ class CoinTable(Table):
     def _end_match(self) -> None:
         """The match is over: every person stands up from the platform's seat."""
         if self.platform is not None:
+            self.retry_settlements()
             for account in self.accounts.values():
                 self.platform.stand(account, self.uid)
         super()._end_match()
