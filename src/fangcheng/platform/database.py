@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.pool import StaticPool
 
 __all__ = ["DEFAULT_URL", "READ_ONLY", "connect", "database_url", "migrate"]
 
@@ -41,9 +42,13 @@ def connect(url: str, *, migrate_schema: bool = True, **engine_options: Any) -> 
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() == "sqlite":
+        connect_args: dict[str, Any] = {"timeout": 60}
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = sa.create_engine(parsed, connect_args={"timeout": 60}, **engine_options)
+        else:  # one in-memory database shared by every thread (a test server's)
+            connect_args["check_same_thread"] = False
+            engine_options.setdefault("poolclass", StaticPool)
+        engine = sa.create_engine(parsed, connect_args=connect_args, **engine_options)
         sa.event.listen(engine, "connect", _sqlite_connect)
         sa.event.listen(engine, "begin", _sqlite_begin)
     else:

@@ -547,6 +547,14 @@ class Platform:
             return self.sit(person_id, table_id)
         return balance
 
+    def seated_at(self, person_id: int) -> str | None:
+        """The coin table a person sits at, as the database says (the server compares it
+        with its live tables: one that no longer runs is a seat left by a restart)."""
+        with self.engine.connect() as conn:
+            return conn.execute(
+                sa.select(t.coin_seats.c.table_id).where(t.coin_seats.c.person_id == person_id)
+            ).scalar()
+
     def stand(self, person_id: int, table_id: str) -> None:
         """A person leaves a coin table (no error if it was not there)."""
         self._run(

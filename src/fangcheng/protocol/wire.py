@@ -114,6 +114,7 @@ ErrorCode = Literal[
     "not_found",
     "state",
     "internal",
+    "confirm",  # a coin table: leaving mid-hand is 逃跑, leave again to confirm (D85)
 ]
 BotKind = Literal["random", "efficient", "strong"]
 RulesName = Literal["baicheng", "baishan", "baishan_platform", "sichuan"]

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import msgspec
+from argon2 import PasswordHasher
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -25,9 +25,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from fangcheng.engine import Round, record_of
+from fangcheng.platform import Platform, PlatformError
 from fangcheng.protocol import wire
 from fangcheng.protocol.wire import TableSettings, WireError
-from fangcheng.server.security import RateLimit, log_event, now_ms, origin_ok
+from fangcheng.server import accounts
+from fangcheng.server.coins import CoinTable, coin_settings
+from fangcheng.server.http import body_of as _body
+from fangcheng.server.http import guarded as _guarded
+from fangcheng.server.http import hub_of as _hub
+from fangcheng.server.http import person_of as _person
+from fangcheng.server.security import LOOPBACK, RateLimit, log_event, now_ms, origin_ok
 from fangcheng.server.store import Person, Store
 from fangcheng.server.tables import Table, TableError, check_settings
 
@@ -44,26 +51,14 @@ __all__ = [
 STATIC: Final = Path(__file__).parent / "static"
 #: Table codes: no 0/O, 1/I/L, so a code read aloud is typed right.
 _CODE_LETTERS: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-_STATUS: Final = {
-    "malformed": 400,
-    "unauthorized": 401,
-    "forbidden": 403,
-    "not_found": 404,
-    "state": 409,
-    "too_big": 413,
-    "rate": 429,
-}
-_MAX_BODY: Final = 16384
 #: Frames waiting for a slow client before it is dropped.
 _MAX_QUEUE: Final = 2000
 #: The fastest a table's bots may act (ms): a match of bots never holds the server up.
 MIN_BOT_MS: Final = 50
 #: New sessions a minute from one address.
 SESSIONS_PER_MINUTE: Final = 10
-_LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 #: Seconds a new connection has to send its hello.
 HELLO_S: Final = 10.0
-_T = TypeVar("_T")
 
 
 @dataclass
@@ -82,6 +77,13 @@ class ServerSettings:
     origins: frozenset[str] = frozenset()
     rate: float = 20.0
     burst: float = 40.0
+    #: Coin tables: the quick match's wait before house bots fill (D82), which bot, and
+    #: whether 防作弊场 keeps two accounts of one address apart (D83; off for tests on
+    #: one machine); ``hasher``: argon2id parameters (cheap ones in tests).
+    match_wait_ms: int = 15_000
+    house_bot: wire.BotKind = "efficient"
+    address_checks: bool = True
+    hasher: PasswordHasher | None = None
 
 
 class PracticeRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -114,6 +116,31 @@ class Hub:
     def __post_init__(self) -> None:
         seed = self.settings.seed
         self.rng = random.Random(seed) if seed is not None else random.SystemRandom()
+        self._platform: Platform | None = None
+
+    @property
+    def platform(self) -> Platform:
+        """The coin platform on the server's database, opened (and migrated) on first
+        use, so that point tables alone never touch its schema."""
+        if self._platform is None:
+            clock = self.settings.clock
+            options: dict[str, Any] = {"clock": lambda: clock() / 1000}
+            if self.settings.hasher is not None:
+                options["hasher"] = self.settings.hasher
+            self._platform = Platform.open(self.settings.db, **options)
+        return self._platform
+
+    def person(self, token: str) -> Person | None:
+        """Who a token belongs to: a guest's or an outside bot's session, else an
+        account's (the platform's session: forged, expired or logged out is None)."""
+        person = self.store.person(token)
+        if person is not None:
+            return person
+        try:
+            account = self.platform.authenticate(token)
+        except PlatformError:
+            return None
+        return self.store.account_person(account.id, account.name)
 
     def now(self) -> int:
         return self.settings.clock()
@@ -122,7 +149,7 @@ class Hub:
         """At most `SESSIONS_PER_MINUTE` new sessions a minute from one address (bursts
         of twice that), so that a script cannot fill the database. Loopback is exempt:
         it is this machine (tests, benchmarks) or a proxy in front, which limits."""
-        if address in _LOOPBACK:
+        if address in LOOPBACK:
             return True
         limits = self.session_limits
         if len(limits) > 10_000:  # forget the addresses of long ago
@@ -150,24 +177,56 @@ class Hub:
             between_ms=settings.between_ms if between_ms is None else between_ms,
         )
         self.leave(owner.id)
-        for stale in [t for t in self.tables.values() if t.status == "finished" and not t.live]:
-            self.close(stale)
-        code = self._code()
         table = Table(
-            code=code,
+            code=self._code(),
             owner=owner.id,
             settings=settings,
             seed=self.rng.randrange(2**63),
             on_hand=self._store_hand,
             practice=practice,
         )
-        self.tables[code] = table
+        self._add(table)
         self.sit(owner, table)
-        if self.settings.timers:
-            self.wakes[code] = asyncio.Event()
-            self.tasks[code] = asyncio.get_running_loop().create_task(self._run(table))
-        log_event("table_open", code=code, rules=settings.rules, practice=practice)
         return table
+
+    def open_coin(self, owner: Person, room: str, tier: int) -> CoinTable:
+        """A new coin table of ``room`` for quick match (`fangcheng.server.coins`)."""
+        bot_ms = self.settings.bot_ms
+        between_ms = self.settings.between_ms
+        default = TableSettings()  # a person's pace, as at point tables
+        settings = coin_settings(
+            room,
+            default.bot_ms if bot_ms is None else bot_ms,
+            default.between_ms if between_ms is None else between_ms,
+        )
+        now = self.now()
+        table = CoinTable(
+            code=self._code(),
+            owner=owner.id,
+            settings=settings,
+            seed=self.rng.randrange(2**63),
+            on_hand=self._store_hand,
+            room=room,
+            platform=self.platform,
+            house_bot=self.settings.house_bot,
+            fill_at=now + self.settings.match_wait_ms,
+            address_checks=self.settings.address_checks,
+            tier=tier,
+            opened=now,
+        )
+        self._add(table)
+        return table
+
+    def _add(self, table: Table) -> None:
+        for stale in [t for t in self.tables.values() if t.status == "finished" and not t.live]:
+            self.close(stale)
+        self.tables[table.code] = table
+        if self.settings.timers:
+            self.wakes[table.code] = asyncio.Event()
+            self.tasks[table.code] = asyncio.get_running_loop().create_task(self._run(table))
+        log_event(
+            "table_open", code=table.code, rules=table.settings.rules, practice=table.practice
+        )
 
     def sit(self, person: Person, table: Table) -> int:
         if self.sitting.get(person.id) not in (None, table.code):
@@ -178,13 +237,18 @@ class Hub:
         self.sitting[person.id] = table.code
         return seat
 
-    def leave(self, person: int) -> None:
-        """Off the current table (if any); a table nobody sits at any more closes."""
-        code = self.sitting.pop(person, None)
-        table = self.tables.get(code or "")
+    def leave(self, person: int, confirm: bool = False) -> None:
+        """Off the current table (if any); a table nobody sits at any more closes. At a
+        coin table during a hand this is 逃跑 and needs ``confirm`` (`CoinTable.leave`)."""
+        table = self.tables.get(self.sitting.get(person, ""))
         if table is None:
+            self.sitting.pop(person, None)
             return
-        table.leave(person, self.now())
+        if isinstance(table, CoinTable):
+            table.leave(person, self.now(), confirm)
+        else:
+            table.leave(person, self.now())
+        del self.sitting[person]
         self.poke(table)
         if not any(self.sitting.get(p) == table.code for p in table.people()):
             self.close(table)
@@ -255,54 +319,6 @@ class Hub:
 
 
 # --- HTTP --------------------------------------------------------------------------------
-
-
-def _error(code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, _STATUS.get(code, 400))
-
-
-_Endpoint = Callable[[Request], Awaitable[Response]]
-
-
-def _guarded(endpoint: _Endpoint) -> _Endpoint:
-    """A refusal as its error; a failure logged (by type and place, never its message)
-    and answered ``internal``, with no stack trace for the client or the server's log."""
-
-    @functools.wraps(endpoint)
-    async def guarded(request: Request) -> Response:
-        try:
-            return await endpoint(request)
-        except TableError as exc:
-            return _error(exc.code, exc.message)
-        except Exception:
-            log_event("request_failed", 40, path=request.url.path, exc_info=True)
-            return _error("internal", "the server failed on this request")
-
-    return guarded
-
-
-async def _body(request: Request, kind: type[_T]) -> _T:
-    body = await request.body()
-    if len(body) > _MAX_BODY:
-        raise TableError("too_big", f"a body is at most {_MAX_BODY} bytes")
-    try:
-        return msgspec.json.decode(body or b"{}", type=kind)
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise TableError("malformed", str(exc)) from None
-
-
-def _hub(request: Request | WebSocket) -> Hub:
-    hub: Hub = request.app.state.hub
-    return hub
-
-
-def _person(request: Request) -> Person:
-    auth = request.headers.get("authorization", "")
-    scheme, _, token = auth.partition(" ")
-    person = _hub(request).store.person(token) if scheme.lower() == "bearer" and token else None
-    if person is None:
-        raise TableError("unauthorized", "no session: POST /api/session, then send its token")
-    return person
 
 
 def _table(request: Request) -> Table:
@@ -386,13 +402,20 @@ async def join(request: Request) -> Response:
         if not table.settings.spectators:
             raise TableError("forbidden", "this table takes no spectators")
         return JSONResponse({"seat": None})
+    if isinstance(table, CoinTable):
+        raise TableError("forbidden", "a coin table is joined by quick match: /api/coins/match")
     return JSONResponse({"seat": hub.sit(person, table)})
+
+
+class LeaveRequest(msgspec.Struct, forbid_unknown_fields=True):
+    confirm: bool = False
 
 
 @_guarded
 async def leave(request: Request) -> Response:
     person = _person(request)
-    _hub(request).leave(person.id)
+    body = await _body(request, LeaveRequest)
+    _hub(request).leave(person.id, body.confirm)
     return JSONResponse({})
 
 
@@ -408,7 +431,7 @@ async def bot_token(request: Request) -> Response:
         raise TableError("state", "no seat is free for a bot")
     hub = _hub(request)
     bot_id, token = hub.store.new_session("outside bot", "outside", table.code)
-    seat = hub.sit(Person((bot_id, "outside bot", "outside", table.code)), table)
+    seat = hub.sit(Person(bot_id, "outside bot", "outside", table.code), table)
     return JSONResponse({"token": token, "seat": seat})
 
 
@@ -514,7 +537,7 @@ async def _play(ws: WebSocket) -> None:
         await ws.send_json(_err("unauthorized", "the first frame is a hello"))
         await ws.close(4401)
         return
-    person = hub.store.person(hello.token)
+    person = hub.person(hello.token)
     if person is None:
         await ws.send_json(_err("unauthorized", "unknown token"))
         await ws.close(4401)
@@ -592,8 +615,13 @@ def _handle(
                 if conn.seat is None:
                     raise TableError("state", "a spectator has no seat")
                 table.set_auto(conn.seat, frame.on, now)
-            case wire.LeaveFrame():
-                hub.leave(person.id)
+            case wire.LeaveFrame():  # at a coin table mid-hand: the second one confirms
+                confirm = (
+                    isinstance(table, CoinTable)
+                    and conn.seat is not None
+                    and table.escape_asked(conn.seat)
+                )
+                hub.leave(person.id, confirm)
             case wire.HelloFrame():
                 raise TableError("state", "already attached")
     except WireError as exc:
@@ -658,6 +686,7 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
         Route("/api/tables/{code}/bot-token", bot_token, methods=["POST"]),
         Route("/api/hands", my_hands),
         Route("/api/hands/{id}", one_hand),
+        *accounts.routes(),
         WebSocketRoute("/ws", play),
     ]
     if STATIC.is_dir():

@@ -14,6 +14,7 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 __all__ = [
+    "LOOPBACK",
     "MAX_FRAME",
     "JsonLines",
     "RateLimit",
@@ -23,6 +24,9 @@ __all__ = [
     "token_hash",
 ]
 
+#: This machine: tests, benchmarks, or a proxy in front (which limits and tells people
+#: apart itself).
+LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 #: The largest frame a client may send, in bytes.
 MAX_FRAME: Final = 4096
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ sessions = sa.Table(
     metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("name", sa.String(40), nullable=False),
-    sa.Column("kind", sa.String(10), nullable=False),  # person, outside
+    sa.Column("kind", sa.String(10), nullable=False),  # person, outside, account
     sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("table_code", sa.String(6)),  # an outside bot's table
     sa.Column("created", sa.Float, nullable=False),
@@ -61,24 +62,18 @@ def default_url(data: Path) -> str:
     return f"sqlite:///{data / 'fangcheng.db'}"
 
 
-class Person(tuple[int, str, str, str | None]):
-    """A session: (id, name, kind, table code of an outside bot)."""
+@dataclass(frozen=True, slots=True)
+class Person:
+    """Who a token belongs to, as the server knows them: a guest (``kind`` person, a
+    name only, point tables), an outside bot (``table``: its table's code) or an account
+    of the coin platform (``kind`` account, ``account``: its id there). ``id`` is the
+    server's own, a row of ``sessions``, whatever the kind: tables seat these ids."""
 
-    @property
-    def id(self) -> int:
-        return self[0]
-
-    @property
-    def name(self) -> str:
-        return self[1]
-
-    @property
-    def kind(self) -> str:
-        return self[2]
-
-    @property
-    def table(self) -> str | None:
-        return self[3]
+    id: int
+    name: str
+    kind: str
+    table: str | None = None
+    account: int | None = None
 
 
 def _sqlite_wal(connection: Any, record: Any) -> None:
@@ -99,7 +94,10 @@ class Store:
             if memory
             else {}
         )
-        self.engine = sa.create_engine(url, **extra)
+        parsed = sa.make_url(url)
+        if parsed.drivername == "postgresql":  # psycopg 3, as the platform uses
+            parsed = parsed.set(drivername="postgresql+psycopg")
+        self.engine = sa.create_engine(parsed, **extra)
         if url.startswith("sqlite:///") and not memory:
             sa.event.listen(self.engine, "connect", _sqlite_wal)
         metadata.create_all(self.engine)
@@ -130,7 +128,23 @@ class Store:
                     sessions.c.id, sessions.c.name, sessions.c.kind, sessions.c.table_code
                 ).where(sessions.c.token_hash == token_hash(token))
             ).first()
-        return None if row is None else Person(tuple(row))
+        return None if row is None else Person(row[0], row[1], row[2], row[3])
+
+    def account_person(self, account: int, name: str) -> Person:
+        """The server's person for a platform account, made on first use: its row keeps
+        ``account:ID`` where a token's hash would be, which no token's SHA-256 matches, so
+        only the platform's session token (`Platform.authenticate`) leads here."""
+        key = f"account:{account}"
+        query = sa.select(sessions.c.id).where(sessions.c.token_hash == key)
+        with self.engine.begin() as db:
+            found = db.execute(query).scalar()
+            if found is None:
+                found = db.execute(
+                    sessions.insert().values(
+                        name=name, kind="account", token_hash=key, created=time.time()
+                    )
+                ).inserted_primary_key[0]  # type: ignore[index]
+        return Person(int(found), name, "account", None, account)
 
     def save_hand(
         self,

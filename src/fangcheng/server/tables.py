@@ -424,6 +424,7 @@ class Table:
         self.prompts, self._held = {}, {}
         match.finish(r)
         self._flush()  # the hand's last events before its settlement
+        extra = self._settle(r)
         self.last_hand_id = self.on_hand(self, self.hand, r)
         self._last_end = [
             {
@@ -433,6 +434,7 @@ class Table:
                 "record": self.last_hand_id,
                 "standings": self.standings(),
                 "wins": [score.to_json() for score in r.win_scores],
+                **extra,
             }
         ]
         self._send_all(self._last_end[0])
@@ -440,11 +442,20 @@ class Table:
         self.next_deal = now + self.settings.between_ms
         self._broadcast_table()
 
+    def _settle(self, round_: Round) -> dict[str, Any]:
+        """What a finished hand adds to its ``hand_end`` frame (a coin table's coins)."""
+        return {}
+
     def _deal_or_end(self, now: int) -> None:
         assert self.match is not None
         if not self.match.over:
             self._deal(now)
             return
+        self._end_match()
+
+    def _end_match(self) -> None:
+        """The match is over (or ended early): ``match_end``, and the seats of bots and
+        of people still away are emptied."""
         self.status, self.next_deal = "finished", None
         self._last_end.append({"type": "match_end", "standings": self.standings()})
         self._send_all(self._last_end[-1])

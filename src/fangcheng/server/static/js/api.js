@@ -34,6 +34,20 @@ export async function login(name) {
   return s;
 }
 
+/** An account (the coin platform): sign up or log in; the session is kept as a guest's. */
+export async function account(name, password, signUp) {
+  const s = await call("POST", signUp ? "/api/account/signup" : "/api/account/login", { name, password });
+  localStorage.setItem(KEY, JSON.stringify(s));
+  return s;
+}
+export async function logOut(everywhere = false) {
+  try { await call("POST", "/api/account/logout", { everywhere }); } finally { forget(); }
+}
+export const profile = () => call("GET", "/api/account");
+export const relief = () => call("POST", "/api/account/relief");
+export const leaderboard = () => call("GET", "/api/leaderboard");
+export const rooms = () => call("GET", "/api/coins/rooms");
+export const quickMatch = (room) => call("POST", "/api/coins/match", { room });
 export const lobby = () => call("GET", "/api/lobby");
 export const practice = (rules) => call("POST", "/api/practice", { rules });
 export const openTable = (settings) => call("POST", "/api/tables", settings);

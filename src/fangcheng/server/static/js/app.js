@@ -2,6 +2,7 @@
 // #/hands (my hands), #/replay/ID (one hand step by step).
 import * as api from "./api.js";
 import { h } from "./board.js";
+import { accountBar, accountForm, leadersPage, profilePage, roomsPanel } from "./coins.js";
 import { replayPage } from "./replay.js";
 import { TableView } from "./table.js";
 import { RULES, WINDS, rulesName } from "./text.js";
@@ -52,7 +53,7 @@ function namePage() {
     e.preventDefault();
     try { await api.login(name.value.trim() || "guest"); route(); } catch (x) { report(err, x); }
   };
-  root.replaceChildren(form);
+  root.replaceChildren(form, accountForm(route));
   name.focus();
 }
 
@@ -66,6 +67,10 @@ async function startPage() {
   page.append(h("header", "hello", h("h1", "", "方城 Fangcheng"), h("span", "", `你好 Hello, ${s.name} `), out,
     h("a", "button hands-link", "我的牌局 My hands")));
   page.querySelector(".hands-link").href = "#/hands";
+  if (s.account) {
+    page.querySelector("header").append(await accountBar(err));
+    page.append(await roomsPanel(err, goTable).catch((x) => h("p", "error", x.message)));
+  }
   const last = api.lastTable.get();
   if (last) {
     const back = h("a", "button primary", `回到桌 ${last} Return to your table`);
@@ -209,6 +214,8 @@ function route() {
   if (page === "t" && arg) current = new TableView(root, arg.toUpperCase());
   else if (page === "join" && arg) joinPage(arg.toUpperCase());
   else if (page === "hands") handsPage();
+  else if (page === "profile") profilePage(root);
+  else if (page === "leaders") leadersPage(root);
   else if (page === "replay" && arg) replayPage(root, arg, extra);
   else startPage();
 }

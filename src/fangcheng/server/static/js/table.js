@@ -31,6 +31,7 @@ export class TableView {
     this.ws.onmessage = (m) => this.receive(JSON.parse(m.data));
     this.ws.onclose = (e) => {
       if (this.closed) return;
+      if (this.escaped) { this.closed = true; clearInterval(this.timer); api.lastTable.set(null); this.render(); return; }
       if (e.code === 4401 || e.code === 4404 || e.code === 4403) { this.fail(e.reason || "refused"); return; }
       this.connected = false; this.render();
       this.retry = Math.min(this.retry + 1, 6);
@@ -64,7 +65,7 @@ export class TableView {
       case "events":
         if (f.hand !== this.hand) {
           if (f.start !== 0) return; // a later part of a hand we have not begun: wait for the state
-          this.hand = f.hand; this.events = [];
+          this.hand = f.hand; this.events = []; this.escapeAsk = null;
         }
         if (f.start > this.events.length) { this.ws.close(); return; } // a gap: reconnect for the whole state
         this.events.length = Math.min(this.events.length, f.start);
@@ -84,6 +85,11 @@ export class TableView {
       case "match_end":
         this.matchEnd = f; break;
       case "error":
+        if (f.code === "confirm") { // a coin table mid-hand: leaving is 逃跑 (D85)
+          this.escapeAsk = f.message; // the server's next leave in this hand is the escape
+          this.confirmEscape();
+          return;
+        }
         if (this.sendingNext && (f.code === "malformed" || f.code === "state")) {
           // a server of the first version says "ready" with a start between hands
           this.sendingNext = false;
@@ -211,7 +217,12 @@ export class TableView {
     const list = h("ol", "seats");
     info.seats.forEach((x, s) => list.append(h("li", "", `${WINDS[s]} · ${x.name || "空位 empty seat"}${x.kind === "bot" ? " 🤖" : ""}${x.kind && x.connected === false ? " (offline)" : ""}`)));
     box.append(list);
-    if (this.isOwner() || info.owner == null) {
+    if (info.coins) { // quick match: the server starts the table (D82, D83)
+      box.querySelectorAll("p, .code").forEach((el) => el.remove());
+      box.append(h("p", "note coin-wait", info.coins.room === "anti_cheat"
+        ? "防作弊场 匹配中 matching: four people, no bots"
+        : "匹配中 matching: 15 秒后机器人补位 house bots take the empty seats after the wait"));
+    } else if (this.isOwner() || info.owner == null) {
       const fill = h("select", "fill");
       for (const [v, label] of [["efficient", "机器人 efficient bots"], ["strong", "强 strong bots"], ["random", "随机 random bots"]]) {
         const o = h("option", "", label); o.value = v; fill.append(o);
@@ -334,6 +345,11 @@ export class TableView {
       const auto = h("button", `auto ${me.auto ? "on" : ""}`, me.auto ? "取消托管 Take back my seat" : "托管 Let a bot play");
       auto.onclick = () => this.send({ type: "auto", on: !me.auto });
       bar.append(auto);
+      if (this.info?.coins) { // a coin table: leaving mid-hand is 逃跑, asked first (D85)
+        const leave = h("button", "leave escape", "离开 Leave (逃跑)");
+        leave.onclick = () => this.leave();
+        bar.append(leave);
+      }
     }
     if (!this.prompt) {
       const text = this.seat === null ? "旁观 watching: the public view" : this.obs?.phase === "end" ? "本盘结束 hand over" : "等待 waiting for the others…";
@@ -385,15 +401,17 @@ export class TableView {
     const end = this.ending;
     const model = fromEvents(end.events, this.seatsInfo(), this.seat ?? 0);
     const panel = settlementEl(end, end.events, model, this.who, this.info?.rules || this.obs?.rules);
+    if (end.coins) panel.append(coinsEl(end.coins, this.seat));
     const buttons = h("div", "row");
     if (this.matchEnd) {
       buttons.append(this.standingsEl());
-      if (this.isOwner()) {
+      if (this.info?.coins) buttons.append(this.matchAgainEl());
+      else if (this.isOwner()) {
         const again = h("button", "primary again", "再来一局 Play again");
         again.onclick = () => { this.showEnd = false; this.matchEnd = null; this.ending = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
         buttons.append(again);
       }
-    } else {
+    } else if (!this.escaped) {
       const next = h("button", "primary next", "下一盘 Next hand →");
       next.onclick = () => {
         // between hands, a start says "ready for the next" (the deal waits for everyone, or the pause)
@@ -422,10 +440,23 @@ export class TableView {
     return h("div", "final", h("h3", "", "终局 Final standings"), list);
   }
 
+  /** A coin table's match is over: quick-match again in the same room. */
+  matchAgainEl() {
+    const again = h("button", "primary again match-again", "再匹配 Quick match again");
+    again.onclick = async () => {
+      try {
+        const t = await api.quickMatch(this.info.coins.room);
+        this.close(); api.lastTable.set(t.code); location.hash = `#/t/${t.code}`;
+      } catch (x) { this.flash(`${x.code}: ${x.message}`); }
+    };
+    return again;
+  }
+
   matchEndEl() {
     const panel = h("div", "settlement", h("h2", "", "终局 The match is over"), this.standingsEl());
     const row = h("div", "row");
-    if (this.isOwner()) {
+    if (this.info?.coins) row.append(this.matchAgainEl());
+    else if (this.isOwner()) {
       const again = h("button", "primary again", "再来一局 Play again");
       again.onclick = () => { this.matchEnd = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
       row.append(again);
@@ -437,12 +468,32 @@ export class TableView {
     return h("div", "overlay", panel);
   }
 
+  confirmEscape() {
+    if (window.confirm(`逃跑 Escape? ${this.escapeAsk}`)) { this.escaped = true; this.send({ type: "leave" }); }
+  }
+
   leave() {
+    // at a coin table during a hand the server asks first (an "error" of code "confirm")
+    if (this.info?.coins && this.info.status === "playing" && !this.escaped) {
+      if (this.escapeAsk) this.confirmEscape(); else this.send({ type: "leave" });
+      return;
+    }
     this.send({ type: "leave" });
     api.lastTable.set(null);
     this.close();
     location.hash = "#/";
   }
+}
+
+/** A coin hand's coins: the stake, my fee and coins, my new balance (the ledger's). */
+function coinsEl(coins, seat) {
+  if (coins.error) return h("p", "error coins", `金币未结算 coins not settled: ${coins.error}`);
+  const me = seat ?? 0;
+  const sign = (n) => `${n > 0 ? "+" : ""}${n}`;
+  return h("div", "coins",
+    h("p", "", `底注 stake ${coins.stake} · 台费 fee `, h("b", "fee", String(coins.fees[me])),
+      ` · 金币 coins `, h("b", "coin-total", sign(coins.total[me]))),
+    h("p", "", "余额 new balance ", h("b", "balance", String(coins.balances[me]))));
 }
 
 function phaseText(obs, who) {

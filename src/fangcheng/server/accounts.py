@@ -1,0 +1,168 @@
+"""Accounts and coin rooms over HTTP (docs/protocol.md, "Accounts and coin tables"):
+sign up, log in and out through the platform, a profile, relief, the leaderboard, and
+quick match into a coin room."""
+
+from __future__ import annotations
+
+import msgspec
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from fangcheng.platform import Session
+from fangcheng.server.coins import ROOMS, quick_match
+from fangcheng.server.http import body_of, guarded, hub_of, person_of
+from fangcheng.server.store import Person
+from fangcheng.server.tables import TableError
+
+__all__ = ["routes"]
+
+
+class Credentials(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    password: str
+
+
+class LogOut(msgspec.Struct, forbid_unknown_fields=True):
+    everywhere: bool = False
+
+
+class MatchRequest(msgspec.Struct, forbid_unknown_fields=True):
+    room: str = "free"
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else ""
+
+
+def _account(request: Request) -> Person:
+    person = person_of(request)
+    if person.account is None:
+        raise TableError("unauthorized", "this needs an account: sign up or log in")
+    return person
+
+
+async def _session(request: Request, sign_up: bool) -> Response:
+    hub = hub_of(request)
+    if not hub.may_open_session(_address(request)):
+        raise TableError("rate", "too many sessions from this address: wait a minute")
+    body = await body_of(request, Credentials)
+    platform = hub.platform
+    open_ = platform.sign_up if sign_up else platform.log_in
+    session: Session = await run_in_threadpool(open_, body.name, body.password)  # argon2id
+    person = hub.store.account_person(session.person.id, session.person.name)
+    return JSONResponse(
+        {
+            "token": session.token,
+            "name": session.person.name,
+            "person": person.id,
+            "account": session.person.id,
+            "expires": session.expires_at,
+        }
+    )
+
+
+@guarded
+async def sign_up(request: Request) -> Response:
+    return await _session(request, sign_up=True)
+
+
+@guarded
+async def log_in(request: Request) -> Response:
+    return await _session(request, sign_up=False)
+
+
+@guarded
+async def log_out(request: Request) -> Response:
+    person = _account(request)
+    body = await body_of(request, LogOut)
+    platform = hub_of(request).platform
+    if body.everywhere:
+        assert person.account is not None
+        platform.log_out_everywhere(person.account)
+    else:
+        platform.log_out(request.headers["authorization"].partition(" ")[2])
+    return JSONResponse({})
+
+
+@guarded
+async def profile(request: Request) -> Response:
+    person = _account(request)
+    hub = hub_of(request)
+    assert person.account is not None
+    p = hub.platform.profile(person.account)
+    code = hub.sitting.get(person.id)
+    return JSONResponse(
+        {
+            "name": p.person.name,
+            "account": p.person.id,
+            "balance": p.balance,
+            "points": p.points,
+            "title": p.title,
+            "hands": p.hands,
+            "recent": [
+                {"hand": r.hand_id, "room": r.room, "total": r.total, "at": r.at} for r in p.recent
+            ],
+            "table": code if code in hub.tables else None,
+        }
+    )
+
+
+@guarded
+async def relief(request: Request) -> Response:
+    person = _account(request)
+    assert person.account is not None
+    platform = hub_of(request).platform
+    platform.claim_relief(person.account)
+    return JSONResponse({"balance": platform.balance(person.account)})
+
+
+@guarded
+async def leaderboard(request: Request) -> Response:
+    leaders = hub_of(request).platform.leaderboard()
+    return JSONResponse(
+        {
+            "leaders": [
+                {"place": s.place, "name": s.name, "points": s.points, "title": s.title,
+                 "hands": s.hands}
+                for s in leaders
+            ]
+        }
+    )  # fmt: skip
+
+
+@guarded
+async def rooms(request: Request) -> Response:
+    return JSONResponse(
+        {
+            "rooms": [
+                {"room": r.name, "chinese": r.chinese, "fee_percent": r.fee_percent,
+                 "anti_cheat": r.anti_cheat}
+                for r in ROOMS.values()
+            ]
+        }
+    )  # fmt: skip
+
+
+@guarded
+async def match(request: Request) -> Response:
+    person = _account(request)
+    body = await body_of(request, MatchRequest)
+    table = quick_match(hub_of(request), person, body.room, _address(request))
+    return JSONResponse(
+        {"code": table.code, "seat": table.seat_of(person.id), "table": table.info()}
+    )
+
+
+def routes() -> list[Route]:
+    return [
+        Route("/api/account/signup", sign_up, methods=["POST"]),
+        Route("/api/account/login", log_in, methods=["POST"]),
+        Route("/api/account/logout", log_out, methods=["POST"]),
+        Route("/api/account", profile),
+        Route("/api/account/relief", relief, methods=["POST"]),
+        Route("/api/leaderboard", leaderboard),
+        Route("/api/coins/rooms", rooms),
+        Route("/api/coins/match", match, methods=["POST"]),
+    ]

@@ -1,0 +1,341 @@
+"""Coin tables (D81–D85): ``baishan_platform`` in the four rooms, seated by quick match,
+each hand's coins booked by the platform (`fangcheng.platform`).
+
+A `CoinTable` is a `Table` whose match the server starts by itself: when four people
+sit, or, in a normal room, when the match wait is over and house bots take the empty
+seats (D82). Before each deal `Platform.start_hand` fixes the hand's stake from the
+balances (§3.11) and it becomes the round's base; 漂 is the engine's PIAO phase. When
+the hand ends `Platform.settle_hand` books it under the hand's id (one transaction,
+idempotent), and the ``hand_end`` frame carries the fees and the new balances. Each
+hand's `HandStart` stays in `CoinTable.starts` under its id, so a settlement can be
+made again from it (after a failure now, after a restart once tables keep an action log).
+
+Leaving during a hand is 逃跑 (D85) only when confirmed; a disconnect never is.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from fangcheng.engine import Round, record_of
+from fangcheng.platform import HandStart, Platform, PlatformError
+from fangcheng.protocol.wire import TableSettings
+from fangcheng.rules.ruleset import BAISHAN_PLATFORM, configure, find_rules
+from fangcheng.scoring.payments import effective_base, stake_for_balances
+from fangcheng.server.security import LOOPBACK, log_event
+from fangcheng.server.store import Person
+from fangcheng.server.tables import Seat, Table, TableError
+
+if TYPE_CHECKING:
+    from fangcheng.server.app import Hub
+
+__all__ = ["ROOMS", "CoinTable", "coin_settings", "quick_match"]
+
+#: The rooms by their protocol names (§3.7, §3.12).
+ROOMS: Final = {room.name: room for room in BAISHAN_PLATFORM.rooms}
+
+
+def coin_settings(room: str, bot_ms: int, between_ms: int) -> TableSettings:
+    """A coin table's settings: the room's rules, no outside bots, not in the point
+    lobby, spectators in the normal rooms only (D87)."""
+    return TableSettings(
+        rules="baishan_platform",
+        options={"room": room},
+        quan=1,
+        bots=not ROOMS[room].anti_cheat,
+        outside_bots=False,
+        spectators=not ROOMS[room].anti_cheat,
+        public=False,
+        bot_ms=bot_ms,
+        between_ms=between_ms,
+    )
+
+
+@dataclass
+class CoinTable(Table):
+    """A coin table. ``uid`` makes its hand ids unique beyond the server's life (codes
+    are reused); ``fill_at``: when house bots take the empty seats (ms)."""
+
+    room: str = "free"
+    platform: Platform | None = None
+    house_bot: str = "efficient"
+    fill_at: int | None = None
+    tier: int = 1  # the stake tier it matches (its first person's)
+    opened: int = 0  # ms
+    address_checks: bool = True
+    uid: str = field(default_factory=lambda: secrets.token_hex(6))
+    accounts: dict[int, int] = field(default_factory=dict)  # server person → account
+    addresses: dict[int, str] = field(default_factory=dict)  # server person → address
+    starts: dict[str, HandStart] = field(default_factory=dict)  # hand id → its start
+    #: hands the database failed to settle: hand id → record (settled again later)
+    unsettled: dict[str, dict[str, Any]] = field(default_factory=dict)
+    closing: bool = False  # 防作弊场 after an escape: the table closes after the hand
+    last_end: dict[str, Any] | None = None  # the last hand_end frame
+    _escape_asked: dict[int, int] = field(default_factory=dict)  # seat → deal asked in
+
+    @property
+    def anti_cheat(self) -> bool:
+        return ROOMS[self.room].anti_cheat
+
+    def hand_id(self, hand: int | None = None) -> str:
+        """A hand's id (the current one's by default), the ledger's key:
+        ``CODE-UID.MATCH.HAND``."""
+        return f"{self.code}-{self.uid}.{self.matches}.{self.hand if hand is None else hand}"
+
+    def info(self) -> dict[str, Any]:
+        info = super().info()
+        info["coins"] = {
+            "room": self.room,
+            "chinese": ROOMS[self.room].chinese,
+            "fee_percent": ROOMS[self.room].fee_percent,
+            "stake": self.match.base if self.match else None,
+        }
+        return info
+
+    # --- seating -------------------------------------------------------------------
+
+    def may_seat(self, address: str) -> bool:
+        """Whether a person from ``address`` may sit here now (D83: in 防作弊场 never two
+        accounts from one address; loopback, this machine or a proxy, is not told apart)."""
+        if self.status != "waiting" or all(s.kind for s in self.seats):
+            return False
+        if not self.anti_cheat or not self.address_checks or address in LOOPBACK:
+            return True
+        return address not in self.addresses.values()
+
+    def seat_person(self, person: Person, title: str, address: str, now: int) -> int:
+        """Seat an account at a random free seat; in 防作弊场 it is shown by its title
+        alone (D83). Four people start the match at once."""
+        assert person.account is not None
+        free = [i for i, s in enumerate(self.seats) if s.kind is None]
+        seat = random.Random(f"{self.seed}/{person.id}/{len(free)}").choice(free)
+        name = title if self.anti_cheat else f"{person.name} · {title}"
+        self.seats[seat] = Seat(kind="person", person=person.id, name=name)
+        self.accounts[person.id] = person.account
+        self.addresses[person.id] = address
+        if len(free) == 1:
+            self._begin(now)
+        else:
+            self._broadcast_table()
+        return seat
+
+    def start(self, person: int, fill: str, now: int) -> None:
+        raise TableError("forbidden", "a coin table starts by itself (quick match)")
+
+    def _begin(self, now: int) -> None:
+        self.fill_at = None
+        Table.start(self, self.owner, self.house_bot, now)
+
+    def next_wake(self) -> int | None:
+        if self.status == "waiting" and not self.anti_cheat:
+            return self.fill_at
+        return super().next_wake()
+
+    def tick(self, now: int) -> None:
+        due = self.fill_at is not None and now >= self.fill_at
+        if self.status == "waiting" and due and not self.anti_cheat and self.people():
+            self._begin(now)
+            return
+        super().tick(now)
+
+    def leave(self, person: int, now: int, confirm: bool = False) -> None:
+        """Leave the table. During a hand this is 逃跑 and needs ``confirm`` (else
+        `TableError` ``confirm``, nothing changes): §3.9 item 3 is settled at once, then a
+        house bot takes the seat (a normal room) or the table closes after the hand
+        (防作弊场). Between hands the seat goes to a house bot (a normal room) or the match
+        ends (防作弊场); before the match the seat empties."""
+        seat = self.seat_of(person)
+        if seat is None:
+            return
+        r = self.round
+        live = self.status == "playing" and r is not None and not r.over
+        if live and not confirm:
+            self._escape_asked[seat] = self.deals
+            raise TableError(
+                "confirm",
+                f"leaving now is 逃跑: you pay {self.escape_cost()} coins to each opponent "
+                "(at most what you have); leave again to confirm",
+            )
+        account = self.accounts.get(person)
+        leaving = [x for x in self._listeners if x.seat == seat]
+        for listener in leaving:  # they hear no more of the seat
+            del self._listeners[listener]
+        if live:
+            assert r is not None
+            r.escape(seat)
+            log_event("escape", code=self.code, seat=seat, hand=self.hand_id())
+        if self.status in ("playing", "between") and not self.anti_cheat:
+            self.seats[seat] = Seat(
+                kind="bot", name=f"{self.house_bot} bot", bot=self._new_bot(self.house_bot, seat)
+            )
+        else:
+            self.seats[seat] = Seat()
+            if self.status in ("playing", "between"):
+                self.closing = True
+        if account is not None and self.platform is not None:
+            self.platform.stand(account, self.uid)
+        if self.status == "between" and self.closing:
+            self._end_match()
+        self._broadcast_table()
+        self._advance(now)
+        if live and self.last_end is not None:  # the escaper sees what it cost
+            for listener in leaving:
+                listener.send(self.last_end)
+
+    def escape_asked(self, seat: int) -> bool:
+        """Whether this seat was asked to confirm leaving in the current hand."""
+        return self._escape_asked.get(seat) == self.deals
+
+    def escape_cost(self) -> int:
+        """What 逃跑 costs now, to each opponent (§3.9 item 3: the cap, 50 × the round's
+        底注, doubled in 防作弊场), before a balance too small caps it (D44)."""
+        rules, options = configure(find_rules("baishan_platform"), {"room": self.room})
+        base = self.match.base if self.match else 1
+        return rules.escape_pays * effective_base(options, base)
+
+    # --- hands -----------------------------------------------------------------------
+
+    def _seat_accounts(self) -> list[int | None]:
+        return [
+            self.accounts.get(s.person) if s.kind == "person" and s.person is not None else None
+            for s in self.seats
+        ]
+
+    def _deal(self, now: int) -> None:
+        """Fix the hand's stake from the balances (§3.11), then deal. A person who can no
+        longer sit (below 100 coins) ends the match."""
+        assert self.match is not None and self.platform is not None
+        try:
+            start = self.platform.start_hand(self.room, self._seat_accounts())
+        except PlatformError as exc:
+            log_event("coin_match_ended", code=self.code, reason=type(exc).__name__)
+            self._send_all({"type": "error", "code": "state", "message": f"the match ends: {exc}"})
+            self._end_match()
+            return
+        self.match.base = start.stake
+        self.starts[self.hand_id(self.hand + 1)] = start  # before the deal plays on
+        super()._deal(now)
+
+    def _settle(self, round_: Round) -> dict[str, Any]:
+        """Book the hand (once, by its id) and say what moved: the fees, each seat's
+        coins and the new balances (None for a house bot)."""
+        assert self.platform is not None
+        self.retry_settlements()
+        hand_id = self.hand_id()
+        start, record = self.starts[hand_id], record_of(round_)
+        try:
+            settled = self.platform.settle_hand(hand_id, start, record)
+        except PlatformError as exc:  # refused: its content will not do better later
+            log_event("settle_refused", 40, code=self.code, hand=hand_id, why=type(exc).__name__)
+            return {"coins": {"hand": hand_id, "error": str(exc)}}
+        except Exception:  # the database failed: settled again with the next hand
+            log_event("settle_failed", 40, code=self.code, hand=hand_id, exc_info=True)
+            self.unsettled[hand_id] = record
+            return {"coins": {"hand": hand_id, "error": "the ledger failed: settled later"}}
+        balances = [None if a is None else self.platform.balance(a) for a in start.seats]
+        self._retitle()
+        return {
+            "coins": {
+                "hand": hand_id,
+                "room": self.room,
+                "stake": start.stake,
+                "fees": list(settled.fees),
+                "total": list(settled.total),
+                "balances": balances,
+            }
+        }
+
+    def retry_settlements(self) -> None:
+        """Settle again the hands the database failed on (`settle_hand` is idempotent, so
+        one that was booked after all is not booked twice)."""
+        assert self.platform is not None
+        for hand_id, record in list(self.unsettled.items()):
+            try:
+                self.platform.settle_hand(hand_id, self.starts[hand_id], record)
+            except PlatformError:
+                log_event("settle_refused", 40, code=self.code, hand=hand_id)
+            except Exception:
+                log_event("settle_failed", 40, code=self.code, hand=hand_id, exc_info=True)
+                continue
+            del self.unsettled[hand_id]
+
+    def _hand_over(self, now: int) -> None:
+        super()._hand_over(now)
+        self.last_end = self._last_end[0]
+
+    def _retitle(self) -> None:
+        """Seat names follow the titles (积分 moved)."""
+        assert self.platform is not None
+        for s in self.seats:
+            account = self.accounts.get(s.person or -1)
+            if s.kind == "person" and account is not None:
+                title = self.platform.profile(account, recent=0).title
+                s.name = title if self.anti_cheat else f"{s.name.split(' · ')[0]} · {title}"
+
+    def _deal_or_end(self, now: int) -> None:
+        if self.closing:
+            self._end_match()
+            return
+        super()._deal_or_end(now)
+
+    def _end_match(self) -> None:
+        """The match is over: every person stands up from the platform's seat."""
+        if self.platform is not None:
+            self.retry_settlements()
+            for account in self.accounts.values():
+                self.platform.stand(account, self.uid)
+        super()._end_match()
+
+
+def quick_match(hub: Hub, person: Person, room: str, address: str) -> CoinTable:
+    """Seat an account at a coin table of ``room`` (D82, D83): a waiting table of its
+    stake tier, else (防作弊场, after the wait) of any tier, else a new one."""
+    platform = hub.platform
+    if person.account is None:
+        raise TableError("unauthorized", "coin tables need an account: sign up or log in")
+    if room not in ROOMS:
+        raise TableError("malformed", f"room {room!r}: one of {', '.join(ROOMS)}")
+    here = hub.tables.get(hub.sitting.get(person.id, ""))
+    seated = isinstance(here, CoinTable) and here.seat_of(person.id) is not None
+    if seated and here is not None and here.status != "finished":
+        raise TableError("state", f"you sit at coin table {here.code}: one coin table at a time")
+    balance = platform.balance(person.account)
+    if balance < 100:
+        raise TableError(
+            "forbidden",
+            f"you have {balance} coins; a coin table needs at least 100 "
+            "(below 100, claim the daily relief)",
+        )
+    hub.leave(person.id)  # off a point table, or a finished coin table
+    held = platform.seated_at(person.account)
+    live = {t.uid for t in hub.tables.values() if isinstance(t, CoinTable)}
+    if held is not None and held not in live:  # a seat left by a restart
+        platform.stand(person.account, held)
+    tier = stake_for_balances([balance])
+    now = hub.now()
+    waiting = [
+        t
+        for t in hub.tables.values()
+        if isinstance(t, CoinTable) and t.room == room and t.may_seat(address)
+    ]
+    waiting.sort(key=lambda t: t.code)
+    wait_ms = hub.settings.match_wait_ms
+    table = next((t for t in waiting if t.tier == tier), None)
+    if table is None and ROOMS[room].anti_cheat:  # no bots: any tier after the wait
+        table = next((t for t in waiting if now >= t.opened + wait_ms), None)
+    if table is None:
+        table = hub.open_coin(person, room, tier)
+    try:
+        platform.sit(person.account, table.uid)
+    except PlatformError as exc:
+        if not table.people():
+            hub.close(table)
+        raise TableError("forbidden", str(exc)) from None
+    title = platform.profile(person.account, recent=0).title
+    table.seat_person(person, title, address, now)
+    hub.sitting[person.id] = table.code
+    hub.poke(table)
+    return table
