@@ -47,7 +47,7 @@ from fangcheng.tiles import (
     tile_name,
 )
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "ALL_RULES",
