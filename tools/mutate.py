@@ -55,6 +55,12 @@ TARGETS: dict[str, frozenset[str] | None] = {
 
 #: Left out of each run: slow, and about the UI, the RL wrappers or Ray, not the rules.
 SKIPPED_TESTS = frozenset({"test_sim_ray.py", "test_terminal.py", "test_env.py"})
+#: Run first (``-x`` stops at the first failure): the fast files that hold the rules.
+FIRST_TESTS = (
+    "test_pins.py", "test_decisions.py", "test_rules.py", "test_settlement.py",
+    "test_legality.py", "test_engine.py", "test_scoring.py", "test_house_rules.py",
+    "test_situation.py", "test_golden.py", "test_exhaustion.py", "test_hostile.py",
+)  # fmt: skip
 
 _SWAP: dict[type[ast.AST], type[ast.AST]] = {
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt,
@@ -206,6 +212,7 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated mutant numbers of the sample to run")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per mutant")
     parser.add_argument("--at", help="module:line: every site on that line instead of the sample")
+    parser.add_argument("--skip", action="append", default=[], help="a test file to leave out")
     parser.add_argument("--list", action="store_true", help="print the sample, run nothing")
     args = parser.parse_args()
     chosen = list(enumerate(sample(args.mutants, args.seed)))
@@ -219,11 +226,10 @@ def main() -> None:
         for n, s in chosen:
             print(f"#{n} {s.module}:{s.line}: {s.what}")
         return
-    tests = sorted(
-        str(p.relative_to(ROOT))
-        for p in (ROOT / "tests").glob("test_*.py")
-        if p.name not in SKIPPED_TESTS
-    )
+    skipped = SKIPPED_TESTS | set(args.skip)
+    names = {p.name for p in (ROOT / "tests").glob("test_*.py")} - skipped
+    order = [*(n for n in FIRST_TESTS if n in names), *sorted(names - set(FIRST_TESTS))]
+    tests = [f"tests/{n}" for n in order]
     counts = {"killed": 0, "timeout": 0, "survived": 0}
     with tempfile.TemporaryDirectory(prefix="fangcheng-mutants-") as tmp:
         copy = Path(tmp)

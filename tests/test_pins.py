@@ -1,0 +1,240 @@
+"""Pins: rules that a mutation run (tools/mutate.py, `make mutation`) changed without any
+test failing. Each test holds one rule exactly where a one-token change would break it:
+a threshold one coin below and at, which faces a multiplier covers, which seat is asked,
+which flag a live hand sets (issue 14, item 8)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fangcheng.engine.round import Phase
+from fangcheng.protocol import events as ev
+from fangcheng.rules.ruleset import BAISHAN, BAISHAN_PLATFORM, Options
+from fangcheng.scoring.payments import kong_payments, rank_title, stake_for_balances
+from fangcheng.scoring.scorer import best_reading, readings
+from fangcheng.scoring.situation import SituationError, load_situation
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import parse_tiles
+from scripting import A, play_on, scripted
+from test_scoring import build, meld, run
+
+# --- the platform's coins: every row of §3.11 and §3.13 ---------------------------------
+
+#: §3.11 as RULES.md prints it, row 5's upper bound read as 9,999,999 (D44).
+STAKES = [
+    (100, 1),
+    (1_000, 10),
+    (10_000, 100),
+    (100_000, 1_000),
+    (1_000_000, 10_000),
+    (10_000_000, 100_000),
+    (100_000_000, 1_000_000),
+]
+
+
+@pytest.mark.parametrize(("floor", "stake"), STAKES)
+def test_d44_each_stake_tier_starts_at_its_floor_not_a_coin_below(floor, stake):
+    """§3.11: the smallest balance seated picks the row; one coin under a row's floor is
+    the row below (or, under 100, no seat at all)."""
+    assert stake_for_balances([floor, 10**9, 10**9, 10**9]) == stake
+    assert stake_for_balances([10 * floor - 1] * 4) == stake  # the row's top
+    if floor == 100:
+        with pytest.raises(ValueError, match="cannot sit"):
+            stake_for_balances([floor - 1, 10**9, 10**9, 10**9])
+    else:
+        assert stake_for_balances([floor - 1, 10**9, 10**9, 10**9]) == stake // 10
+
+
+#: §3.13, rows 2–20 (row 1, 木骰, is everything below 1,000, D46).
+RANK_ROWS = [
+    (1_000, "铁骰"),
+    (2_000, "铜骰"),
+    (4_000, "银骰"),
+    (8_000, "金骰"),
+    (20_000, "雀蛋"),
+    (40_000, "雀仔"),
+    (80_000, "麻雀"),
+    (200_000, "雀头"),
+    (400_000, "银雀"),
+    (800_000, "金雀"),
+    (2_000_000, "雀霸"),
+    (4_000_000, "雀王"),
+    (8_000_000, "雀帝"),
+    (20_000_000, "雀妖"),
+    (40_000_000, "雀仙"),
+    (80_000_000, "雀魔"),
+    (200_000_000, "雀圣"),
+    (400_000_000, "雀神"),
+    (800_000_000, "雀佛"),
+]
+
+
+@pytest.mark.parametrize("row", range(len(RANK_ROWS)))
+def test_d46_each_rank_starts_at_its_threshold_not_a_point_below(row):
+    """§3.13: the highest row whose threshold is at most the 积分; a point below a
+    threshold is still the row before it."""
+    threshold, title = RANK_ROWS[row]
+    below = RANK_ROWS[row - 1][1] if row else "木骰"
+    assert rank_title(threshold) == title
+    assert rank_title(threshold - 1) == below
+
+
+# --- baishan's kongs and the platform's requirements -------------------------------------
+
+
+@pytest.mark.parametrize("rules", [BAISHAN, BAISHAN_PLATFORM])
+@pytest.mark.parametrize(
+    ("face", "big"),
+    [("1m", True), ("1p", True), ("1s", True), ("9m", False), ("9p", False), ("2p", False)],
+)
+def test_d61_d40_the_big_kong_faces_are_the_three_ones(rules, face, big):
+    """D61 (§5.8) and D40 (§3.8): 大杠 is a kong of 1m, 1p or 1s ("杠1条, 杠1筒, 杠1万"),
+    paid twice a plain kong of the same kind; a 9 is a plain kong."""
+
+    def paid(name: str) -> tuple[int, ...]:
+        tile = parse_tiles(name)[0]
+        seats = [(bytes(34), [Meld(MeldKind.MING_GANG, (tile,) * 4, 2)])] + [(bytes(34), [])] * 3
+        (kong,) = kong_payments(rules, Options(), 1, 3, seats)
+        assert kong.label.startswith("大杠") is (face == name and big)
+        return kong.deltas
+
+    assert paid(face) == tuple((2 if big else 1) * d for d in paid("5s"))
+
+
+def test_d34_the_platform_needs_a_pung_and_a_terminal_as_baishan_does():
+    """D34: baishan_platform takes baishan's requirements: no pung, no win; no 么九, no
+    win; seven pairs need no pung (§3.4)."""
+    no_pung = run("baishan_platform", "123m456p789s12s99m", "3s")
+    assert not no_pung.win and "碰" in no_pung.reason
+    no_terminal = run("baishan_platform", "234m456p67s22s", "5s", melds=[meld("peng", "555m", 1)])
+    assert not no_terminal.win and "么九" in no_terminal.reason
+    assert run("baishan_platform", "123m456p12s99s", "3s", melds=[meld("peng", "999m", 1)]).win
+    assert run("baishan_platform", "1p1p3p3p6m6m8m8m2s2s4s4s5s", "5s").win
+
+
+# --- the scorer --------------------------------------------------------------------------
+
+
+def test_d2_equal_readings_go_to_the_first_found():
+    """D2: of readings paying the same, with as many fans, the first found is scored (the
+    scorer's docstring): 111m 222m 333m read as pungs or as three 123m runs, neither
+    worth more in sichuan (no 对对胡 with the 456p run)."""
+    data = build("sichuan", "111m222m333m45p66p", "6p", options={"que": ["s", "s", "s", "s"]})
+    s = load_situation(data)
+    found = readings(s)
+    assert len(found) >= 2
+    assert found[0].arrangement != found[1].arrangement
+    key = lambda r: (r.gross, sum(p.total for p in r.payers))  # noqa: E731
+    assert key(found[0]) == max(map(key, found))
+    ties = [r for r in found if key(r) == key(found[0])]
+    assert len(ties) >= 2 and best_reading(s) == found[0]
+
+
+@pytest.mark.parametrize(
+    ("hand", "tile", "melds", "missing"),
+    [
+        ("123m456m79m55m", "8m", [meld("peng", "999p", 3)], "条 (s)"),
+        ("123s456s79s55s", "8s", [meld("peng", "999m", 3)], "饼 (p)"),
+        ("123p456p79p55p", "8p", [meld("peng", "999p", 3)], "万 (m), 条 (s)"),
+    ],
+)
+def test_three_suits_failure_names_the_missing_suits(hand, tile, melds, missing):
+    """§2.4 三门全: the reason names the suits that are missing, and only those."""
+    result = run("baicheng", hand, tile, melds=melds)
+    assert not result.win
+    assert result.reason == f"三门全 fails: no {missing} tile in the hand"
+
+
+@pytest.mark.parametrize(
+    ("rules", "kind", "tiles"),
+    [("baishan", "an_gang", "1111p"), ("baicheng", "xuanfeng", "CFP")],
+)
+def test_a_meld_no_one_called_refuses_a_from(rules, kind, tiles):
+    """The `score` input: an 暗杠 or a 旋风杠 is made from the seat's own tiles, so a
+    ``from`` on it is refused, with the path of the field."""
+    data = build(rules, "123m456p789s12s", "3s", melds=[meld(kind, tiles, 2)])
+    with pytest.raises(SituationError, match=rf"melds\[0\]\.from: a {kind} is not called"):
+        load_situation(data)
+
+
+# --- the engine: who is asked, what a locked seat may do, the live flags -----------------
+
+
+def win_fans(r) -> tuple[str, ...]:
+    (last,) = [e for e in r.events if isinstance(e, ev.Win)][-1:]
+    return last.fans
+
+
+LOCKED_QUAD = [
+    "3p1s1s2s2s3s3s5s5s6s6s7s7s8s",  # E (缺 m): throws 3p
+    "12345677m24444p",  # S (缺 s): waits 3p (24p); holds 4444p, not drawn
+    "1m2m3m5m6m7m1p5p6p7p8p9s9s",  # W (缺 s… but holds 9s: never wins; throws its draws)
+    "4m5m6m9m9m8p8p9p9p4s4s8s9s",  # N: holds 9m9m
+]
+
+
+def test_d53_after_a_win_the_others_are_still_asked_and_the_winner_kongs_only_its_draw():
+    """D53, §4.8: after S's win, N is still asked about W's 9m (it holds two: 碰), the
+    winner S is not; S, locked, draws 1p while holding 4444p: though konging it would keep
+    its wait (3p, from 12p), only the drawn tile may be konged, so it may only throw."""
+    options = {"que": ["m", "s", "s", "p"]}
+    r = scripted("sichuan", LOCKED_QUAD, draws="9m8m8m1p", options=options)
+    r.act(0, A("discard 3p"))
+    assert r.pending() == [1]
+    r.act(1, A("hu"))
+    assert r.won == [1] and r.turn == 2
+    r.act(2, A("discard 9m"))
+    assert r.phase is Phase.CLAIM and r.pending() == [3]
+    assert A("peng 9m") in r.legal_actions(3)
+    r.act(3, A("pass"))
+    play_on(r, lambda r: r.turn == 1 and r.phase is Phase.TURN)
+    assert r.drawn == parse_tiles("1p")[0]
+    assert r.legal_actions(1) == [A("discard 1p")]
+
+
+LAST_TILE = [
+    "1s2s3s4s6s7s8s9s1s2s3s4s6s7s",  # E
+    "5p5p1m1m1m2m2m2m3m3m3m4m4m",  # S: keeps two 5p
+    "4p6p6p6p7p7p7p8p8p8p9p9p9p",  # W
+    "123m456m789m1p2p3p5p",  # N (缺 s): waits on 5p alone
+]
+
+
+@pytest.mark.parametrize("last", [True, False])
+def test_d76_the_engine_flags_only_the_last_tiles_self_draw_as_haidi(last):
+    """§4.6, D76: 海底捞月 is the self-draw of the last wall tile, flagged by the engine
+    as the hand is played: N's 5p drawn at the end of the wall has it; the same win on
+    N's first draw has 自摸 only."""
+    options = {"que": ["m", "s", "m", "s"]}
+    if last:
+        r = scripted("sichuan", LAST_TILE, tail="5p", options=options)
+    else:
+        r = scripted("sichuan", LAST_TILE, draws="9s9s5p", options=options)
+    play_on(r, lambda r: r.turn == 3 and r.drawn == parse_tiles("5p")[0])
+    assert len(r.wall) == 0 if last else len(r.wall) > 40
+    r.act(3, A("hu"))
+    assert "自摸" in win_fans(r)
+    assert ("海底捞月" in win_fans(r)) is last
+
+
+READY_PENG = [
+    "9m1m2m3m4m5m6m7m8m1s2s3s4s5s",  # E: throws 9m
+    "9m9m234p567p345s8sN",  # S: 碰 9m, then 报听 with the N: waits on 8s alone
+    "1p1p3p3p6p6p8p8p2s2s4s4s6s",  # W
+    "1m2m3m4m5m6m7m8m9s9s9sSW",  # N
+]
+
+
+def test_d32_a_declared_hand_may_add_its_drawn_fourth_to_its_peng():
+    """D32, §3.3 item 5: after 报听 the hand is locked, but the drawn tile may still make a
+    补杠 that keeps the wait (8s): S, holding 碰 9m, draws the last 9m and is offered the
+    补杠 as well as the discard, and nothing else."""
+    r = scripted("baishan", READY_PENG, draws="2p2p2p9m")
+    r.act(0, A("discard 9m"))
+    assert r.pending() == [1]
+    r.act(1, A("peng 9m"))
+    assert A("ting N") in r.legal_actions(1)
+    r.act(1, A("ting N"))
+    play_on(r, lambda r: r.turn == 1 and r.phase is Phase.TURN)
+    assert r.ready[1] and r.drawn == parse_tiles("9m")[0]
+    assert r.legal_actions(1) == [A("bugang 9m"), A("discard 9m")]
