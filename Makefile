@@ -19,7 +19,7 @@ $(VENV)/.dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: play demo test lint bench tables golden
+.PHONY: play demo test lint bench tables golden mutation
 play: $(VENV)/.play
 	$(BIN)/fangcheng play $(ARGS)
 
@@ -48,3 +48,11 @@ tables: $(VENV)/.dev
 # intended): prints what changed; review it and the diff before committing.
 golden: $(VENV)/.dev
 	$(BIN)/python tools/golden.py
+
+# A seeded mutation run (tools/mutate.py): 150 one-token changes to the rules-bearing
+# modules, the suite run against each; prints each mutant's verdict and the kill rate
+# (benchmarks/RESULTS.md, "Mutation"). About half an hour on two idle cores.
+MUTANTS ?= 150
+SEED ?= 14
+mutation: $(VENV)/.dev
+	nice $(BIN)/python tools/mutate.py --mutants $(MUTANTS) --seed $(SEED)

@@ -1,13 +1,14 @@
 """A small seeded mutation run over the rules-bearing modules (``make mutation``).
 
-Why our own: mutmut 3 mutates every site of every function (thousands here) and has no
-sampling, while what we want is a bounded, reproducible sample that a 2-core machine
-runs in well under an hour. Each mutant is one AST change — a comparison or ``in``/``is``
-flipped, ``and``↔``or``, ``+``↔``-``, an int constant ±1, ``True``↔``False``, a
-condition negated or a ``not`` dropped — in a copy of ``src`` put first on ``PYTHONPATH``; the suite (the
-slow, rule-free UI and Ray files left out) runs against it with ``-x`` and a per-test
-timeout. A mutant is killed when a test fails or the run times out; the survivors are
-printed with their line, to be judged equivalent or pinned by a test.
+Why our own: mutmut 3 generates and runs a mutant for every site of every function it is
+given (thousands in these modules), while what we want is a bounded, reproducible sample
+that a shared 2-core machine runs in about half an hour. Each mutant is one AST change —
+a comparison or ``in``/``is`` flipped, ``and``↔``or``, ``+``↔``-``, an int constant ±1,
+``True``↔``False``, a condition negated or a ``not`` dropped — in a copy of ``src`` put first on
+``PYTHONPATH``; the suite (the slow, rule-free UI and Ray files left out) runs against
+it with ``-x``, a per-test timeout and one for the whole run (a hang at collection). A
+mutant is killed when a test fails or the run times out; the survivors are printed with
+their line, to be judged equivalent or pinned by a test.
 
     python tools/mutate.py --mutants 150 --seed 14           # the sample
     python tools/mutate.py --seed 14 --mutants 150 --only 3,17  # re-run some of it
@@ -40,7 +41,9 @@ TARGETS: dict[str, frozenset[str] | None] = {
     "scoring/payments.py": None,
     "scoring/scorer.py": None,
     "scoring/settlement.py": None,
-    "scoring/situation.py": frozenset({"_meld", "_check_meld_tiles", "_build", "_check_consistency"}),
+    "scoring/situation.py": frozenset(
+        {"_meld", "_check_meld_tiles", "_build", "_check_consistency"}
+    ),
     "engine/round.py": frozenset(
         {
             "_may_kong", "_begin_turn", "_draw_for", "_can_win", "_wins_on", "_kong_actions",
@@ -96,15 +99,16 @@ def _scope(tree: ast.Module, functions: frozenset[str] | None) -> set[int]:
     roots: list[ast.AST] = [tree]
     if functions is not None:
         roots = [
-            n
-            for n in ast.walk(tree)
-            if isinstance(n, ast.FunctionDef) and n.name in functions
+            n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in functions
         ]
     inside = {id(n) for root in roots for n in ast.walk(root)}
     for node in ast.walk(tree):
         dead: list[ast.AST | None] = []
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            dead = [node.returns, *(a.annotation for a in ast.walk(node.args) if isinstance(a, ast.arg))]
+            dead = [
+                node.returns,
+                *(a.annotation for a in ast.walk(node.args) if isinstance(a, ast.arg)),
+            ]
         elif isinstance(node, ast.AnnAssign):
             dead = [node.annotation]
         elif isinstance(node, ast.Assert):
@@ -175,7 +179,11 @@ def mutated_source(site: Site) -> str:
     else:
         assert isinstance(node, ast.If | ast.While | ast.IfExp)
         test = node.test
-        negated = test.operand if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) else ast.UnaryOp(ast.Not(), test)
+        negated = (
+            test.operand
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+            else ast.UnaryOp(ast.Not(), test)
+        )
         node.test = negated
     return ast.unparse(ast.fix_missing_locations(tree))
 
@@ -193,7 +201,7 @@ def run(site: Site, copy: Path, tests: list[str], timeout: float) -> tuple[str, 
     target.write_text(mutated_source(site), encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
-    command += ["--timeout=60", *tests]
+    command += ["--timeout=30", *tests]
     start = time.monotonic()
     try:
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=timeout)
@@ -210,7 +218,7 @@ def main() -> None:
     parser.add_argument("--mutants", type=int, default=150)
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--only", help="comma-separated mutant numbers of the sample to run")
-    parser.add_argument("--timeout", type=float, default=900, help="seconds per mutant")
+    parser.add_argument("--timeout", type=float, default=240, help="seconds per mutant")
     parser.add_argument("--at", help="module:line: every site on that line instead of the sample")
     parser.add_argument("--skip", action="append", default=[], help="a test file to leave out")
     parser.add_argument("--list", action="store_true", help="print the sample, run nothing")
@@ -237,10 +245,14 @@ def main() -> None:
         for n, site in chosen:
             verdict, seconds = run(site, copy, tests, args.timeout)
             counts[verdict] += 1
-            print(f"#{n} {verdict:8} {seconds:5.0f}s {site.module}:{site.line}: {site.what}", flush=True)
+            print(
+                f"#{n} {verdict:8} {seconds:5.0f}s {site.module}:{site.line}: {site.what}",
+                flush=True,
+            )
     killed = counts["killed"] + counts["timeout"]
     total = sum(counts.values())
-    print(f"{killed}/{total} killed ({counts['timeout']} by timeout), {counts['survived']} survived")
+    timeouts, survived = counts["timeout"], counts["survived"]
+    print(f"{killed}/{total} killed ({timeouts} by timeout), {survived} survived")
 
 
 if __name__ == "__main__":
