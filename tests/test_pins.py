@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from fangcheng.engine.round import Phase
+from fangcheng.engine.round import Round
 from fangcheng.protocol import events as ev
+from fangcheng.protocol.observation import Phase
 from fangcheng.rules.ruleset import BAISHAN, BAISHAN_PLATFORM, Options
 from fangcheng.scoring.payments import kong_payments, rank_title, stake_for_balances
-from fangcheng.scoring.scorer import best_reading, readings
+from fangcheng.scoring.scorer import Reading, best_reading, readings
 from fangcheng.scoring.situation import SituationError, load_situation
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import parse_tiles
@@ -115,6 +116,11 @@ def test_d34_the_platform_needs_a_pung_and_a_terminal_as_baishan_does():
 # --- the scorer --------------------------------------------------------------------------
 
 
+def paid_key(reading: Reading) -> tuple[int, int]:
+    """What D2 compares: the winner's gross, then the payers' fans."""
+    return reading.gross, sum(p.total for p in reading.payers)
+
+
 def test_d2_equal_readings_go_to_the_first_found():
     """D2: of readings paying the same, with as many fans, the first found is scored (the
     scorer's docstring): 111m 222m 333m read as pungs or as three 123m runs, neither
@@ -124,9 +130,8 @@ def test_d2_equal_readings_go_to_the_first_found():
     found = readings(s)
     assert len(found) >= 2
     assert found[0].arrangement != found[1].arrangement
-    key = lambda r: (r.gross, sum(p.total for p in r.payers))  # noqa: E731
-    assert key(found[0]) == max(map(key, found))
-    ties = [r for r in found if key(r) == key(found[0])]
+    assert paid_key(found[0]) == max(map(paid_key, found))
+    ties = [r for r in found if paid_key(r) == paid_key(found[0])]
     assert len(ties) >= 2 and best_reading(s) == found[0]
 
 
@@ -160,15 +165,15 @@ def test_a_meld_no_one_called_refuses_a_from(rules, kind, tiles):
 # --- the engine: who is asked, what a locked seat may do, the live flags -----------------
 
 
-def win_fans(r) -> tuple[str, ...]:
-    (last,) = [e for e in r.events if isinstance(e, ev.Win)][-1:]
-    return last.fans
+def win_fans(r: Round) -> tuple[str, ...]:
+    """The fans of the hand's last win."""
+    return [e for e in r.events if isinstance(e, ev.Win)][-1].fans
 
 
 LOCKED_QUAD = [
     "3p1s1s2s2s3s3s5s5s6s6s7s7s8s",  # E (缺 m): throws 3p
     "12345677m24444p",  # S (缺 s): waits 3p (24p); holds 4444p, not drawn
-    "1m2m3m5m6m7m1p5p6p7p8p9s9s",  # W (缺 s… but holds 9s: never wins; throws its draws)
+    "1m2m3m5m6m7m1p5p6p7p8p9s9s",  # W: holds its 缺 suit, so never wins
     "4m5m6m9m9m8p8p9p9p4s4s8s9s",  # N: holds 9m9m
 ]
 
