@@ -10,6 +10,7 @@ import pytest
 from fangcheng.engine.round import Round
 from fangcheng.protocol import events as ev
 from fangcheng.protocol.observation import Phase
+from fangcheng.rules.fans import SICHUAN_FANS
 from fangcheng.rules.ruleset import BAISHAN, BAISHAN_PLATFORM, Options
 from fangcheng.scoring.payments import kong_payments, rank_title, stake_for_balances
 from fangcheng.scoring.scorer import Reading, best_reading, readings
@@ -114,6 +115,13 @@ def test_d34_the_platform_needs_a_pung_and_a_terminal_as_baishan_does():
 
 
 # --- the scorer --------------------------------------------------------------------------
+
+
+def test_a_fan_shows_without_its_applied_self():
+    """A fan's repr (in every failing assertion on a reading) leaves out ``once``, which
+    holds the fan again."""
+    fan = SICHUAN_FANS[0]
+    assert "once" not in repr(fan) and repr(fan).count("Fan(") == 1
 
 
 def paid_key(reading: Reading) -> tuple[int, int]:
