@@ -12,7 +12,13 @@ from fangcheng.protocol import events as ev
 from fangcheng.protocol.observation import Phase
 from fangcheng.rules.fans import SICHUAN_FANS
 from fangcheng.rules.ruleset import BAISHAN, BAISHAN_PLATFORM, Options
-from fangcheng.scoring.payments import kong_payments, rank_title, stake_for_balances
+from fangcheng.scoring.payments import (
+    Transfer,
+    kong_payments,
+    rank_title,
+    scale_for_insolvency,
+    stake_for_balances,
+)
 from fangcheng.scoring.scorer import Reading, best_reading, readings
 from fangcheng.scoring.situation import SituationError, load_situation
 from fangcheng.tiles.melds import Meld, MeldKind
@@ -45,6 +51,20 @@ def test_d44_each_stake_tier_starts_at_its_floor_not_a_coin_below(floor, stake):
             stake_for_balances([floor - 1, 10**9, 10**9, 10**9])
     else:
         assert stake_for_balances([floor - 1, 10**9, 10**9, 10**9]) == stake // 10
+
+
+@pytest.mark.parametrize("payer", range(4))
+def test_d44_a_payer_owing_exactly_its_balance_pays_in_full(payer):
+    """§3.11 item 3: only a liability above the balance is scaled; owing exactly the
+    balance, or a coin less, pays every transfer whole."""
+    payees = [p for p in range(4) if p != payer]
+    transfers = [Transfer(payer, p, 10 * (i + 1)) for i, p in enumerate(payees)]  # 60 in all
+    for balance in (60, 61):
+        balances = [1_000] * 4
+        balances[payer] = balance
+        assert scale_for_insolvency(transfers, balances) == tuple(transfers)
+    balances[payer] = 59
+    assert [t.amount for t in scale_for_insolvency(transfers, balances)] == [9, 19, 29]
 
 
 #: §3.13, rows 2–20 (row 1, 木骰, is everything below 1,000, D46).
