@@ -163,6 +163,17 @@ def test_d2_equal_readings_go_to_the_first_found():
     assert len(ties) >= 2 and best_reading(s) == found[0]
 
 
+def test_d38_d39_the_explanation_marks_flat_and_capped_payments_only():
+    """`Score.explain` says which payment is flat (十三幺 on the platform, D38) and which
+    is capped (50 × 底注, D39), and marks a plain payment with neither."""
+    flat = run("baishan_platform", "19m19p19sESWNCFP", "1m", dealer=0).explain()
+    assert "(a flat payment)" in flat and "capped" not in flat
+    capped = run("baishan_platform", "1p1p3p3p6p6p8p8p2p2p9p9pE", "E", dealer=0, by="self_draw")
+    assert "(capped at 50 × 底注)" in capped.explain() and "flat" not in capped.explain()
+    plain = run("baishan_platform", "123m456p12s99s", "3s", melds=[meld("peng", "999m", 1)])
+    assert "(a flat payment)" not in plain.explain() and "capped" not in plain.explain()
+
+
 @pytest.mark.parametrize(
     ("hand", "tile", "melds", "missing"),
     [
