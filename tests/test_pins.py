@@ -11,7 +11,7 @@ from fangcheng.engine.round import Round
 from fangcheng.protocol import events as ev
 from fangcheng.protocol.observation import Phase
 from fangcheng.rules.fans import SICHUAN_FANS
-from fangcheng.rules.ruleset import BAISHAN, BAISHAN_PLATFORM, Options
+from fangcheng.rules.ruleset import BAICHENG, BAISHAN, BAISHAN_PLATFORM, Options
 from fangcheng.scoring.payments import (
     Transfer,
     kong_payments,
@@ -22,7 +22,7 @@ from fangcheng.scoring.payments import (
 from fangcheng.scoring.scorer import Reading, best_reading, readings
 from fangcheng.scoring.situation import SituationError, load_situation
 from fangcheng.tiles.melds import Meld, MeldKind
-from fangcheng.tiles.notation import parse_tiles
+from fangcheng.tiles.notation import parse_counts, parse_tiles
 from scripting import A, play_on, scripted
 from test_scoring import build, meld, run
 
@@ -123,6 +123,17 @@ def test_d61_d40_the_big_kong_faces_are_the_three_ones(rules, face, big):
     assert paid(face) == tuple((2 if big else 1) * d for d in paid("5s"))
 
 
+@pytest.mark.parametrize(
+    ("dragons", "sets"), [("CFP", 1), ("CCFPP", 1), ("CCFFP", 1), ("CFFPP", 1), ("CCFFPP", 2)]
+)
+def test_d23_concealed_dragon_sets_are_as_many_as_the_scarcest_dragon(dragons, sets):
+    """D23: each concealed 中发白 set in a baicheng hand pays as a 明杠; two of one dragon
+    with one of another make one set, not two."""
+    seats = [(bytes(parse_counts(dragons)), [])] + [(bytes(34), [])] * 3
+    paid = kong_payments(BAICHENG, Options(), 1, 3, seats)
+    assert [k.label for k in paid] == ["中发白 (concealed)"] * sets
+
+
 def test_d34_the_platform_needs_a_pung_and_a_terminal_as_baishan_does():
     """D34: baishan_platform takes baishan's requirements: no pung, no win; no 么九, no
     win; seven pairs need no pung (§3.4)."""
@@ -172,6 +183,17 @@ def test_d38_d39_the_explanation_marks_flat_and_capped_payments_only():
     assert "(capped at 50 × 底注)" in capped.explain() and "flat" not in capped.explain()
     plain = run("baishan_platform", "123m456p12s99s", "3s", melds=[meld("peng", "999m", 1)])
     assert "(a flat payment)" not in plain.explain() and "capped" not in plain.explain()
+
+
+def test_d74_the_explanation_shows_how_many_times_a_fan_applies():
+    """`Score.explain` writes "×n" before the reason of a fan applied n > 1 times (two
+    根 here, D74), and nothing for a fan applied once."""
+    hand, que = "1m1m1m1m2m3m2p2p2p2p3p4p5p", {"que": ["s", "s", "s", "s"]}
+    text = run("sichuan", hand, "5p", options=que).explain()
+    (root,) = [line for line in text.splitlines() if line.lstrip().startswith("根")]
+    assert "[winner] ×2 a face" in root
+    one = run("sichuan", "1m1m1m1m2m3m2p3p4p6p7p8p5p", "5p", options=que).explain()
+    assert "[winner] a face" in one and "×1" not in one
 
 
 @pytest.mark.parametrize(
