@@ -304,3 +304,24 @@ def test_d32_a_declared_hand_may_add_its_drawn_fourth_to_its_peng():
     play_on(r, lambda r: r.turn == 1 and r.phase is Phase.TURN)
     assert r.ready[1] and r.drawn == parse_tiles("9m")[0]
     assert r.legal_actions(1) == [A("bugang 9m"), A("discard 9m")]
+
+
+def test_d29_a_win_after_a_treasure_change_carries_the_retired_face():
+    """D29: S's 碰 of 9p shows three of the treasure face, which is retired for 3s; W's
+    win after it is scored with 9p among the retired treasures (what a 叉宝 of it needs)."""
+    hands = [
+        "9p1m2m3m4m5m6m7m8m2p3p4p5p6p",  # E: throws 9p
+        "9p9p6s2m3m4m5m6m7m8m5p6p7p",  # S: 碰 9p, throws 6s
+        "111m234p567s78s99s",  # W: waits 6s/9s
+        "1s2s3s4s1s2s3s4s5s5sCCF",
+    ]
+    r = scripted("baicheng", hands, tail="CCPP9p3s")
+    assert r.treasure == parse_tiles("9p")[0]
+    r.act(0, A("discard 9p"))
+    r.act(1, A("peng 9p"))
+    assert r.treasure == parse_tiles("3s")[0]
+    r.act(1, A("discard 6s"))
+    r.act(2, A("hu"))
+    situation = r.win_scores[-1].situation
+    assert situation.treasure == parse_tiles("3s")[0]
+    assert situation.retired_treasure == tuple(parse_tiles("9p"))
