@@ -24,7 +24,7 @@ $(VENV)/.dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: serve play demo test lint bench tables golden
+.PHONY: serve play demo test lint bench tables golden mutation
 serve: $(VENV)/.server
 	$(BIN)/fangcheng serve --host 127.0.0.1 --port 8000 $(ARGS)
 
@@ -56,3 +56,11 @@ tables: $(VENV)/.dev
 # intended): prints what changed; review it and the diff before committing.
 golden: $(VENV)/.dev
 	$(BIN)/python tools/golden.py
+
+# A seeded mutation run (tools/mutate.py): 150 one-token changes to the rules-bearing
+# modules, the suite run against each; prints each mutant's verdict and the kill rate
+# (benchmarks/RESULTS.md, "Mutation"). About half an hour on two idle cores.
+MUTANTS ?= 150
+SEED ?= 14
+mutation: $(VENV)/.dev
+	nice $(BIN)/python tools/mutate.py --mutants $(MUTANTS) --seed $(SEED)

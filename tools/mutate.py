@@ -1,0 +1,259 @@
+"""A small seeded mutation run over the rules-bearing modules (``make mutation``).
+
+Why our own: mutmut 3 generates and runs a mutant for every site of every function it is
+given (thousands in these modules), while what we want is a bounded, reproducible sample
+that a shared 2-core machine runs in about half an hour. Each mutant is one AST change —
+a comparison or ``in``/``is`` flipped, ``and``↔``or``, ``+``↔``-``, an int constant ±1,
+``True``↔``False``, a condition negated or a ``not`` dropped — in a copy of ``src`` put first on
+``PYTHONPATH``; the suite (the slow, rule-free UI and Ray files left out) runs against
+it with ``-x``, a per-test timeout and one for the whole run (a hang at collection). A
+mutant is killed when a test fails or the run times out; the survivors are printed with
+their line, to be judged equivalent or pinned by a test.
+
+    python tools/mutate.py --mutants 150 --seed 14           # the sample
+    python tools/mutate.py --seed 14 --mutants 150 --only 3,17  # re-run some of it
+    python tools/mutate.py --at engine/round.py:651              # every site of a line
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "fangcheng"
+
+#: Module → the functions mutated in it (None: the whole module). Of the engine, only
+#: the methods that carry rules: what may be done, who is asked, who wins and pays.
+TARGETS: dict[str, frozenset[str] | None] = {
+    "rules/fans.py": None,
+    "rules/requirements.py": None,
+    "rules/ruleset.py": None,
+    "scoring/payments.py": None,
+    "scoring/scorer.py": None,
+    "scoring/settlement.py": None,
+    "scoring/situation.py": frozenset(
+        {"_meld", "_check_meld_tiles", "_build", "_check_consistency"}
+    ),
+    "engine/round.py": frozenset(
+        {
+            "_may_kong", "_begin_turn", "_draw_for", "_can_win", "_wins_on", "_kong_actions",
+            "_turn_action", "_discard", "_open_claims", "_claim_actions", "_passed_wins",
+            "_claimed_wins", "_resolve_claim", "_call", "_offer_rob", "_complete_addition",
+            "_resolve_rob", "_situation", "_self_draw_win", "_winner_gain", "_win",
+            "_continue_after", "_kong_paid", "_kongs_at_end", "_chase_dealer", "_exhausted",
+            "_sichuan_checks", "_check_treasure",
+        }
+    ),
+}  # fmt: skip
+
+#: Left out of each run: slow, and about the UI, the RL wrappers or Ray, not the rules.
+SKIPPED_TESTS = frozenset({"test_sim_ray.py", "test_terminal.py", "test_env.py"})
+#: Run first (``-x`` stops at the first failure): the fast files that hold the rules.
+FIRST_TESTS = (
+    "test_pins.py", "test_decisions.py", "test_rules.py", "test_settlement.py",
+    "test_legality.py", "test_engine.py", "test_scoring.py", "test_house_rules.py",
+    "test_situation.py", "test_golden.py", "test_exhaustion.py", "test_hostile.py",
+)  # fmt: skip
+
+_SWAP: dict[type[ast.AST], type[ast.AST]] = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.LtE, ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.In: ast.NotIn, ast.NotIn: ast.In,
+    ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.And: ast.Or, ast.Or: ast.And,
+    ast.Add: ast.Sub, ast.Sub: ast.Add,
+}  # fmt: skip
+_SYMBOL = {
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+    ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not", ast.And: "and",
+    ast.Or: "or", ast.Add: "+", ast.Sub: "-",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Site:
+    """One mutation: the ``index``-th node of ``module``'s walk, changed by ``how``."""
+
+    module: str
+    index: int
+    how: str  # "op:<i>" (the i-th operator swapped), "+1", "-1", "flip", "negate"
+    line: int
+    what: str
+
+
+def _walk(tree: ast.Module) -> list[ast.AST]:
+    return list(ast.walk(tree))
+
+
+def _scope(tree: ast.Module, functions: frozenset[str] | None) -> set[int]:
+    """The ids of the nodes that may be mutated: inside ``functions`` (or anywhere), and
+    not in an annotation, a docstring or an assert (internal invariants, not rules)."""
+    roots: list[ast.AST] = [tree]
+    if functions is not None:
+        roots = [
+            n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in functions
+        ]
+    inside = {id(n) for root in roots for n in ast.walk(root)}
+    for node in ast.walk(tree):
+        dead: list[ast.AST | None] = []
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            dead = [
+                node.returns,
+                *(a.annotation for a in ast.walk(node.args) if isinstance(a, ast.arg)),
+            ]
+        elif isinstance(node, ast.AnnAssign):
+            dead = [node.annotation]
+        elif isinstance(node, ast.Assert):
+            dead = [node]
+        for d in dead:
+            inside -= {id(n) for n in ast.walk(d)} if d is not None else set()
+    return inside
+
+
+def sites(module: str) -> list[Site]:
+    """Every mutation site of ``module`` within its target functions."""
+    source = (PACKAGE / module).read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    scope = _scope(tree, TARGETS[module])
+    lines = source.splitlines()
+    found: list[Site] = []
+    for i, node in enumerate(_walk(tree)):
+        if id(node) not in scope or not hasattr(node, "lineno"):
+            continue
+        line = node.lineno
+        text = lines[line - 1].strip()
+
+        def add(how: str, what: str, i: int = i, line: int = line, text: str = text) -> None:
+            found.append(Site(module, i, how, line, f"{what}   | {text}"))
+
+        if isinstance(node, ast.Compare):
+            for k, op in enumerate(node.ops):
+                add(f"op:{k}", f"{_SYMBOL[type(op)]} → {_SYMBOL[_SWAP[type(op)]]}")
+        elif isinstance(node, ast.BoolOp | ast.BinOp) and type(node.op) in _SWAP:
+            add("op:0", f"{_SYMBOL[type(node.op)]} → {_SYMBOL[_SWAP[type(node.op)]]}")
+        elif isinstance(node, ast.Constant) and type(node.value) is bool:
+            add("flip", f"{node.value} → {not node.value}")
+        elif isinstance(node, ast.Constant) and type(node.value) is int:
+            add("+1", f"{node.value} → {node.value + 1}")
+            add("-1", f"{node.value} → {node.value - 1}")
+        elif isinstance(node, ast.If | ast.While | ast.IfExp):
+            add("negate", "condition negated")
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            add("unnot", "not dropped")
+    return found
+
+
+def mutated_source(site: Site) -> str:
+    """``site.module``'s source with the one change made."""
+    tree = ast.parse((PACKAGE / site.module).read_text(encoding="utf-8"))
+    node = _walk(tree)[site.index]
+    if site.how.startswith("op:"):
+        if isinstance(node, ast.Compare):
+            k = int(site.how[3:])
+            node.ops[k] = _SWAP[type(node.ops[k])]()
+        else:
+            assert isinstance(node, ast.BoolOp | ast.BinOp)
+            node.op = _SWAP[type(node.op)]()  # type: ignore[assignment]
+    elif site.how == "flip":
+        assert isinstance(node, ast.Constant)
+        node.value = not node.value
+    elif site.how in ("+1", "-1"):
+        assert isinstance(node, ast.Constant)
+        node.value += 1 if site.how == "+1" else -1
+    elif site.how == "unnot":
+        assert isinstance(node, ast.UnaryOp)
+        parent = next(p for p in _walk(tree) for c in ast.iter_child_nodes(p) if c is node)
+        for field, value in ast.iter_fields(parent):
+            if value is node:
+                setattr(parent, field, node.operand)
+            elif isinstance(value, list):
+                value[:] = [node.operand if v is node else v for v in value]
+    else:
+        assert isinstance(node, ast.If | ast.While | ast.IfExp)
+        test = node.test
+        negated = (
+            test.operand
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+            else ast.UnaryOp(ast.Not(), test)
+        )
+        node.test = negated
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def sample(count: int, seed: int) -> list[Site]:
+    """``count`` sites drawn without replacement, by ``seed``, over all target modules."""
+    every = [s for module in TARGETS for s in sites(module)]
+    return random.Random(seed).sample(every, min(count, len(every)))
+
+
+def run(site: Site, copy: Path, tests: list[str], timeout: float) -> tuple[str, float]:
+    """Run the tests against the mutant in ``copy``; 'killed', 'timeout' or 'survived'."""
+    target = copy / "fangcheng" / site.module
+    original = target.read_bytes()
+    target.write_text(mutated_source(site), encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+    command += ["--timeout=30", *tests]
+    start = time.monotonic()
+    try:
+        done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=timeout)
+        verdict = "survived" if done.returncode == 0 else "killed"
+    except subprocess.TimeoutExpired:
+        verdict = "timeout"
+    finally:
+        target.write_bytes(original)
+    return verdict, time.monotonic() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mutants", type=int, default=150)
+    parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--only", help="comma-separated mutant numbers of the sample to run")
+    parser.add_argument("--timeout", type=float, default=240, help="seconds per mutant")
+    parser.add_argument("--at", help="module:line: every site on that line instead of the sample")
+    parser.add_argument("--skip", action="append", default=[], help="a test file to leave out")
+    parser.add_argument("--list", action="store_true", help="print the sample, run nothing")
+    args = parser.parse_args()
+    chosen = list(enumerate(sample(args.mutants, args.seed)))
+    if args.at:
+        module, line = args.at.rsplit(":", 1)
+        chosen = list(enumerate(s for s in sites(module) if s.line == int(line)))
+    if args.only:
+        wanted = {int(n) for n in args.only.split(",")}
+        chosen = [(n, s) for n, s in chosen if n in wanted]
+    if args.list:
+        for n, s in chosen:
+            print(f"#{n} {s.module}:{s.line}: {s.what}")
+        return
+    skipped = SKIPPED_TESTS | set(args.skip)
+    names = {p.name for p in (ROOT / "tests").glob("test_*.py")} - skipped
+    order = [*(n for n in FIRST_TESTS if n in names), *sorted(names - set(FIRST_TESTS))]
+    tests = [f"tests/{n}" for n in order]
+    counts = {"killed": 0, "timeout": 0, "survived": 0}
+    with tempfile.TemporaryDirectory(prefix="fangcheng-mutants-") as tmp:
+        copy = Path(tmp)
+        shutil.copytree(PACKAGE, copy / "fangcheng")
+        for n, site in chosen:
+            verdict, seconds = run(site, copy, tests, args.timeout)
+            counts[verdict] += 1
+            print(
+                f"#{n} {verdict:8} {seconds:5.0f}s {site.module}:{site.line}: {site.what}",
+                flush=True,
+            )
+    killed = counts["killed"] + counts["timeout"]
+    total = sum(counts.values())
+    timeouts, survived = counts["timeout"], counts["survived"]
+    print(f"{killed}/{total} killed ({timeouts} by timeout), {survived} survived")
+
+
+if __name__ == "__main__":
+    main()
