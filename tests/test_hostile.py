@@ -65,7 +65,16 @@ def record(rules: str = "baishan_platform", seed: int = 3) -> dict[str, Any]:
     return result
 
 
-RECORDS = {rules: record(rules, 5) for rules in RULES}
+class _Records(dict[str, dict[str, Any]]):
+    """One played record per rule set, played when first read (not at import: the
+    per-test timeout covers a test, not the collection of this module)."""
+
+    def __missing__(self, rules: str) -> dict[str, Any]:
+        self[rules] = record(rules, 5)
+        return self[rules]
+
+
+RECORDS = _Records()
 
 
 def run_cli(
@@ -206,23 +215,29 @@ def test_replay_names_a_tampered_field_with_exit_2(tmp_path, capsys, path, value
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"\x80", "the text is not UTF-8: byte 0x80 at offset 0"),
-        (DEEP, "record: expected an object, got list"),
-        (inside(dumps(RECORDS["sichuan"]), b"events", b'[{"a": ' + DEEP + b"}]"), "too deeply"),
+        (lambda: b"\x80", "the text is not UTF-8: byte 0x80 at offset 0"),
+        (lambda: DEEP, "record: expected an object, got list"),
         (
-            inside(dumps(RECORDS["sichuan"]), b"settlement", b'{"a": ' + DEEP + b"}"),
+            lambda: inside(dumps(RECORDS["sichuan"]), b"events", b'[{"a": ' + DEEP + b"}]"),
+            "too deeply",
+        ),
+        (
+            lambda: inside(dumps(RECORDS["sichuan"]), b"settlement", b'{"a": ' + DEEP + b"}"),
             "settlement.a: unknown key; valid: deltas, end, fees, items, total",
         ),
-        (inside(dumps(RECORDS["sichuan"]), b"seed", HUGE), "seed: a number out of range"),
         (
-            b'{"format": "fangcheng-record",\n "version": 1,,}',
+            lambda: inside(dumps(RECORDS["sichuan"]), b"seed", HUGE),
+            "seed: a number out of range",
+        ),
+        (
+            lambda: b'{"format": "fangcheng-record",\n "version": 1,,}',
             "not JSON: object keys must be strings at line 2, column 15",
         ),
     ],
     ids=["utf8", "deep", "deep-any", "deep-settlement", "digits", "syntax"],
 )
 def test_replay_refuses_unreadable_text_with_exit_2(tmp_path, capsys, content, message):
-    code, out, err = run_cli("replay", content, tmp_path, capsys)
+    code, out, err = run_cli("replay", content(), tmp_path, capsys)
     assert (code, out) == (2, "") and message in err and err.count("\n") == 1
 
 
