@@ -11,8 +11,6 @@ Skipped only where /usr/bin/chromium is absent (CI installs it: ``.ci/run``).
 from __future__ import annotations
 
 import re
-import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,7 @@ uvicorn = pytest.importorskip("uvicorn")
 sync_api = pytest.importorskip("playwright.sync_api")
 
 from fangcheng.server.app import ServerSettings, create_app  # noqa: E402
+from serving import serving  # noqa: E402
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 LAUNCH_ARGS = [
@@ -51,21 +50,9 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    """The app in a thread, on a loopback socket bound here first (so a browser's
-    connection waits in its backlog until uvicorn serves it); its base URL."""
-    app = create_app(ServerSettings(bot_ms=0, between_ms=60_000, seed=7))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", ws="websockets-sansio")
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{port}/"
-    srv.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    """The app in a thread (`serving`); its base URL."""
+    with serving(create_app(ServerSettings(bot_ms=0, between_ms=60_000, seed=7))) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

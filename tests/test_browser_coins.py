@@ -7,8 +7,6 @@ confirmed, is an escape. Screenshots go to ``tests/artifacts/``."""
 from __future__ import annotations
 
 import re
-import socket
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +14,7 @@ import pytest
 
 from fangcheng.server.app import ServerSettings, create_app
 from ledgerdb import FAST_HASHER
+from serving import serving
 from test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, _page, _play_one
 
 uvicorn = pytest.importorskip("uvicorn")
@@ -30,18 +29,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         db=f"sqlite:///{db}", bot_ms=0, between_ms=60_000, seed=7, match_wait_ms=0,
         hasher=FAST_HASHER,
     )  # fmt: skip
-    app = create_app(settings)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(64)
-    port = sock.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="websockets-sansio"))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{port}/"
-    srv.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    with serving(create_app(settings)) as url:
+        yield url
 
 
 def test_sign_up_quick_match_a_hand_against_house_bots_and_the_coins(server: str) -> None:
