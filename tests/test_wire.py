@@ -432,3 +432,9 @@ def test_a_table_as_the_server_describes_it_is_read():
     frame = wire.decode_server(text)
     assert isinstance(frame, wire.WelcomeFrame) and frame.table.settings.options == {"cap": 3}
     assert frame.table.seats[3] == wire.SeatInfo(name="outside bot", kind="outside", auto=True)
+
+
+def test_the_bot_kinds_a_table_may_seat_are_the_projects_bots():
+    from fangcheng.players.bots import BOTS
+
+    assert set(wire.BOT_KINDS) == set(BOTS)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, get_args
 
 import msgspec
 
@@ -84,23 +84,6 @@ VERSION: Final = 1
 MAX_CLIENT_FRAME: Final = 4096
 #: The error codes of an `ErrorFrame`: docs/protocol.md's, and ``internal`` (the server
 #: failed on the frame; nothing changed).
-ERROR_CODES: Final = (
-    "malformed",
-    "version",
-    "unauthorized",
-    "stale",
-    "not_your_turn",
-    "illegal",
-    "rate",
-    "too_big",
-    "forbidden",
-    "not_found",
-    "state",
-    "internal",
-)
-#: The project's bots a table can seat (`fangcheng.players.make_bot` names).
-BOT_KINDS: Final = ("random", "efficient", "strong")
-
 ErrorCode = Literal[
     "malformed",
     "version",
@@ -116,7 +99,10 @@ ErrorCode = Literal[
     "internal",
     "confirm",  # a coin table: leaving mid-hand is 逃跑, leave again to confirm (D85)
 ]
+ERROR_CODES: Final[tuple[str, ...]] = get_args(ErrorCode)
+#: The project's bots a table can seat (`fangcheng.players.make_bot` names).
 BotKind = Literal["random", "efficient", "strong"]
+BOT_KINDS: Final[tuple[str, ...]] = get_args(BotKind)
 RulesName = Literal["baicheng", "baishan", "baishan_platform", "sichuan"]
 
 
