@@ -427,12 +427,7 @@ def encode_observation(
     c = bytearray(_ZERO_SCRATCH)
     me = obs.seat
     hand = obs.hand
-    # Copies seen, as a number whose base-256 digits are the faces' counts (no digit
-    # passes 4): the hand and each river section are added whole, in C, where counting
-    # their tiles one by one cost about a fifth of the encoding; melds and retired
-    # indicators, few, are counted into ``seen`` and added at the end.
-    seen_rivers = int.from_bytes(hand)
-    seen = bytearray(KINDS)
+    seen = bytearray(hand)
     c[_HAND : _HAND + KINDS] = hand
     if obs.drawn is not None:
         c[_DRAWN + obs.drawn] = 1
@@ -443,14 +438,13 @@ def encode_observation(
         view = seats[(me + r) % SEATS]
         b = _SEAT0 + r * _SEAT_BLOCK
         river = view.river
-        if river:
-            for t in river:
-                c[b + t] += 1
-            seen_rivers += int.from_bytes(c[b : b + KINDS])
-            recent = b + 34
-            for t in river[:-5:-1]:
-                c[recent + t] = 1
-                recent += 34
+        for t in river:
+            c[b + t] += 1
+            seen[t] += 1
+        recent = b + 34
+        for t in river[:-5:-1]:
+            c[recent + t] = 1
+            recent += 34
         for meld in view.melds:
             kind = meld.kind
             tiles = meld.tiles
@@ -496,8 +490,7 @@ def encode_observation(
     if facts is None or facts[0] is not rules:
         facts = _rules_facts(rules)
     _, in_play, wall_size, features = facts
-    seen_all = (seen_rivers + int.from_bytes(seen)).to_bytes(KINDS)
-    unseen = int.from_bytes(seen_all.translate(_UNSEEN_ROW)) & in_play
+    unseen = int.from_bytes(seen.translate(_UNSEEN_ROW)) & in_play
     c[_UNSEEN : _UNSEEN + KINDS] = unseen.to_bytes(KINDS)
     fractions[8] = min(1.0, obs.wall / wall_size)
     c[_RULES_AT : _RULES_AT + len(_RULE_FEATURES)] = features
