@@ -26,7 +26,7 @@ from itertools import chain, compress, repeat
 from operator import attrgetter, itemgetter
 from typing import Any, Final
 
-from fangcheng.analysis.hand import shanten, waits
+from fangcheng.analysis.hand import discard_shanten, shanten, waits
 from fangcheng.engine.wall import Break, Wall, throw_break, wall_sides
 from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Act, Action, IllegalActionError, called_meld
@@ -512,8 +512,12 @@ class Round:
             if rules.declare_ready and not self.ready[seat] and floor <= 0:
                 hand = bytes(held)
                 floor = shanten(hand, shapes=rules.shapes)
-                for t in range(KINDS) if floor <= 0 else ():
-                    if hand[t]:
+                # Only a discard that leaves the hand ready (shanten 0; 99 for a face not
+                # held) can leave shape waits: one table pass for all, where working out
+                # and memoising each discard's waits was about 6% of a single-seat step.
+                after = discard_shanten(hand, shapes=rules.shapes) if floor <= 0 else ()
+                for t, left in enumerate(after):
+                    if left <= 0:
                         key = self._without(hand, t)
                         if self._shape(key) and self._declarable(seat, key):
                             acts.append(_READY[t])
