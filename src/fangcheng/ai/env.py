@@ -122,8 +122,8 @@ more; `encode_observation` also fills a caller's buffer (``out=``). For training
 the claim-window leak does not matter (self-play, a learner that never reads
 ``agent_selection`` for information), pass ``ask_all=False``: a hand then takes about a
 third of the decisions, and ``benchmarks/bench_env.py`` (baishan, random masked agents,
-one core, process CPU time, on a loaded machine) measured 269 hands/s against 98 with
-``ask_all=True`` (28,197 and 35,602 decisions/s; riichienv's Rust environment 60,523 in
+one core, process CPU time, on a loaded machine) measured 381 hands/s against 135 with
+``ask_all=True`` (39,845 and 48,854 decisions/s; riichienv's Rust environment 63,250 in
 the same run).
 
 Rewards
