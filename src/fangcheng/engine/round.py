@@ -514,7 +514,8 @@ class Round:
                 floor = shanten(hand, shapes=rules.shapes)
                 # Only a discard that leaves the hand ready (shanten 0; 99 for a face not
                 # held) can leave shape waits: one table pass for all, where working out
-                # and memoising each discard's waits was about 6% of a single-seat step.
+                # and memoising each discard's waits cost about 3% of a single-seat step
+                # and a tenth of the engine's time in a hand of efficient bots.
                 after = discard_shanten(hand, shapes=rules.shapes) if floor <= 0 else ()
                 for t, left in enumerate(after):
                     if left <= 0:
