@@ -48,6 +48,8 @@ bench: $(VENV)/.dev
 	$(BIN)/python benchmarks/bench_analysis.py
 	$(BIN)/python benchmarks/bench_engine.py
 	$(BIN)/python benchmarks/bench_scoring.py
+	$(BIN)/python benchmarks/bench_env.py
+	$(BIN)/python benchmarks/bench_batch.py
 
 tables: $(VENV)/.dev
 	$(BIN)/python tools/gen_tables.py

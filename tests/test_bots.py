@@ -11,6 +11,7 @@ from fangcheng.ai.sim import simulate
 from fangcheng.analysis.hand import draw_shanten, shanten_flush
 from fangcheng.engine.round import Round
 from fangcheng.players.bots import (
+    _NOTHING,
     BOTS,
     EfficientBot,
     StrongBot,
@@ -272,6 +273,24 @@ def test_closest_discards_are_those_of_every_distance(rules: str) -> None:
         assert memo.closest(hand, faces) == (best, [t for d, t in every if d == best])
         checked += 1
     assert checked > 20
+
+
+@pytest.mark.parametrize("rules", [r.name for r in ALL_RULES])
+def test_a_hand_met_after_any_discard_lacks_nothing_after_each(rules: str) -> None:
+    # `closest` takes a discard's requirements as met, unworked, where `met_after_any`
+    # says so: `lacking` must agree for every discard, with and without laid melds.
+    met = 0
+    for seed in range(4):
+        for _, table, memo in _turn_memos(rules, seed):
+            hand = table.obs.hand
+            if not memo.met_after_any(hand):
+                continue
+            met += 1
+            for t in _held(hand):
+                less = bytearray(hand)
+                less[t] -= 1
+                assert memo.lacking(bytes(less)) is _NOTHING
+    assert met > 10
 
 
 def _turn_memos(rules: str, seed: int) -> Iterator[tuple[EfficientBot, Table, _Memo]]:

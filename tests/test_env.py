@@ -143,25 +143,46 @@ def test_random_rollouts_pay_the_settlement_and_sum_to_minus_fees(
 
 
 def test_reward_scale_and_sichuan_pays_during_the_hand() -> None:
-    """Sichuan settles wins and kongs at once: rewards arrive before the last step."""
+    """Sichuan settles wins and kongs at once: rewards arrive before the last step. A
+    negative scale too (the steps that pay nothing skip the reward loops: their
+    rewards and sums must be what the loops would give)."""
     plain = FangchengEnv("sichuan")
     scaled = FangchengEnv("sichuan", reward_scale=0.5)
+    negative = FangchengEnv("sichuan", reward_scale=-0.5)
     early = 0
     for seed in range(20):
-        for e in (plain, scaled):
+        for e in (plain, scaled, negative):
             e.reset(seed=seed)
-        rng1, rng2 = random.Random(seed), random.Random(seed)
+        rngs = [random.Random(seed) for _ in range(3)]
         while plain.agents:
-            for e, rng in ((plain, rng1), (scaled, rng2)):
+            for e, rng in zip((plain, scaled, negative), rngs, strict=True):
                 obs, *_, terminated, _, _ = e.last()
                 if terminated:
                     e.step(None)
                 else:
                     e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
             assert {a: 0.5 * v for a, v in plain.rewards.items()} == scaled.rewards
+            assert {a: -0.5 * v for a, v in plain.rewards.items()} == negative.rewards
+            expected = {a: -0.5 * v for a, v in plain._cumulative_rewards.items()}
+            assert expected == negative._cumulative_rewards
             if plain.round is not None and not plain.round.over:
                 early += any(plain.rewards.values())
     assert early > 0
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_legal_actions_are_the_action_spaces_values(rules: str) -> None:
+    """Every action the engine offers (漂 and 定缺 included) is the action space's own
+    value, so that `Round.act` matches an index's action by identity."""
+    for seed in range(5):
+        r = Round(rules, seed=seed)
+        rng = random.Random(seed)
+        while not r.over:
+            for seat in r.pending():
+                legal = r.legal_actions(seat)
+                for a in legal:
+                    assert index_to_action(action_to_index(a)) is a
+                r.act(seat, rng.choice(legal))
 
 
 def test_every_index_round_trips_and_the_table_is_fixed() -> None:
