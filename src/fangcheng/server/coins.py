@@ -25,7 +25,7 @@ from fangcheng.platform import HandStart, Platform, PlatformError
 from fangcheng.protocol.wire import TableSettings
 from fangcheng.rules.ruleset import BAISHAN_PLATFORM, configure, find_rules
 from fangcheng.scoring.payments import effective_base, stake_for_balances
-from fangcheng.server.log import crash_point
+from fangcheng.server.log import LogError, crash_point
 from fangcheng.server.security import LOOPBACK, log_event
 from fangcheng.server.store import Person
 from fangcheng.server.tables import Seat, Table, TableError
@@ -290,11 +290,27 @@ class CoinTable(Table):
             }
             self._retitle()
         self.unsettled.pop(hand_id, None)
+        self._show_coins(hand_id, coins)
         try:
             self._record("settled", lambda: {"hand": hand_id, "coins": coins})
         except Exception:  # booked all the same: a rebuild books it again, idempotently
             log_event("log_failed", 40, code=self.code, hand=hand_id, exc_info=True)
         return coins
+
+    def _settled_later(self, now: int) -> None:
+        """Replaying: the ``settled`` entry of a hand booked after it was over (a retry at
+        a rebuild, with no hand between)."""
+        assert self._replay is not None
+        data = self._replay.take("settled")
+        if self.unsettled.pop(data["hand"], None) is None:
+            raise LogError(f"hand {data['hand']} settled, but not awaiting it")
+        self._show_coins(data["hand"], data["coins"])
+
+    def _show_coins(self, hand_id: str, coins: dict[str, Any]) -> None:
+        """A hand booked late: its ``hand_end`` frame, sent again on return, says so."""
+        ended = self._last_end[0] if self._last_end else {}
+        if ended.get("coins", {}).get("hand") == hand_id:
+            ended["coins"] = coins
 
     def retry_settlements(self) -> None:
         """Settle again the hands the database failed on (`settle_hand` is idempotent, so

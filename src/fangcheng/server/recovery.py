@@ -110,6 +110,8 @@ def replay(table: Table, entries: list[Entry], now: int) -> None:
             table._apply(data["seat"], data["action"], now)
         elif kind == "end":
             table._end_match()
+        elif kind == "settled" and isinstance(table, CoinTable):
+            table._settled_later(now)
         else:
             raise LogError(f"entry {log.at}: {kind} out of place")
         table._advance(now)  # a hand that ended ends (and, at the log's end, is settled)
@@ -136,6 +138,7 @@ def recover(hub: Hub) -> list[Table]:
         for person in table.people():
             hub.sitting[person] = table.code
         if isinstance(table, CoinTable):
+            table.retry_settlements()  # hands the database had failed on
             _stand_the_gone(table)
         log_event("table_recovered", code=table.code, uid=uid, entries=len(entries))
         table._advance(now)
