@@ -27,7 +27,16 @@ import sqlalchemy as sa
 
 from fangcheng.server.store import table_log_entries, table_logs
 
-__all__ = ["CRASH_ENV", "Entry", "LogError", "Replay", "TableLog", "crash_point", "live_logs"]
+__all__ = [
+    "CRASH_ENV",
+    "Entry",
+    "LogError",
+    "Replay",
+    "TableLog",
+    "crash_on_commit",
+    "crash_point",
+    "live_logs",
+]
 
 #: ``POINT:N``: kill the process the N-th time it reaches POINT (N defaults to 1).
 CRASH_ENV: Final = "FANGCHENG_CRASH_AT"
@@ -64,6 +73,13 @@ def crash_point(name: str) -> None:
     _REACHED[name] = _REACHED.get(name, 0) + 1
     if _REACHED[name] == _PLAN[1]:
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def crash_on_commit(engine: sa.Engine) -> None:
+    """Make every commit on ``engine`` a crash point (``commit``), reached after the
+    transaction's writes and before its commit: a settlement killed half-way."""
+    if _PLAN is not None and _PLAN[0] == "commit":
+        sa.event.listen(engine, "commit", lambda conn: crash_point("commit"))
 
 
 class TableLog:
