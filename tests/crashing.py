@@ -40,7 +40,14 @@ from fangcheng.server.store import hands, table_log_entries, table_logs
 
 #: Where a server may be made to kill itself, and how many times a life reaches it at
 #: most before it does (a random count below that).
-POINTS = {"act": 400, "hand_over": 3, "settle": 3, "settled": 3, "commit": 12}
+POINTS = {
+    "act": 400,
+    "hand_over": 3,
+    "settle": 3,
+    "settle_commit": 3,
+    "settled": 3,
+    "commit": 12,
+}
 #: Seconds a server may take to start, and a run to finish.
 START_S, RUN_S = 30.0, 240.0
 
@@ -58,8 +65,16 @@ class Life:
 class Outcome:
     lives: int = 0
     crashed: int = 0  # lives that died by kill -9 (not at the end)
+    survived: list[Life] = field(default_factory=list)  # lives that did not
     hands: int = 0  # hands settled
     checks: list[str] = field(default_factory=list)  # each `ledger check`'s output
+
+
+def named_lives() -> list[Life]:
+    """One life ending at each named point (early in it), a kill from outside, then one
+    that plays to the end."""
+    return [*(Life(plan=f"{p}:{min(n, 2)}") for p, n in POINTS.items() if p != "act"),
+            Life(plan="act:60"), Life(kill_after=0.8), Life()]  # fmt: skip
 
 
 def lives_for(seed: int, count: int) -> list[Life]:
@@ -116,14 +131,18 @@ class Server:
                 time.sleep(0.05)  # the process is still importing
         raise AssertionError("the server did not start")
 
-    def kill(self) -> bool:
-        """kill -9 (if it is still alive); whether it was."""
-        alive = self.process.poll() is None
-        if alive:
+    def end(self, dying: bool) -> bool:
+        """Whether the process died by kill -9 by itself (``dying``: its clients saw it go,
+        it may still be on its way out), else kill -9 it now."""
+        try:
+            self.process.wait(timeout=5 if dying else 0)
+            died = self.process.returncode == -signal.SIGKILL
+        except subprocess.TimeoutExpired:
             self.process.send_signal(signal.SIGKILL)
-        self.process.wait()
+            self.process.wait()
+            died = False
         self.log.close()
-        return alive
+        return died
 
 
 def ledger_check(db: str) -> str:
@@ -176,13 +195,12 @@ async def _play_life(url: str, seats: dict[str, str], seed: int, life: Life, las
         killing.cancel()
 
 
-def run(tmp: Path, seed: int, crashes: int, people: int = 2) -> Outcome:
-    """Play coin matches through ``crashes`` random crashes, checking the ledger after
-    each, then play the matches in play to their end; check every hand."""
+def run(tmp: Path, seed: int, lives: list[Life], people: int = 2) -> Outcome:
+    """Play coin matches through the ``lives`` of a server, checking the ledger after
+    each, the last playing the matches in play to their end; then check every hand."""
     db = f"sqlite:///{tmp / 'crash.db'}"
     port = _free_port()
     outcome = Outcome()
-    lives = lives_for(seed, crashes)
     seats: dict[str, str] = {}
     for n, life in enumerate(lives):
         server = Server(db, port, life.plan, tmp / "server.log")
@@ -193,9 +211,11 @@ def run(tmp: Path, seed: int, crashes: int, people: int = 2) -> Outcome:
                 last = n == len(lives) - 1
                 asyncio.run(_play_life(server.url, seats, seed, life, last, server))
         finally:
-            died = server.kill() is False
+            died = server.end(dying=n < len(lives) - 1)
         outcome.lives += 1
         outcome.crashed += died
+        if not died:
+            outcome.survived.append(life)
         outcome.checks.append(ledger_check(db))
     assert not seats, f"matches unfinished: {len(seats)}"
     outcome.hands = _settled_once(db)

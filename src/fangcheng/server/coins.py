@@ -25,7 +25,7 @@ from fangcheng.platform import HandStart, Platform, PlatformError
 from fangcheng.protocol.wire import TableSettings
 from fangcheng.rules.ruleset import BAISHAN_PLATFORM, configure, find_rules
 from fangcheng.scoring.payments import effective_base, stake_for_balances
-from fangcheng.server.log import LogError, crash_point
+from fangcheng.server.log import LogError, crash_point, settling
 from fangcheng.server.security import LOOPBACK, log_event
 from fangcheng.server.store import Person
 from fangcheng.server.tables import Seat, Table, TableError
@@ -270,7 +270,8 @@ class CoinTable(Table):
         start = self.starts[hand_id]
         crash_point("settle")
         try:
-            settled = self.platform.settle_hand(hand_id, start, record)
+            with settling(hand_id):
+                settled = self.platform.settle_hand(hand_id, start, record)
         except PlatformError as exc:  # refused: its content will not do better later
             log_event("settle_refused", 40, code=self.code, hand=hand_id, why=type(exc).__name__)
             coins: dict[str, Any] = {"hand": hand_id, "error": str(exc)}

@@ -16,10 +16,11 @@ the act, before and inside a settlement).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 import msgspec
@@ -36,6 +37,7 @@ __all__ = [
     "crash_on_commit",
     "crash_point",
     "live_logs",
+    "settling",
 ]
 
 #: ``POINT:N``: kill the process the N-th time it reaches POINT (N defaults to 1).
@@ -76,10 +78,30 @@ def crash_point(name: str) -> None:
 
 
 def crash_on_commit(engine: sa.Engine) -> None:
-    """Make every commit on ``engine`` a crash point (``commit``), reached after the
-    transaction's writes and before its commit: a settlement killed half-way."""
-    if _PLAN is not None and _PLAN[0] == "commit":
-        sa.event.listen(engine, "commit", lambda conn: crash_point("commit"))
+    """Make every commit on ``engine`` a crash point, reached after the transaction's
+    writes and before its commit: ``commit`` (any) and ``settle_commit`` (a settlement's,
+    see `settling`): a settlement killed half-way."""
+    if _PLAN is not None and _PLAN[0] in ("commit", "settle_commit"):
+        sa.event.listen(engine, "commit", _commit_point)
+
+
+def _commit_point(conn: sa.Connection) -> None:
+    crash_point("commit")
+    if _SETTLING:
+        crash_point("settle_commit")
+
+
+_SETTLING: list[str] = []  # the hand being settled now (at most one: one thread plays)
+
+
+@contextlib.contextmanager
+def settling(hand_id: str) -> Iterator[None]:
+    """Mark a settlement's transaction for ``settle_commit``."""
+    _SETTLING.append(hand_id)
+    try:
+        yield
+    finally:
+        _SETTLING.pop()
 
 
 class TableLog:
