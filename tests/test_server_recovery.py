@@ -29,7 +29,7 @@ from fangcheng.server.log import live_logs
 from fangcheng.server.recovery import rebuild, recover
 from fangcheng.server.store import Person, Store, table_log_entries
 from fangcheng.server.tables import Table
-from ledgerdb import FAST_HASHER
+from ledgerdb import FAST_HASHER, database
 from test_server_protocol import Clock
 
 BOT_MS = 100
@@ -100,14 +100,18 @@ def _play(hub: Hub, clock: Clock, ticks: int) -> None:
         hub.tick()
 
 
-def _point_table(hub: Hub, rules: str) -> Table:
+def _point_table(hub: Hub, rules: str, others: tuple[str, ...] = ()) -> Table:
     person_id, _ = hub.store.new_session("Ann")
     person = Person(person_id, "Ann", "person")
     table = hub.open(person, TableSettings(rules=rules, quan=1))  # type: ignore[arg-type]
+    for name in others:
+        other, _ = hub.store.new_session(name)
+        hub.sit(Person(other, name, "person"), table)
     table.start(person_id, "efficient", hub.now())
-    seat = table.seat_of(person_id)
-    assert seat is not None
-    table.set_auto(seat, True, hub.now())  # 托管 plays for Ann
+    for person_id in table.people():
+        seat = table.seat_of(person_id)
+        assert seat is not None
+        table.set_auto(seat, True, hub.now())  # 托管 plays for them
     return table
 
 
@@ -194,6 +198,15 @@ def _hand_journals(platform: Platform) -> list[str]:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_coin_table_rebuilt_at_random_cuts(url: str, seed: int) -> None:
+    _coin_cuts(url, seed)
+
+
+def test_coin_table_rebuilt_on_postgresql(tmp_path: Path) -> None:
+    for url in database("postgresql", tmp_path):
+        _coin_cuts(url, 4)
+
+
+def _coin_cuts(url: str, seed: int) -> None:
     clock = Clock()
     hub = _hub(url, clock, seed)
     table, _ = _coin_table(hub, people=2)
@@ -282,3 +295,31 @@ def test_a_hand_never_booked_is_booked_at_the_rebuild(url: str) -> None:
     (third,) = recover(_hub(url, clock))  # and once more: nothing moves again
     assert state(third) == state(again)
     assert _hand_journals(second.platform) == [f"hand:{hand_id}"]
+
+
+def test_d85_an_escape_rebuilt(url: str) -> None:
+    clock = Clock()
+    hub = _hub(url, clock)
+    table, _ = _coin_table(hub, people=2)
+    _play(hub, clock, 30)
+    person = table.people()[0]
+    hub.leave(person, confirm=True)  # 逃跑 mid-hand: settled at once, a house bot sits
+    assert table.round is not None and table.round.settlement is not None
+    assert table.round.settlement["end"] == "escape"
+    for cut in (0, 40, 200):
+        _play(hub, clock, cut)
+        assert state(rebuilt(url, table, clock)) == state(table)
+    assert check_ledger(hub.platform.engine).problems == []
+
+
+def test_a_point_table_seat_taken_by_a_bot_rebuilt(url: str) -> None:
+    clock = Clock()
+    hub = _hub(url, clock)
+    table = _point_table(hub, "sichuan", others=("Bob",))
+    _play(hub, clock, 25)
+    bob = table.people()[1]
+    hub.leave(bob)  # mid-hand: a bot takes the seat (a point table: no 逃跑)
+    _play(hub, clock, 25)
+    again = rebuilt(url, table, clock)
+    assert state(again) == state(table)
+    assert again.seat_of(bob) is None and sum(s.kind == "bot" for s in again.seats) == 3

@@ -17,6 +17,7 @@ Leaving during a hand is 逃跑 (D85) only when confirmed; a disconnect never is
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -256,7 +257,7 @@ class CoinTable(Table):
         hand_id, record = self.hand_id(), record_of(round_)
         if self._replaying():
             assert self._replay is not None
-            data = self._replay.take_if("settled", lambda d: d["hand"] == hand_id)
+            data = self._replay.take_if("settled", _of_hand(hand_id))
             if data is not None:
                 return {"coins": data["coins"]}
             self.unsettled[hand_id] = record
@@ -322,7 +323,7 @@ class CoinTable(Table):
                 self._book(hand_id, record)
                 continue
             assert self._replay is not None
-            if self._replay.take_if("settled", lambda d, h=hand_id: d["hand"] == h) is not None:  # type: ignore[misc]
+            if self._replay.take_if("settled", _of_hand(hand_id)) is not None:
                 del self.unsettled[hand_id]
 
     def _hand_over(self, now: int) -> None:
@@ -352,6 +353,11 @@ class CoinTable(Table):
                 for account in self.accounts.values():
                     self.platform.stand(account, self.uid)
         super()._end_match()
+
+
+def _of_hand(hand_id: str) -> Callable[[dict[str, Any]], bool]:
+    """Whether a log entry is of the hand ``hand_id``."""
+    return lambda data: bool(data["hand"] == hand_id)
 
 
 def quick_match(hub: Hub, person: Person, room: str, address: str) -> CoinTable:
