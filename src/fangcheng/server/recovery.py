@@ -142,8 +142,8 @@ def recover(hub: Hub) -> list[Table]:
             _stand_the_gone(table)
         log_event("table_recovered", code=table.code, uid=uid, entries=len(entries))
         table._advance(now)
-        if not table.people():  # everyone had left: it would have closed
-            hub.close(table)
+        if not table.people() or table.status == "finished":
+            hub.close(table)  # everyone had left, or nobody is back to see the match end
             continue
         tables.append(table)
     return tables
