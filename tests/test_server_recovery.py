@@ -10,6 +10,7 @@ bots' pace, so each tick is one decision point and a cut can fall between any tw
 from __future__ import annotations
 
 import random
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,17 +21,21 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
+
 from fangcheng.platform import Platform, check_ledger
 from fangcheng.platform import schema as t
 from fangcheng.protocol.wire import TableSettings, observation_data
-from fangcheng.server.app import Hub, ServerSettings
+from fangcheng.server.app import Hub, ServerSettings, create_app
 from fangcheng.server.coins import CoinTable, quick_match
 from fangcheng.server.log import live_logs
 from fangcheng.server.recovery import rebuild, recover
 from fangcheng.server.store import Person, Store, table_log_entries
 from fangcheng.server.tables import Table
 from ledgerdb import FAST_HASHER, database
-from test_server_protocol import Clock
+from test_server_protocol import Clock, Seat, plain
 
 BOT_MS = 100
 
@@ -323,3 +328,45 @@ def test_a_point_table_seat_taken_by_a_bot_rebuilt(url: str) -> None:
     again = rebuilt(url, table, clock)
     assert state(again) == state(table)
     assert again.seat_of(bob) is None and sum(s.kind == "bot" for s in again.seats) == 3
+
+
+def test_d85_a_person_reconnects_to_the_rebuilt_table(url: str) -> None:
+    """Through the app: a server stops mid-hand, another starts on its database, and the
+    person's websocket sees the hand as it was (events, view), their seat in 托管 until
+    the hello, then theirs again."""
+    clock = Clock()
+    settings = _hub(url, clock).settings
+    app = create_app(settings)
+    with TestClient(app) as client:
+        answer = client.post(
+            "/api/account/signup", json={"name": "Ann", "password": "correct horse"}
+        )
+        headers = {"Authorization": f"Bearer {answer.json()['token']}"}
+        code = client.post("/api/coins/match", json={"room": "free"}, headers=headers).json()[
+            "code"
+        ]
+        hub: Hub = app.state.hub
+        assert client.portal is not None
+        client.portal.call(hub.tick)  # house bots fill the table
+        table = hub.tables[code]
+        seat = table.seat_of(table.people()[0])
+        assert seat is not None
+        table.set_auto(seat, True, clock())
+        for _ in range(37):
+            clock.now += BOT_MS
+            client.portal.call(hub.tick)
+        assert table.round is not None and not table.round.over
+        events = plain(table.round.events_for(seat))
+        view = plain(observation_data(table.round.observe(seat)))
+    app = create_app(settings)  # the next process
+    with TestClient(app) as client, client.websocket_connect("/ws") as ws:
+        again = app.state.hub.tables[code]
+        assert again.seats[seat].auto
+        person = Seat(ws)
+        welcome = person.hello(headers, code)
+        assert welcome["type"] == "welcome" and welcome["seat"] == seat
+        person.drain()
+        assert person.events(again.hand) == events
+        shown = [f for f in person.frames if f["type"] in ("prompt", "view")][-1]
+        assert shown["observation"] == view
+        assert not again.seats[seat].auto  # back at the table (D85)
