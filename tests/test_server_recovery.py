@@ -175,14 +175,14 @@ def test_a_closed_table_is_not_rebuilt(url: str) -> None:
 # --- coin tables ------------------------------------------------------------------------
 
 
-def _coin_table(hub: Hub, people: int = 1) -> tuple[CoinTable, list[int]]:
+def _coin_table(hub: Hub, people: int = 1, room: str = "free") -> tuple[CoinTable, list[int]]:
     platform = hub.platform
     accounts = []
     table = None
     for k in range(people):
         session = platform.sign_up(f"player{k}", "correct horse")
         person = hub.store.account_person(session.person.id, session.person.name)
-        table = quick_match(hub, person, "free", "127.0.0.1")
+        table = quick_match(hub, person, room, "127.0.0.1")
         accounts.append(session.person.id)
     assert table is not None
     hub.tick()  # the match wait is 0: house bots fill the other seats
@@ -370,3 +370,19 @@ def test_d85_a_person_reconnects_to_the_rebuilt_table(url: str) -> None:
         shown = [f for f in person.frames if f["type"] in ("prompt", "view")][-1]
         assert shown["observation"] == view
         assert not again.seats[seat].auto  # back at the table (D85)
+
+
+def test_d85_an_escape_in_the_anti_cheat_room_rebuilt(url: str) -> None:
+    """防作弊场: the escaper's seat empties, the table closes after the hand (the match
+    ends); rebuilt before and after, the same."""
+    clock = Clock()
+    hub = _hub(url, clock)
+    table, _ = _coin_table(hub, people=4, room="anti_cheat")
+    _play(hub, clock, 20)
+    hub.leave(table.people()[0], confirm=True)
+    assert table.closing
+    assert state(rebuilt(url, table, clock)) == state(table)
+    _play(hub, clock, 5)
+    assert table.status == "finished"
+    assert state(rebuilt(url, table, clock)) == state(table)
+    assert check_ledger(hub.platform.engine).problems == []
