@@ -299,7 +299,7 @@ class CoinTable(Table):
             log_event("log_failed", 40, code=self.code, hand=hand_id, exc_info=True)
         return coins
 
-    def _settled_later(self, now: int) -> None:
+    def _settled_later(self) -> None:
         """Replaying: the ``settled`` entry of a hand booked after it was over (a retry at
         a rebuild, with no hand between)."""
         assert self._replay is not None

@@ -111,7 +111,7 @@ def replay(table: Table, entries: list[Entry], now: int) -> None:
         elif kind == "end":
             table._end_match()
         elif kind == "settled" and isinstance(table, CoinTable):
-            table._settled_later(now)
+            table._settled_later()
         else:
             raise LogError(f"entry {log.at}: {kind} out of place")
         table._advance(now)  # a hand that ended ends (and, at the log's end, is settled)
