@@ -219,6 +219,8 @@ def run(tmp: Path, seed: int, lives: list[Life], people: int = 2) -> Outcome:
         outcome.checks.append(ledger_check(db))
     assert not seats, f"matches unfinished: {len(seats)}"
     outcome.hands = _settled_once(db)
+    log = (tmp / "server.log").read_text()
+    assert '"level": "error"' not in log and "Traceback" not in log, "the server failed"
     return outcome
 
 
