@@ -30,7 +30,7 @@ from fangcheng.platform import schema as t
 from fangcheng.protocol.wire import TableSettings, observation_data
 from fangcheng.server.app import Hub, ServerSettings, create_app
 from fangcheng.server.coins import CoinTable, quick_match
-from fangcheng.server.log import live_logs
+from fangcheng.server.log import live_logs, read_log
 from fangcheng.server.recovery import rebuild, recover
 from fangcheng.server.store import Person, Store, table_log_entries
 from fangcheng.server.tables import Table
@@ -96,7 +96,9 @@ def state(table: Table) -> dict[str, Any]:
 def rebuilt(url: str, table: Table, clock: Clock) -> Table:
     """The table as a new server process would rebuild it from the database."""
     hub = _hub(url, clock)
-    return rebuild(hub, table.uid, live_logs(hub.store.engine)[table.uid], clock())
+    entries = read_log(hub.store.engine, table.uid)
+    assert live_logs(hub.store.engine)[table.uid] == entries
+    return rebuild(hub, table.uid, entries, clock())
 
 
 def _play(hub: Hub, clock: Clock, ticks: int) -> None:

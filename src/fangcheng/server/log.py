@@ -37,6 +37,7 @@ __all__ = [
     "crash_on_commit",
     "crash_point",
     "live_logs",
+    "read_log",
     "settling",
 ]
 
@@ -171,6 +172,17 @@ def live_logs(engine: sa.Engine) -> dict[str, list[Entry]]:
         for uid, kind, data in rows:
             logs[uid].append((kind, _DECODE.decode(data)))
     return logs
+
+
+def read_log(engine: sa.Engine, uid: str) -> list[Entry]:
+    """One table's log, in order (a process taking a table over rebuilds it from this)."""
+    with engine.connect() as db:
+        rows = db.execute(
+            sa.select(table_log_entries.c.kind, table_log_entries.c.data)
+            .where(table_log_entries.c.uid == uid)
+            .order_by(table_log_entries.c.n)
+        )
+        return [(kind, _DECODE.decode(data)) for kind, data in rows]
 
 
 class Replay:
