@@ -215,6 +215,21 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="another page origin allowed to open the websocket (behind a proxy); repeatable",
     )
+    serve.add_argument(
+        "--bot-ms", type=int, help="every table's bot pace in ms (default: each table's own)"
+    )
+    serve.add_argument(
+        "--between-ms", type=int, help="the pause between hands in ms (default: each table's)"
+    )
+    serve.add_argument(
+        "--match-wait-ms",
+        type=int,
+        default=15_000,
+        help="coin tables: the quick match's wait before house bots fill (default 15000)",
+    )
+    serve.add_argument(
+        "--rate", type=float, default=20.0, help="frames a second one connection may send"
+    )
     serve.set_defaults(run=_serve)
     sub.add_parser("bot", help="play a seat at a server's table with a bot (fangcheng bot -h)")
     return parser
@@ -239,7 +254,16 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     url = args.db or os.environ.get("FANGCHENG_DB") or default_url(Path(args.data))
     setup_logging()
-    app = create_app(ServerSettings(db=url, origins=frozenset(args.origin)))
+    settings = ServerSettings(
+        db=url,
+        origins=frozenset(args.origin),
+        bot_ms=args.bot_ms,
+        between_ms=args.between_ms,
+        match_wait_ms=args.match_wait_ms,
+        rate=args.rate,
+        burst=2 * args.rate,
+    )
+    app = create_app(settings)
     gc.freeze()  # what is loaded by now lives as long as the process: no collection scans it
     print(f"fangcheng: open http://{args.host}:{args.port}/  (database {url})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=65536)

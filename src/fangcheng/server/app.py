@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import msgspec
+import sqlalchemy as sa
 from argon2 import PasswordHasher
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -28,12 +29,13 @@ from fangcheng.engine import Round, record_of
 from fangcheng.platform import Platform, PlatformError
 from fangcheng.protocol import wire
 from fangcheng.protocol.wire import TableSettings, WireError
-from fangcheng.server import accounts
+from fangcheng.server import accounts, recovery
 from fangcheng.server.coins import CoinTable, coin_settings
 from fangcheng.server.http import body_of as _body
 from fangcheng.server.http import guarded as _guarded
 from fangcheng.server.http import hub_of as _hub
 from fangcheng.server.http import person_of as _person
+from fangcheng.server.log import TableLog, crash_on_commit
 from fangcheng.server.security import LOOPBACK, RateLimit, log_event, now_ms, origin_ok
 from fangcheng.server.store import Person, Store
 from fangcheng.server.tables import Table, TableError, check_settings
@@ -128,6 +130,7 @@ class Hub:
             if self.settings.hasher is not None:
                 options["hasher"] = self.settings.hasher
             self._platform = Platform.open(self.settings.db, **options)
+            crash_on_commit(self._platform.engine)  # the crash tests' way in (log.py)
         return self._platform
 
     def person(self, token: str) -> Person | None:
@@ -185,7 +188,7 @@ class Hub:
             on_hand=self._store_hand,
             practice=practice,
         )
-        self._add(table)
+        self._add(table, "point")
         self.sit(owner, table)
         return table
 
@@ -214,19 +217,31 @@ class Hub:
             tier=tier,
             opened=now,
         )
-        self._add(table)
+        self._add(table, "coin")
         return table
 
-    def _add(self, table: Table) -> None:
+    def _add(self, table: Table, kind: str) -> None:
+        """A new table: its log opened (its first entry), its timer started."""
         for stale in [t for t in self.tables.values() if t.status == "finished" and not t.live]:
             self.close(stale)
+        table.log = TableLog.open(
+            self.store.engine, table.uid, table.code, kind, recovery.opening(table)
+        )
         self.tables[table.code] = table
-        if self.settings.timers:
-            self.wakes[table.code] = asyncio.Event()
-            self.tasks[table.code] = asyncio.get_running_loop().create_task(self._run(table))
+        self.start_timer(table)
         log_event(
             "table_open", code=table.code, rules=table.settings.rules, practice=table.practice
         )
+
+    def start_timer(self, table: Table) -> None:
+        """The table's timer task (none when tests tick the hub themselves)."""
+        if self.settings.timers:
+            self.wakes[table.code] = asyncio.Event()
+            self.tasks[table.code] = asyncio.get_running_loop().create_task(self._run(table))
+
+    def recover(self) -> None:
+        """Rebuild the tables that were live when the server last stopped (or died)."""
+        recovery.recover(self)
 
     def sit(self, person: Person, table: Table) -> int:
         if self.sitting.get(person.id) not in (None, table.code):
@@ -253,7 +268,14 @@ class Hub:
         if not any(self.sitting.get(p) == table.code for p in table.people()):
             self.close(table)
 
-    def close(self, table: Table) -> None:
+    def close(self, table: Table, *, ended: bool = True) -> None:
+        """Take a table out of play; ``ended``: for good (its log is closed), else only
+        this process stops running it (its log rebuilds it at the next start)."""
+        if ended and table.log is not None:
+            try:
+                table.log.close()
+            except Exception:  # a table left open is rebuilt, then closes again
+                log_event("log_failed", 40, code=table.code, exc_info=True)
         for person in table.people():
             if self.sitting.get(person) == table.code:
                 del self.sitting[person]
@@ -296,6 +318,12 @@ class Hub:
         record = record_of(round_)
         views = [msgspec.to_builtins(round_.events_for(s)) for s in (0, 1, 2, 3, None)]
         seats = [s.person if s.kind in ("person", "outside") else None for s in table.seats]
+        log, deal = table.log, table.deals
+
+        def stored(db: sa.Connection, hand_id: int) -> None:
+            if log is not None:  # the table's log says so in the same transaction
+                log.write_in(db, "stored", {"deal": deal, "id": hand_id})
+
         try:
             hand_id = self.store.save_hand(
                 table=table.code,
@@ -304,10 +332,13 @@ class Hub:
                 record=record,
                 views=views,
                 seats=seats,
+                also=stored,
             )
         except Exception:
             log_event("store_failed", 40, code=table.code, hand=hand, exc_info=True)
             return None
+        if log is not None:
+            log.advanced()
         log_event(
             "hand_end",
             code=table.code,
@@ -670,9 +701,10 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        hub.recover()
         yield
-        for table in list(hub.tables.values()):
-            hub.close(table)
+        for table in list(hub.tables.values()):  # their logs rebuild them at the next start
+            hub.close(table, ended=False)
 
     routes = [
         Route("/", index),

@@ -7,8 +7,9 @@ seats (D82). Before each deal `Platform.start_hand` fixes the hand's stake from 
 balances (§3.11) and it becomes the round's base; 漂 is the engine's PIAO phase. When
 the hand ends `Platform.settle_hand` books it under the hand's id (one transaction,
 idempotent), and the ``hand_end`` frame carries the fees and the new balances. Each
-hand's `HandStart` stays in `CoinTable.starts` under its id, so a settlement can be
-made again from it (after a failure now, after a restart once tables keep an action log).
+hand's `HandStart` stays in `CoinTable.starts` under its id (and in the table's log), so a
+settlement can be made again from it: after a database failure, with the next hand; after
+a crash, when the table is rebuilt from its log (`fangcheng.server.recovery`).
 
 Leaving during a hand is 逃跑 (D85) only when confirmed; a disconnect never is.
 """
@@ -16,7 +17,7 @@ Leaving during a hand is 逃跑 (D85) only when confirmed; a disconnect never is
 from __future__ import annotations
 
 import random
-import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -25,6 +26,7 @@ from fangcheng.platform import HandStart, Platform, PlatformError
 from fangcheng.protocol.wire import TableSettings
 from fangcheng.rules.ruleset import BAISHAN_PLATFORM, configure, find_rules
 from fangcheng.scoring.payments import effective_base, stake_for_balances
+from fangcheng.server.log import LogError, crash_point, settling
 from fangcheng.server.security import LOOPBACK, log_event
 from fangcheng.server.store import Person
 from fangcheng.server.tables import Seat, Table, TableError
@@ -66,7 +68,6 @@ class CoinTable(Table):
     tier: int = 1  # the stake tier it matches (its first person's)
     opened: int = 0  # ms
     address_checks: bool = True
-    uid: str = field(default_factory=lambda: secrets.token_hex(6))
     accounts: dict[int, int] = field(default_factory=dict)  # server person → account
     addresses: dict[int, str] = field(default_factory=dict)  # server person → address
     starts: dict[str, HandStart] = field(default_factory=dict)  # hand id → its start
@@ -113,14 +114,27 @@ class CoinTable(Table):
         free = [i for i, s in enumerate(self.seats) if s.kind is None]
         seat = random.Random(f"{self.seed}/{person.id}/{len(free)}").choice(free)
         name = title if self.anti_cheat else f"{person.name} · {title}"
-        self.seats[seat] = Seat(kind="person", person=person.id, name=name)
-        self.accounts[person.id] = person.account
-        self.addresses[person.id] = address
-        if len(free) == 1:
+        data = {
+            "person": person.id,
+            "name": name,
+            "account": person.account,
+            "address": address,
+            "seat": seat,
+        }
+        self._seated(data, now)
+        return seat
+
+    def _seated(self, data: dict[str, Any], now: int) -> None:
+        """A person takes a seat (the ``seat`` entry)."""
+        data = self._record("seat", lambda: data)
+        person = data["person"]
+        self.seats[data["seat"]] = Seat(kind="person", person=person, name=data["name"])
+        self.accounts[person] = data["account"]
+        self.addresses[person] = data["address"]
+        if all(s.kind for s in self.seats):
             self._begin(now)
         else:
             self._broadcast_table()
-        return seat
 
     def start(self, person: int, fill: str, now: int) -> None:
         raise TableError("forbidden", "a coin table starts by itself (quick match)")
@@ -159,6 +173,8 @@ class CoinTable(Table):
                 f"leaving now is 逃跑: you pay {self.escape_cost()} coins to each opponent "
                 "(at most what you have); leave again to confirm",
             )
+        self._record("leave", lambda: {"person": person})
+        replaying = self._replay is not None
         account = self.accounts.get(person)
         leaving = [x for x in self._listeners if x.seat == seat]
         for listener in leaving:  # they hear no more of the seat
@@ -166,7 +182,8 @@ class CoinTable(Table):
         if live:
             assert r is not None
             r.escape(seat)
-            log_event("escape", code=self.code, seat=seat, hand=self.hand_id())
+            if not replaying:
+                log_event("escape", code=self.code, seat=seat, hand=self.hand_id())
         if self.status in ("playing", "between") and not self.anti_cheat:
             self.seats[seat] = Seat(
                 kind="bot", name=f"{self.house_bot} bot", bot=self._new_bot(self.house_bot, seat)
@@ -175,7 +192,7 @@ class CoinTable(Table):
             self.seats[seat] = Seat()
             if self.status in ("playing", "between"):
                 self.closing = True
-        if account is not None and self.platform is not None:
+        if account is not None and self.platform is not None and not replaying:
             self.platform.stand(account, self.uid)
         if self.status == "between" and self.closing:
             self._end_match()
@@ -204,63 +221,110 @@ class CoinTable(Table):
             for s in self.seats
         ]
 
-    def _deal(self, now: int) -> None:
-        """Fix the hand's stake from the balances (§3.11), then deal. A person who can no
-        longer sit (below 100 coins) ends the match."""
-        assert self.match is not None and self.platform is not None
+    def _deal_data(self) -> dict[str, Any]:
+        """Fix the hand's stake from the balances (§3.11): the ``deal`` entry holds the
+        `HandStart`, or why none could be made."""
+        assert self.platform is not None
         try:
             start = self.platform.start_hand(self.room, self._seat_accounts())
         except PlatformError as exc:
-            log_event("coin_match_ended", code=self.code, reason=type(exc).__name__)
-            self._send_all({"type": "error", "code": "state", "message": f"the match ends: {exc}"})
+            return {"failed": str(exc), "reason": type(exc).__name__}
+        return {
+            "hand_id": self.hand_id(self.hand + 1),
+            "start": [start.room, list(start.seats), list(start.balances), start.stake],
+        }
+
+    def _open_hand(self, data: dict[str, Any]) -> bool:
+        """The hand's stake becomes the round's base; a person who can no longer sit
+        (below 100 coins) ends the match."""
+        assert self.match is not None
+        if "failed" in data:
+            log_event("coin_match_ended", code=self.code, reason=data["reason"])
+            message = f"the match ends: {data['failed']}"
+            self._send_all({"type": "error", "code": "state", "message": message})
             self._end_match()
-            return
-        self.match.base = start.stake
-        self.starts[self.hand_id(self.hand + 1)] = start  # before the deal plays on
-        super()._deal(now)
+            return False
+        room, seats, balances, stake = data["start"]
+        self.match.base = stake
+        self.starts[data["hand_id"]] = HandStart(room, tuple(seats), tuple(balances), stake)
+        return True
 
     def _settle(self, round_: Round) -> dict[str, Any]:
         """Book the hand (once, by its id) and say what moved: the fees, each seat's
-        coins and the new balances (None for a house bot)."""
-        assert self.platform is not None
+        coins and the new balances (None for a house bot). Replaying, what the log says
+        was booked; a hand the log does not say was booked is booked again."""
         self.retry_settlements()
-        hand_id = self.hand_id()
-        start, record = self.starts[hand_id], record_of(round_)
+        hand_id, record = self.hand_id(), record_of(round_)
+        if self._replaying():
+            assert self._replay is not None
+            data = self._replay.take_if("settled", _of_hand(hand_id))
+            if data is not None:
+                return {"coins": data["coins"]}
+            self.unsettled[hand_id] = record
+            return {"coins": {"hand": hand_id, "error": "the ledger failed: settled later"}}
+        return {"coins": self._book(hand_id, record)}
+
+    def _book(self, hand_id: str, record: dict[str, Any]) -> dict[str, Any]:
+        """Settle a hand with the platform (idempotent by its id), then write its
+        ``settled`` entry; a failed database keeps it in ``unsettled``."""
+        assert self.platform is not None
+        start = self.starts[hand_id]
+        crash_point("settle")
         try:
-            settled = self.platform.settle_hand(hand_id, start, record)
+            with settling(hand_id):
+                settled = self.platform.settle_hand(hand_id, start, record)
         except PlatformError as exc:  # refused: its content will not do better later
             log_event("settle_refused", 40, code=self.code, hand=hand_id, why=type(exc).__name__)
-            return {"coins": {"hand": hand_id, "error": str(exc)}}
+            coins: dict[str, Any] = {"hand": hand_id, "error": str(exc)}
         except Exception:  # the database failed: settled again with the next hand
             log_event("settle_failed", 40, code=self.code, hand=hand_id, exc_info=True)
             self.unsettled[hand_id] = record
-            return {"coins": {"hand": hand_id, "error": "the ledger failed: settled later"}}
-        balances = [None if a is None else self.platform.balance(a) for a in start.seats]
-        self._retitle()
-        return {
-            "coins": {
+            return {"hand": hand_id, "error": "the ledger failed: settled later"}
+        else:
+            crash_point("settled")
+            coins = {
                 "hand": hand_id,
                 "room": self.room,
                 "stake": start.stake,
                 "fees": list(settled.fees),
                 "total": list(settled.total),
-                "balances": balances,
+                "balances": [None if a is None else self.platform.balance(a) for a in start.seats],
             }
-        }
+            self._retitle()
+        self.unsettled.pop(hand_id, None)
+        self._show_coins(hand_id, coins)
+        try:
+            self._record("settled", lambda: {"hand": hand_id, "coins": coins})
+        except Exception:  # booked all the same: a rebuild books it again, idempotently
+            log_event("log_failed", 40, code=self.code, hand=hand_id, exc_info=True)
+        return coins
+
+    def _settled_later(self) -> None:
+        """Replaying: the ``settled`` entry of a hand booked after it was over (a retry at
+        a rebuild, with no hand between)."""
+        assert self._replay is not None
+        data = self._replay.take("settled")
+        if self.unsettled.pop(data["hand"], None) is None:
+            raise LogError(f"hand {data['hand']} settled, but not awaiting it")
+        self._show_coins(data["hand"], data["coins"])
+
+    def _show_coins(self, hand_id: str, coins: dict[str, Any]) -> None:
+        """A hand booked late: its ``hand_end`` frame, sent again on return, says so."""
+        ended = self._last_end[0] if self._last_end else {}
+        if ended.get("coins", {}).get("hand") == hand_id:
+            ended["coins"] = coins
 
     def retry_settlements(self) -> None:
         """Settle again the hands the database failed on (`settle_hand` is idempotent, so
-        one that was booked after all is not booked twice)."""
-        assert self.platform is not None
+        one that was booked after all is not booked twice); replaying, the ones the log
+        says were."""
         for hand_id, record in list(self.unsettled.items()):
-            try:
-                self.platform.settle_hand(hand_id, self.starts[hand_id], record)
-            except PlatformError:
-                log_event("settle_refused", 40, code=self.code, hand=hand_id)
-            except Exception:
-                log_event("settle_failed", 40, code=self.code, hand=hand_id, exc_info=True)
+            if not self._replaying():
+                self._book(hand_id, record)
                 continue
-            del self.unsettled[hand_id]
+            assert self._replay is not None
+            if self._replay.take_if("settled", _of_hand(hand_id)) is not None:
+                del self.unsettled[hand_id]
 
     def _hand_over(self, now: int) -> None:
         super()._hand_over(now)
@@ -285,9 +349,15 @@ class CoinTable(Table):
         """The match is over: every person stands up from the platform's seat."""
         if self.platform is not None:
             self.retry_settlements()
-            for account in self.accounts.values():
-                self.platform.stand(account, self.uid)
+            if self._replay is None:
+                for account in self.accounts.values():
+                    self.platform.stand(account, self.uid)
         super()._end_match()
+
+
+def _of_hand(hand_id: str) -> Callable[[dict[str, Any]], bool]:
+    """Whether a log entry is of the hand ``hand_id``."""
+    return lambda data: bool(data["hand"] == hand_id)
 
 
 def quick_match(hub: Hub, person: Person, room: str, address: str) -> CoinTable:

@@ -3,12 +3,16 @@ and redacted views. SQLAlchemy Core on any URL; an SQLite file by default.
 
 The schema is created at start (`metadata.create_all`); migrations (Alembic) come with
 the coin platform, whose ledger is the first table that must survive a schema change.
+The tables' action logs live here too (`fangcheng.server.log`): they are the server's
+(point tables have them as well as coin tables, and they name the server's sessions), and
+a finished hand's record and its log entry are written in one transaction.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +22,7 @@ from sqlalchemy.pool import StaticPool
 
 from fangcheng.server.security import new_token, token_hash
 
-__all__ = ["Person", "Store", "default_url"]
+__all__ = ["Person", "Store", "default_url", "table_log_entries", "table_logs"]
 
 metadata = sa.MetaData()
 
@@ -53,6 +57,30 @@ hand_seats = sa.Table(
     sa.Column("seat", sa.Integer, primary_key=True),
     sa.Column("session_id", sa.ForeignKey("sessions.id"), index=True),
     sa.Column("total", sa.Integer, nullable=False),
+)
+
+
+#: One row per table, live until the table closes (`fangcheng.server.log`).
+table_logs = sa.Table(
+    "table_logs",
+    metadata,
+    sa.Column("uid", sa.String(24), primary_key=True),
+    sa.Column("code", sa.String(6), nullable=False),
+    sa.Column("kind", sa.String(10), nullable=False),  # point, coin
+    sa.Column("opened", sa.Float, nullable=False),
+    sa.Column("closed", sa.Float),  # NULL while the table lives
+    sa.Index("ix_table_logs_live", "closed"),
+)
+
+#: A table's action log: what it did, in order, each entry committed before it is acted
+#: on; the primary key makes a second writer of one entry fail (docs/protocol.md).
+table_log_entries = sa.Table(
+    "table_log_entries",
+    metadata,
+    sa.Column("uid", sa.ForeignKey("table_logs.uid"), primary_key=True),
+    sa.Column("n", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("kind", sa.String(10), nullable=False),
+    sa.Column("data", sa.Text, nullable=False),  # JSON
 )
 
 
@@ -155,8 +183,10 @@ class Store:
         record: dict[str, Any],
         views: list[list[Any]],
         seats: list[int | None],
+        also: Callable[[sa.Connection, int], None] | None = None,
     ) -> int:
-        """Store a finished hand; ``seats``: the session sitting at each seat (None: a bot)."""
+        """Store a finished hand; ``seats``: the session sitting at each seat (None: a bot);
+        ``also(db, id)`` writes more in the same transaction (the table's log entry)."""
         totals = record["settlement"]["total"]
         with self.engine.begin() as db:
             result = db.execute(
@@ -180,6 +210,8 @@ class Store:
                     for s, p in enumerate(seats)
                 ],
             )
+            if also is not None:
+                also(db, hand_id)
         return hand_id
 
     def hands_of(self, person: int) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ made of the seats' public parts). Nothing else about the hand is ever put in a f
 from __future__ import annotations
 
 import random
+import secrets
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol
@@ -28,6 +29,7 @@ from fangcheng.players import Bot, EfficientBot, make_bot
 from fangcheng.protocol import Action, Event, IllegalActionError, Phase, for_seat
 from fangcheng.protocol.wire import TableSettings, observation_data, observation_json
 from fangcheng.rules.ruleset import OptionError, configure, find_rules
+from fangcheng.server.log import Replay, TableLog, crash_point
 
 __all__ = ["Listener", "Table", "TableError", "check_settings", "claim_ms", "public_view"]
 
@@ -107,7 +109,9 @@ class _Sent:
 @dataclass
 class Table:
     """One table; ``on_hand(table, hand index, round)`` stores a finished hand and
-    returns its id (None if it could not be stored)."""
+    returns its id (None if it could not be stored). ``uid`` names it beyond the
+    server's life (codes are reused); ``log``: its action log (`fangcheng.server.log`),
+    every change the engine or the ledger depends on written there before it is made."""
 
     code: str
     owner: int
@@ -115,6 +119,8 @@ class Table:
     seed: int
     on_hand: Callable[[Table, int, Round], int | None] = field(repr=False)
     practice: bool = False
+    uid: str = field(default_factory=lambda: secrets.token_hex(6))
+    log: TableLog | None = field(default=None, repr=False)
     seats: list[Seat] = field(default_factory=lambda: [Seat() for _ in range(4)])
     status: Literal["waiting", "playing", "between", "finished"] = "waiting"
     match: Match | None = None
@@ -139,6 +145,29 @@ class Table:
         self._claim_ms = claim_ms(self.settings)
         self._streams: dict[int | None, _SeatStream] = {}  # of the current hand
         self._streams_deal = -1
+        #: Rebuilding from the log (`fangcheng.server.recovery`): each change takes its
+        #: entry instead of writing one, and the table acts for no seat by itself.
+        self._replay: Replay | None = None
+
+    # --- the log -------------------------------------------------------------------
+
+    def _replaying(self) -> bool:
+        """Whether the table is replaying its log; at the log's end it goes on live (a
+        hand that ended just before a crash is settled and stored now)."""
+        if self._replay is not None and self._replay.peek() is None:
+            self._replay = None
+        return self._replay is not None
+
+    def _record(self, kind: str, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """Write ``make()`` as the log's next entry, before acting on it; replaying, the
+        logged entry instead."""
+        if self._replaying():
+            assert self._replay is not None
+            return self._replay.take(kind)
+        data = make()
+        if self.log is not None:
+            self.log.write(kind, data)
+        return data
 
     # --- seats and people ----------------------------------------------------------
 
@@ -174,6 +203,7 @@ class Table:
         free = next((i for i, s in enumerate(self.seats) if s.kind is None), None)
         if free is None:
             raise TableError("state", "the table is full")
+        self._record("sit", lambda: {"person": person, "name": name, "kind": kind})
         self.seats[free] = Seat(kind=kind, person=person, name=name)
         self._broadcast_table()
         return free
@@ -184,6 +214,7 @@ class Table:
         seat = self.seat_of(person)
         if seat is None:
             return
+        self._record("leave", lambda: {"person": person})
         s = self.seats[seat]
         if self.status in ("playing", "between"):
             self.seats[seat] = Seat(
@@ -244,6 +275,7 @@ class Table:
         empty = [i for i, s in enumerate(self.seats) if s.kind is None]
         if empty and not self.settings.bots:
             raise TableError("state", "this table takes no bots: four must sit")
+        self._record("start", lambda: {"person": person, "fill": fill})
         for i in empty:
             self.seats[i] = Seat(kind="bot", name=f"{fill} bot", bot=self._new_bot(fill, i))
         rng = random.Random(self.seed + self.matches)
@@ -266,6 +298,8 @@ class Table:
 
     def _deal(self, now: int) -> None:
         assert self.match is not None
+        if not self._open_hand(self._record("deal", self._deal_data)):
+            return
         self.round = self.match.new_round()
         self.hand += 1
         self.deals += 1
@@ -275,6 +309,14 @@ class Table:
         self.prompts, self._at_events, self._last_end = {}, -1, []
         self._broadcast_table()
         self._advance(now)
+
+    def _deal_data(self) -> dict[str, Any]:
+        """The ``deal`` entry: what a hand's deal depends on beyond the table's seed."""
+        return {"hand": self.hand + 1}
+
+    def _open_hand(self, data: dict[str, Any]) -> bool:
+        """Make ready to deal the hand of the ``deal`` entry; False: no hand is dealt."""
+        return True
 
     def ready(self, person: int, now: int) -> None:
         """A person is ready for the next hand; when all are, it is dealt at once."""
@@ -325,12 +367,21 @@ class Table:
             self._apply(seat, chosen, now)
         self._advance(now)
 
-    def _apply(self, seat: int, action: Action, now: int) -> None:
+    def _apply(self, seat: int, action: Action | str, now: int) -> None:
+        """Apply a decision, written to the log first (with the seat's time bank after it
+        and the prompts' count, so that a rebuilt table goes on from there)."""
         assert self.round is not None
-        prompt = self.prompts.pop(seat)
-        if not prompt.window:
-            s = self.seats[seat]
-            s.bank = max(0, s.bank - max(0, now - prompt.issued - self.settings.turn_ms))
+        prompt = self.prompts.get(seat)
+        s = self.seats[seat]
+        bank = s.bank
+        if prompt is not None and not prompt.window:
+            bank = max(0, s.bank - max(0, now - prompt.issued - self.settings.turn_ms))
+        data = self._record(
+            "act", lambda: {"seat": seat, "action": str(action), "bank": bank, "seq": self.seq}
+        )
+        crash_point("act")
+        self.prompts.pop(seat, None)
+        s.bank, self.seq = data["bank"], max(self.seq, data["seq"])
         self.round.act(seat, action)
 
     def _due(self, seat: int, prompt: Prompt) -> int:
@@ -362,7 +413,13 @@ class Table:
         self._advance(now)
 
     def _advance(self, now: int) -> None:
-        """Run the table up to ``now``, then send every listener what is new."""
+        """Run the table up to ``now``, then send every listener what is new. Replaying,
+        only a hand's end follows by itself: the log says what came next."""
+        if self._replay is not None:
+            r = self.round
+            if self.status == "playing" and r is not None and r.over:
+                self._hand_over(now)
+            return
         while True:
             if self.status == "between" and self.next_deal is not None:
                 if now < self.next_deal:
@@ -424,8 +481,9 @@ class Table:
         self.prompts, self._held = {}, {}
         match.finish(r)
         self._flush()  # the hand's last events before its settlement
+        crash_point("hand_over")
         extra = self._settle(r)
-        self.last_hand_id = self.on_hand(self, self.hand, r)
+        self.last_hand_id = self._store(r)
         self._last_end = [
             {
                 "type": "hand_end",
@@ -446,6 +504,15 @@ class Table:
         """What a finished hand adds to its ``hand_end`` frame (a coin table's coins)."""
         return {}
 
+    def _store(self, round_: Round) -> int | None:
+        """Store the finished hand (``on_hand`` writes its ``stored`` entry in the same
+        transaction); replaying, the id the log says it was stored under."""
+        if self._replaying():
+            assert self._replay is not None
+            data = self._replay.take_if("stored", lambda d: d["deal"] == self.deals)
+            return None if data is None else int(data["id"])
+        return self.on_hand(self, self.hand, round_)
+
     def _deal_or_end(self, now: int) -> None:
         assert self.match is not None
         if not self.match.over:
@@ -456,12 +523,21 @@ class Table:
     def _end_match(self) -> None:
         """The match is over (or ended early): ``match_end``, and the seats of bots and
         of people still away are emptied."""
+        data = self._record(
+            "end",
+            lambda: {
+                "empty": [  # D85: a person still away is taken off
+                    i
+                    for i, s in enumerate(self.seats)
+                    if s.kind == "bot" or (s.kind in ("person", "outside") and not s.connected)
+                ]
+            },
+        )
         self.status, self.next_deal = "finished", None
         self._last_end.append({"type": "match_end", "standings": self.standings()})
         self._send_all(self._last_end[-1])
-        for i, s in enumerate(self.seats):  # D85: a person still away is taken off
-            if s.kind == "bot" or (s.kind in ("person", "outside") and not s.connected):
-                self.seats[i] = Seat()
+        for i in data["empty"]:
+            self.seats[i] = Seat()
         self._broadcast_table()
 
     def standings(self) -> list[dict[str, Any]]:

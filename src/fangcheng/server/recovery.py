@@ -1,0 +1,158 @@
+"""Rebuilding tables from their action logs at the server's start (crash safety).
+
+A table's log (`fangcheng.server.log`) starts with its ``open`` entry, the arguments it
+was made with; `rebuild` makes the table again from it and hands it the rest of the log
+to replay: each entry goes to the method that wrote it (a seat taken, a match started, a
+hand dealt with its logged `HandStart`, a decision applied), and those methods take the
+entries they would have written instead of writing them. The engine being deterministic
+from its seeds and decisions, the rebuilt table's hands are the ones played. When the
+log ends the table goes on live: a hand that ended just before the crash is settled
+(idempotent by its id: booked once, whether or not the crash came after the booking) and
+stored, and every person's seat is in 托管 until they reconnect (D85).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from fangcheng.protocol.wire import TableSettings
+from fangcheng.server.coins import CoinTable
+from fangcheng.server.log import Entry, LogError, Replay, TableLog, live_logs
+from fangcheng.server.security import log_event
+from fangcheng.server.tables import Table
+
+if TYPE_CHECKING:
+    from fangcheng.server.app import Hub
+
+__all__ = ["opening", "rebuild", "recover", "replay"]
+
+
+def opening(table: Table) -> dict[str, Any]:
+    """A table's ``open`` entry: what it is made from."""
+    data: dict[str, Any] = {
+        "code": table.code,
+        "owner": table.owner,
+        "settings": msgspec.to_builtins(table.settings),
+        "seed": table.seed,
+        "practice": table.practice,
+    }
+    if isinstance(table, CoinTable):
+        data |= {
+            "room": table.room,
+            "house_bot": table.house_bot,
+            "fill_at": table.fill_at,
+            "tier": table.tier,
+            "opened": table.opened,
+            "address_checks": table.address_checks,
+        }
+    return data
+
+
+def rebuild(hub: Hub, uid: str, entries: list[Entry], now: int) -> Table:
+    """The table a log describes, its entries replayed, gone live at the log's end."""
+    kind, data = entries[0]
+    if kind != "open":
+        raise LogError(f"a table's log starts with open, not {kind}")
+    common: dict[str, Any] = {
+        "code": data["code"],
+        "owner": data["owner"],
+        "settings": msgspec.convert(data["settings"], TableSettings),
+        "seed": data["seed"],
+        "on_hand": hub._store_hand,
+        "practice": data["practice"],
+        "uid": uid,
+        "log": TableLog(hub.store.engine, uid, len(entries)),
+    }
+    table: Table
+    if "room" in data:
+        table = CoinTable(
+            **common,
+            room=data["room"],
+            platform=hub.platform,
+            house_bot=data["house_bot"],
+            fill_at=data["fill_at"],
+            tier=data["tier"],
+            opened=data["opened"],
+            address_checks=data["address_checks"],
+        )
+    else:
+        table = Table(**common)
+    replay(table, entries[1:], now)
+    return table
+
+
+def replay(table: Table, entries: list[Entry], now: int) -> None:
+    """Replay ``entries`` (a log after its ``open``) into a new ``table``; then every
+    person's seat is in 托管, as after any disconnect (D85)."""
+    log = Replay(entries)
+    table._replay = log
+    while (kind := log.peek()) is not None:
+        data = log.entries[log.at][1]
+        if kind == "sit":
+            table.sit(data["person"], data["name"], data["kind"])
+        elif kind == "seat" and isinstance(table, CoinTable):
+            table._seated(data, now)
+        elif kind == "leave":
+            if isinstance(table, CoinTable):
+                table.leave(data["person"], now, confirm=True)
+            else:
+                table.leave(data["person"], now)
+        elif kind == "start":
+            if isinstance(table, CoinTable):
+                table._begin(now)
+            else:
+                table.start(data["person"], data["fill"], now)
+        elif kind == "deal":
+            table._deal(now)
+        elif kind == "act":
+            table._apply(data["seat"], data["action"], now)
+        elif kind == "end":
+            table._end_match()
+        elif kind == "settled" and isinstance(table, CoinTable):
+            table._settled_later()
+        else:
+            raise LogError(f"entry {log.at}: {kind} out of place")
+        table._advance(now)  # a hand that ended ends (and, at the log's end, is settled)
+    table._replay = None
+    for seat in table.seats:
+        seat.connected = 0
+        if seat.kind in ("person", "outside"):
+            seat.auto = True
+
+
+def recover(hub: Hub) -> list[Table]:
+    """Rebuild every live table of the hub's database and put it back in play; a table
+    whose log does not replay is logged and left (its log stays for a person to read)."""
+    tables: list[Table] = []
+    for uid, entries in live_logs(hub.store.engine).items():
+        now = hub.now()
+        try:
+            table = rebuild(hub, uid, entries, now)
+        except Exception:
+            log_event("recovery_failed", 40, uid=uid, exc_info=True)
+            continue
+        hub.tables[table.code] = table
+        hub.start_timer(table)
+        for person in table.people():
+            hub.sitting[person] = table.code
+        if isinstance(table, CoinTable):
+            table.retry_settlements()  # hands the database had failed on
+            _stand_the_gone(table)
+        log_event("table_recovered", code=table.code, uid=uid, entries=len(entries))
+        table._advance(now)
+        if not table.people() or table.status == "finished":
+            hub.close(table)  # everyone had left, or nobody is back to see the match end
+            continue
+        tables.append(table)
+    return tables
+
+
+def _stand_the_gone(table: CoinTable) -> None:
+    """Whoever left the table (or whose match ended) no longer sits there on the
+    platform (a crash may have come between the log's entry and the platform's)."""
+    assert table.platform is not None
+    for person, account in table.accounts.items():
+        if table.status == "finished" or table.seat_of(person) is None:
+            table.platform.stand(account, table.uid)
