@@ -10,8 +10,9 @@ import pytest
 from fangcheng.ai.expert import ExpertBot, WorldError, sample_world
 from fangcheng.engine.round import Round
 from fangcheng.players.bots import BOTS, Bot, StrongBot, make_bot
+from fangcheng.protocol.actions import Act
 from fangcheng.protocol.observation import Observation, Phase
-from fangcheng.rules.ruleset import ALL_RULES, RuleSet
+from fangcheng.rules.ruleset import ALL_RULES, RuleSet, find_rules
 
 RULES = [pytest.param(r, id=r.name) for r in ALL_RULES]
 
@@ -97,3 +98,21 @@ def test_the_expert_plays_whole_hands_and_is_fixed_by_its_seed(rules: RuleSet) -
 def test_the_expert_is_a_registered_bot() -> None:
     assert "expert" in BOTS
     assert isinstance(make_bot("expert", random.Random(0)), ExpertBot)
+
+
+def test_the_search_keeps_one_of_its_options_and_sometimes_overrules_the_strong_bot() -> None:
+    bot = ExpertBot(random.Random(5), playouts=12, candidates=3)
+    overruled = searched = 0
+    for _, obs in own_turns(find_rules("baishan"), range(2)):
+        choice = bot.strong.act(obs)
+        if choice.kind is not Act.DISCARD:
+            continue
+        options = bot.choices(obs, choice)
+        if len(options) < 2:
+            continue
+        assert options[0] == choice and len(set(options)) == len(options)
+        picked = bot.search(obs, options)
+        assert picked in options and picked in obs.legal
+        searched += 1
+        overruled += picked != choice
+    assert searched > 10 and overruled > 0
