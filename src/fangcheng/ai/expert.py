@@ -15,14 +15,16 @@ bot's.
 
 `ExpertBot` keeps the strong bot's choice unless that choice is a discard with rivals:
 then it takes the strong bot's best few discards, plays each out to the end of the hand
-in the same sampled worlds with efficient bots (common random numbers), and keeps the
-one of the best mean coins for the seat.
+in the same sampled worlds with efficient bots (common random numbers), and changes to
+another only where its mean coins for the seat are clearly (`MARGIN`) better.
 """
 
 from __future__ import annotations
 
 import random
 from collections import deque
+from math import sqrt
+from statistics import fmean, stdev
 from typing import ClassVar, Final
 
 from fangcheng.engine.round import Item, Round
@@ -38,6 +40,8 @@ SUITS: Final = "mps"
 #: Playouts per decision and discards compared, by default: small enough for simulation.
 PLAYOUTS: Final = 24
 CANDIDATES: Final = 3
+#: Standard errors by which a rival discard must beat the strong bot's to be chosen.
+MARGIN: Final = 1.5
 
 
 class WorldError(ValueError):
@@ -195,17 +199,24 @@ class ExpertBot(Bot):
         return out
 
     def search(self, obs: Observation, options: list[Action]) -> Action:
-        """The option of the best mean playout result (ties: the strong bot's order)."""
-        worlds = max(1, self.playouts // len(options))
-        totals = [0] * len(options)
+        """The strong bot's choice (``options[0]``) unless another's mean playout result
+        beats it by `MARGIN` standard errors of the paired differences: a few noisy
+        playouts would otherwise overrule a good heuristic at random."""
+        worlds = max(2, self.playouts // len(options))
+        results: list[list[int]] = [[] for _ in options]
         for _ in range(worlds):
             seeds = [self.rng.getrandbits(64) for _ in range(4)]
             state = self.rng.getstate()
             for i, action in enumerate(options):
                 self.rng.setstate(state)  # the same world for every option
                 world = sample_world(obs, self.rng)
-                totals[i] += play_out(world, obs.seat, action, seeds)
-        best = max(range(len(options)), key=lambda i: (totals[i], -i))
+                results[i].append(play_out(world, obs.seat, action, seeds))
+        best, best_gain = 0, 0.0
+        for i in range(1, len(options)):
+            diffs = [a - b for a, b in zip(results[i], results[0], strict=True)]
+            gain = fmean(diffs)
+            if gain > best_gain and gain > MARGIN * stdev(diffs) / sqrt(len(diffs)):
+                best, best_gain = i, gain
         return options[best]
 
 
