@@ -255,7 +255,7 @@ def test_a_legal_win_is_always_taken() -> None:
 
 
 def test_registry() -> None:
-    assert set(BOTS) == {"random", "efficient", "strong"}
+    assert set(BOTS) == {"random", "efficient", "strong", "expert"}  # expert: fangcheng.ai
     with pytest.raises(ValueError, match="unknown bot 'nobody'"):
         make_bot("nobody", random.Random(0))
 

@@ -229,7 +229,7 @@ BAD_CLIENT_FRAMES = [
     (
         '{"type": "start", "fill": "genius"}',
         "malformed",
-        "fill: 'genius'; valid: efficient, random, strong",
+        "fill: 'genius'; valid: efficient, expert, random, strong",
     ),
     ('{"type": "fly"}', "malformed", "type: 'fly' is not a frame type; valid: act, auto, hello, "),
     ('{"type": 3}', "malformed", "type: 3 is not a frame type"),

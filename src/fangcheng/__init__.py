@@ -15,6 +15,7 @@ record it and replay it. Everything else lives in the layer that holds it
 (0, '14m')
 """
 
+import fangcheng.ai.expert  # noqa: F401  (registers the `expert` bot with `make_bot`)
 from fangcheng.analysis import (
     CLASSIC,
     Shapes,

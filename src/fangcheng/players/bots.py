@@ -35,7 +35,17 @@ from fangcheng.scoring.situation import Seat, Situation, WinBy
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import DRAGONS, KINDS, TERMINALS_AND_HONOURS
 
-__all__ = ["BOTS", "Bot", "EfficientBot", "RandomBot", "StrongBot", "Table", "make_bot", "table_of"]
+__all__ = [
+    "BOTS",
+    "Bot",
+    "EfficientBot",
+    "RandomBot",
+    "StrongBot",
+    "Table",
+    "make_bot",
+    "register_bot",
+    "table_of",
+]
 
 
 def _face_mask(faces: Iterable[int]) -> int:
@@ -1125,6 +1135,13 @@ def _all_ways(unseen: Sequence[int]) -> float:
 BOTS: Final[dict[str, Callable[[random.Random], Bot]]] = {
     cls.name: cls for cls in (RandomBot, EfficientBot, StrongBot)
 }
+
+
+def register_bot(factory: type[Bot]) -> None:
+    """Add a bot kind under its ``name``: how a layer above the players (the searching
+    `fangcheng.ai.expert`, which needs the engine) offers a bot to every `make_bot` caller
+    without the players importing it; the package root imports it, so it is always in."""
+    BOTS[factory.name] = factory
 
 
 def make_bot(name: str, rng: random.Random) -> Bot:

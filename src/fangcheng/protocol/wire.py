@@ -101,7 +101,7 @@ ErrorCode = Literal[
 ]
 ERROR_CODES: Final[tuple[str, ...]] = get_args(ErrorCode)
 #: The project's bots a table can seat (`fangcheng.players.make_bot` names).
-BotKind = Literal["random", "efficient", "strong"]
+BotKind = Literal["random", "efficient", "strong", "expert"]
 BOT_KINDS: Final[tuple[str, ...]] = get_args(BotKind)
 RulesName = Literal["baicheng", "baishan", "baishan_platform", "sichuan"]
 

@@ -1,0 +1,223 @@
+"""The expert bot: search over worlds sampled from what one seat knows.
+
+A world is an engine `Round` rebuilt from one `Observation` alone: the seat's own hand
+and every public fact (melds, rivers, counts, 定缺, 漂, the treasure, the wall count) as
+they are, and the tiles the seat cannot see dealt uniformly at random to the other
+hands, their face-down 暗杠 and the wall. It receives nothing but the observation, so it
+cannot use hidden information.
+
+Worlds are rebuilt only at the seat's own turn (the one decision whose engine state an
+observation fixes: a claim window also holds the other seats' pending answers). What an
+observation does not say is set to its usual value: the tile to move on did not come
+from a kong replacement, the first go-around has passed once anyone has called or
+discarded four tiles, no 刮风下雨 is owed back (退税). Every other decision is the strong
+bot's.
+
+`ExpertBot` keeps the strong bot's choice unless that choice is a discard with rivals:
+then it takes the strong bot's best few discards, plays each out to the end of the hand
+in the same sampled worlds with efficient bots (common random numbers), and changes to
+another only where its mean coins for the seat are clearly (`MARGIN`) better.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from math import sqrt
+from statistics import fmean, stdev
+from typing import ClassVar, Final
+
+from fangcheng.engine.round import Item, Round
+from fangcheng.players.bots import Bot, EfficientBot, StrongBot, register_bot, table_of
+from fangcheng.protocol.actions import Act, Action
+from fangcheng.protocol.observation import Observation, Phase
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import KINDS
+
+__all__ = ["ExpertBot", "play_out", "sample_world"]
+
+SUITS: Final = "mps"
+#: Playouts per decision and discards compared, by default: small enough for simulation.
+PLAYOUTS: Final = 24
+CANDIDATES: Final = 3
+#: Standard errors by which a rival discard must beat the strong bot's to be chosen.
+MARGIN: Final = 1.5
+
+
+class WorldError(ValueError):
+    """The observation is of a decision this sampler does not rebuild."""
+
+
+def _options(obs: Observation) -> dict[str, object]:
+    rules = obs.rules
+    options: dict[str, object] = {}
+    if rules.piao_bets:
+        options["piao"] = [view.piao for view in obs.seats]
+    ques = [view.que for view in obs.seats]
+    if rules.void_suit_choice and None not in ques:
+        options["que"] = [SUITS[q] for q in ques if q is not None]
+    return options
+
+
+def sample_world(obs: Observation, rng: random.Random) -> Round:
+    """A round at ``obs``'s decision that agrees with all ``obs`` shows, the unseen tiles
+    dealt at random; a `WorldError` for a decision other than the seat's own turn."""
+    if obs.phase is not Phase.TURN or obs.turn != obs.seat or not obs.legal:
+        raise WorldError(f"only the seat's own turn is rebuilt, not {obs.phase.value}")
+    rules = obs.rules
+    world = Round(rules, seed=0, dealer=obs.dealer, base=obs.base, options=_options(obs))
+    unseen = bytearray(table_of(obs).unseen)
+    world.win_tiles = {}
+    mine = obs.seats[obs.seat].revealed
+    if mine is not None:  # the seat's own winning tile lies face up beside its hand
+        for t in range(KINDS):
+            if mine[t] > obs.hand[t]:
+                unseen[t] -= 1
+                world.win_tiles[obs.seat] = t
+    pool = [t for t in range(KINDS) for _ in range(unseen[t])]
+    rng.shuffle(pool)
+    counts = bytearray(KINDS)
+    for t in pool:
+        counts[t] += 1
+    hands = [bytearray(KINDS) for _ in range(4)]
+    melds: list[list[Meld]] = [list(view.melds) for view in obs.seats]
+    for s, view in enumerate(obs.seats):
+        for _ in range(view.hidden_kongs if s != obs.seat else 0):  # faces still unseen
+            faces = [t for t in range(KINDS) if counts[t] == 4]
+            if not faces:
+                raise WorldError("no face left for a hidden kong")
+            face = rng.choice(faces)
+            counts[face] = 0
+            pool = [t for t in pool if t != face]
+            melds[s].append(Meld(MeldKind.AN_GANG, (face,) * 4))
+    for s, view in enumerate(obs.seats):
+        if s == obs.seat:
+            hands[s][:] = obs.hand
+        elif view.revealed is not None:  # a sichuan winner's hand lies face up
+            hands[s][:] = view.revealed
+            if sum(view.revealed) > view.concealed:  # with its winning tile, not told apart
+                tile = next(t for t in range(KINDS) if hands[s][t])
+                hands[s][tile] -= 1
+                world.win_tiles[s] = tile
+        else:
+            for t in pool[: view.concealed]:
+                hands[s][t] += 1
+            pool = pool[view.concealed :]
+    wall = world.wall
+    extra = len(pool) - obs.wall
+    if extra < 0 or (extra and not rules.treasure) or extra > 4:
+        raise WorldError(f"{len(pool)} unseen tiles for a wall of {obs.wall}")
+    wall.live = deque(pool[: obs.wall])
+    wall.reserve = deque(pool[obs.wall :])
+    if rules.treasure:
+        wall.indicators = [*obs.retired, *([obs.treasure] if obs.treasure is not None else [])]
+        wall.indicator = obs.treasure
+    world.hands, world.melds = hands, melds
+    world.rivers = [list(view.river) for view in obs.seats]
+    world.ready = [view.ready for view in obs.seats]
+    world.que = [view.que for view in obs.seats]
+    world.piao = [view.piao for view in obs.seats]
+    world.won = [s for s, view in enumerate(obs.seats) if view.won]
+    world.items = [Item("before the sample", obs.scores)] if any(obs.scores) else []
+    world.events = []
+    world.decisions = []
+    seat = obs.seat
+    called = any(melds) or sum(len(view.river) for view in obs.seats) >= 4
+    world.first_go_around = not called
+    opening = seat == obs.dealer and not obs.seats[seat].river
+    world.dealer_kongs = len(melds[seat]) if opening else 0
+    last = melds[seat][-1] if melds[seat] else None
+    world.just_chowed = (
+        obs.drawn is None and not opening and last is not None and last.kind is MeldKind.CHI
+    )
+    for s in range(4):
+        if s != seat:
+            world._rest(s, -1)
+    world._rested[seat] = (frozenset(), -1)  # not the deal's: "says nothing"
+    world.over = False
+    world.claim, world.rob_kind = None, None
+    # after_kong: the waits of the hand before the draw are worked out, not read from a
+    # rest this world never had; the flag itself is the usual value, False
+    world._begin_turn(
+        seat,
+        obs.drawn,
+        after_kong=obs.drawn is not None,
+        called=obs.drawn is None and not opening,
+    )
+    world.after_kong = False
+    return world
+
+
+def play_out(world: Round, seat: int, action: Action, seeds: list[int]) -> int:
+    """Coins ``seat`` moves in ``world`` from here to the end, taking ``action`` first,
+    every later decision the efficient bot's (seeded by ``seeds``, one a seat)."""
+    before = sum(item.deltas[seat] for item in world.items)
+    world.act(seat, action)
+    bots = [EfficientBot(random.Random(s)) for s in seeds]
+    while not world.over:
+        for s in world.pending():
+            world.act(s, bots[s].act(world.observe(s)))
+    assert world.settlement is not None
+    return int(world.settlement["total"][seat]) - before
+
+
+class ExpertBot(Bot):
+    """The strong bot, with its discards checked by playouts in sampled worlds."""
+
+    name: ClassVar[str] = "expert"
+
+    def __init__(
+        self, rng: random.Random, playouts: int = PLAYOUTS, candidates: int = CANDIDATES
+    ) -> None:
+        super().__init__(rng)
+        self.strong = StrongBot(random.Random(rng.getrandbits(64)))
+        self.playouts, self.candidates = playouts, candidates
+
+    def act(self, observation: Observation) -> Action:
+        choice = self.strong.act(observation)  # every observation: it tracks the table
+        if choice.kind is not Act.DISCARD or observation.phase is not Phase.TURN:
+            return choice
+        options = self.choices(observation, choice)
+        if len(options) < 2:
+            return choice
+        try:
+            return self.search(observation, options)
+        except WorldError:
+            return choice
+
+    def choices(self, obs: Observation, choice: Action) -> list[Action]:
+        """The strong bot's choice and its next best discards, by its ranking."""
+        discards = {a.tile: a for a in obs.legal if a.kind is Act.DISCARD and a.tile is not None}
+        table = table_of(obs)
+        ranked = self.strong.ranked(table, obs.hand, table.melds, sorted(discards))
+        out = [choice]
+        for _, _, tile in ranked:
+            if len(out) >= self.candidates:
+                break
+            if tile != choice.tile:
+                out.append(discards[tile])
+        return out
+
+    def search(self, obs: Observation, options: list[Action]) -> Action:
+        """The strong bot's choice (``options[0]``) unless another's mean playout result
+        beats it by `MARGIN` standard errors of the paired differences: a few noisy
+        playouts would otherwise overrule a good heuristic at random."""
+        worlds = max(2, self.playouts // len(options))
+        results: list[list[int]] = [[] for _ in options]
+        for _ in range(worlds):
+            seeds = [self.rng.getrandbits(64) for _ in range(4)]
+            state = self.rng.getstate()
+            for i, action in enumerate(options):
+                self.rng.setstate(state)  # the same world for every option
+                world = sample_world(obs, self.rng)
+                results[i].append(play_out(world, obs.seat, action, seeds))
+        best, best_gain = 0, 0.0
+        for i in range(1, len(options)):
+            diffs = [a - b for a, b in zip(results[i], results[0], strict=True)]
+            gain = fmean(diffs)
+            if gain > best_gain and gain > MARGIN * stdev(diffs) / sqrt(len(diffs)):
+                best, best_gain = i, gain
+        return options[best]
+
+
+register_bot(ExpertBot)

@@ -1,0 +1,118 @@
+"""The expert bot: worlds sampled from one observation, and the search over them."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import pytest
+
+from fangcheng.ai.expert import ExpertBot, WorldError, sample_world
+from fangcheng.engine.round import Round
+from fangcheng.players.bots import BOTS, Bot, StrongBot, make_bot
+from fangcheng.protocol.actions import Act
+from fangcheng.protocol.observation import Observation, Phase
+from fangcheng.rules.ruleset import ALL_RULES, RuleSet, find_rules
+
+RULES = [pytest.param(r, id=r.name) for r in ALL_RULES]
+
+
+def own_turns(rules: RuleSet, seeds: range) -> Iterator[tuple[Round, Observation]]:
+    """Each seat's own turns in hands of strong bots, with the real round."""
+    for seed in seeds:
+        round_ = Round(rules, seed=seed, dealer=seed % 4)
+        bots = [StrongBot(random.Random(seed * 4 + s)) for s in range(4)]
+        while not round_.over:
+            for seat in round_.pending():
+                obs = round_.observe(seat)
+                if obs.phase is Phase.TURN and obs.turn == seat:
+                    yield round_, obs
+                round_.act(seat, bots[seat].act(obs))
+
+
+def known(obs: Observation) -> tuple[object, ...]:
+    """Everything the observation holds but the rule set object (equal, not the same)."""
+    return tuple(getattr(obs, f) for f in obs._fields if f != "rules")
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_a_sampled_world_shows_the_seat_exactly_what_it_knows(rules: RuleSet) -> None:
+    seen = 0
+    for n, (_, obs) in enumerate(own_turns(rules, range(4))):
+        world = sample_world(obs, random.Random(n))
+        assert known(world.observe(obs.seat)) == known(obs)
+        assert world.rules == obs.rules
+        seen += 1
+    assert seen > 50
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_the_sampler_cannot_read_what_the_seat_may_not_know(rules: RuleSet) -> None:
+    """Two games that differ only in hidden tiles (two sampled worlds are real games)
+    give the sampler the same input, so the same world from the same generator."""
+    differed = 0
+    for n, (_, obs) in enumerate(own_turns(rules, range(2))):
+        if n % 5:
+            continue
+        one, two = sample_world(obs, random.Random(1)), sample_world(obs, random.Random(2))
+        assert known(one.observe(obs.seat)) == known(two.observe(obs.seat))
+        differed += (one.hands, list(one.wall.live)) != (two.hands, list(two.wall.live))
+        a = sample_world(one.observe(obs.seat), random.Random(9))
+        b = sample_world(two.observe(obs.seat), random.Random(9))
+        assert (a.hands, a.melds, list(a.wall.live), list(a.wall.reserve)) == (
+            b.hands,
+            b.melds,
+            list(b.wall.live),
+            list(b.wall.reserve),
+        )
+    assert differed > 0
+
+
+def test_a_decision_other_than_the_seats_turn_is_not_rebuilt() -> None:
+    round_ = Round("baishan", seed=3)
+    obs = round_.observe((round_.turn + 1) % 4)  # a seat that is not to move
+    with pytest.raises(WorldError):
+        sample_world(obs, random.Random(0))
+
+
+def play(rules: RuleSet, seed: int, bots: list[Bot]) -> Round:
+    round_ = Round(rules, seed=seed, dealer=seed % 4)
+    while not round_.over:
+        for seat in round_.pending():
+            round_.act(seat, bots[seat].act(round_.observe(seat)))  # refuses an illegal one
+    return round_
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_the_expert_plays_whole_hands_and_is_fixed_by_its_seed(rules: RuleSet) -> None:
+    def table(seed: int) -> list[Bot]:
+        expert = ExpertBot(random.Random(seed), playouts=4, candidates=2)
+        return [expert, *(StrongBot(random.Random(seed * 4 + s)) for s in (1, 2, 3))]
+
+    for seed in range(2):
+        first, again = play(rules, seed, table(seed)), play(rules, seed, table(seed))
+        assert first.settlement is not None
+        assert first.decisions == again.decisions
+
+
+def test_the_expert_is_a_registered_bot() -> None:
+    assert "expert" in BOTS
+    assert isinstance(make_bot("expert", random.Random(0)), ExpertBot)
+
+
+def test_the_search_keeps_one_of_its_options_and_sometimes_overrules_the_strong_bot() -> None:
+    bot = ExpertBot(random.Random(5), playouts=12, candidates=3)
+    overruled = searched = 0
+    for _, obs in own_turns(find_rules("baishan"), range(2)):
+        choice = bot.strong.act(obs)
+        if choice.kind is not Act.DISCARD:
+            continue
+        options = bot.choices(obs, choice)
+        if len(options) < 2:
+            continue
+        assert options[0] == choice and len(set(options)) == len(options)
+        picked = bot.search(obs, options)
+        assert picked in options and picked in obs.legal
+        searched += 1
+        overruled += picked != choice
+    assert searched > 10 and overruled > 0
