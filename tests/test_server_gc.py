@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 
 import pytest
 
@@ -41,6 +42,6 @@ def test_collector_keeps_frozen_heap_bounded_and_releases_it() -> None:
     assert start > 0  # the heap was frozen at once
     live = start + per_period  # what a sweep keeps: the heap and the period's cycles
     assert max(counts) <= 2 * live + per_period  # swept, not 60 periods' garbage
-    sweeps = sum(b < a - per_period for a, b in zip(counts, counts[1:]))
+    sweeps = sum(b < a - per_period for a, b in itertools.pairwise(counts))
     assert 0 < sweeps < periods // 4  # swept, but only as the frozen heap doubled
     assert gc.get_freeze_count() == 0
