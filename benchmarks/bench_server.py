@@ -62,10 +62,9 @@ class LagProbe:
     """Wraps the server's app: measures how late its event loop wakes, and answers
     ``GET /bench/lag`` with the figures since the last call (then starts afresh)."""
 
-    def __init__(self, app: Any, freeze: float | None) -> None:
-        self.app, self.lags, self.freeze = app, [], freeze
+    def __init__(self, app: Any) -> None:
+        self.app, self.lags = app, []
         self.task: asyncio.Task[None] | None = None
-        self.freezer: asyncio.Task[None] | None = None
         self.collections: list[float] = []  # seconds of each full (oldest-generation) GC
         self.gc_at = 0.0
         gc.callbacks.append(self.on_gc)
@@ -82,8 +81,6 @@ class LagProbe:
         if self.task is None and scope["type"] in ("http", "websocket"):
             loop = asyncio.get_running_loop()
             self.task = loop.create_task(loop_lag(self.lags))
-            if self.freeze is not None:
-                self.freezer = loop.create_task(freeze_every(self.freeze))
         if scope["type"] == "http" and scope["path"] == "/bench/lag":
             ms = [x * 1000 for x in self.lags]
             gcs = [x * 1000 for x in self.collections]
@@ -94,6 +91,7 @@ class LagProbe:
             if scope.get("query_string") == b"objects":  # what the collector walks
                 kinds = Counter(type(o).__name__ for o in gc.get_objects())
                 figures["objects"] = sum(kinds.values())
+                figures["frozen"] = gc.get_freeze_count()
                 figures["kinds"] = kinds.most_common(8)
             body = msgspec.json.encode(figures)
             headers = [(b"content-type", b"application/json")]
@@ -101,15 +99,6 @@ class LagProbe:
             await send({"type": "http.response.body", "body": body})
             return
         await self.app(scope, receive, send)
-
-
-async def freeze_every(seconds: float) -> None:
-    """An experiment, not a remedy: move every object the collector tracks into the
-    permanent generation every ``seconds`` (`gc.freeze`), so that full collections walk
-    only what is newer (cyclic garbage among frozen objects is never freed)."""
-    while True:
-        await asyncio.sleep(seconds)
-        gc.freeze()
 
 
 def serve(port: int, flat: bool, profile: str | None, freeze: float | None) -> None:
@@ -121,8 +110,10 @@ def serve(port: int, flat: bool, profile: str | None, freeze: float | None) -> N
 
     limits = {"rate": 1e9, "burst": 1e9} if flat else {}
     folder = tempfile.mkdtemp(prefix="bench_server_")
+    if freeze is not None:  # the server's collector policy (`collector`); 0 turns it off
+        limits["freeze_s"] = freeze or None  # type: ignore[assignment]
     settings = ServerSettings(db=f"sqlite:///{folder}/tables.db", **limits)  # type: ignore[arg-type]
-    app = LagProbe(create_app(settings), freeze)
+    app = LagProbe(create_app(settings))
     config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     profiler = cProfile.Profile() if profile else None
@@ -424,7 +415,8 @@ async def stage(
         async with httpx.AsyncClient(base_url=server.http) as http:
             server_lag = (await http.get("/bench/lag?objects")).json()
         print(
-            f"  the server's heap: {server_lag['objects']} objects the collector tracks;"
+            f"  the server's heap: {server_lag['objects']} objects the collector tracks,"
+            f" {server_lag['frozen']} of them frozen;"
             f" most: {server_lag['kinds']}",
             flush=True,
         )
@@ -491,7 +483,9 @@ def main() -> None:
     parser.add_argument("--profile", help="write a cProfile of the flat-out server here")
     parser.add_argument("--nice", type=int, help="the scheduling priority of both processes")
     parser.add_argument(
-        "--gc-freeze", type=float, help="experiment: the server freezes its heap every S s"
+        "--gc-freeze",
+        type=float,
+        help="the server's heap freeze period, s (0: no collector policy)",
     )
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)  # the server process
     parser.add_argument("--flat", action="store_true", help=argparse.SUPPRESS)

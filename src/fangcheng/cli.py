@@ -236,7 +236,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import gc
     import os
     from pathlib import Path
 
@@ -264,7 +263,6 @@ def _serve(args: argparse.Namespace) -> int:
         burst=2 * args.rate,
     )
     app = create_app(settings)
-    gc.freeze()  # what is loaded by now lives as long as the process: no collection scans it
     print(f"fangcheng: open http://{args.host}:{args.port}/  (database {url})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=65536)
     return 0

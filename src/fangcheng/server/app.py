@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -86,6 +87,9 @@ class ServerSettings:
     house_bot: wire.BotKind = "efficient"
     address_checks: bool = True
     hasher: PasswordHasher | None = None
+    #: The collector policy (`collector`): how often the server freezes its heap, s;
+    #: None leaves the collector as Python sets it.
+    freeze_s: float | None = 5.0
 
 
 class PracticeRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -694,6 +698,42 @@ class _Headers:
         await self.app(scope, receive, with_headers)
 
 
+async def collector(
+    every_s: float, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+) -> None:
+    """The server's garbage-collector policy, for as long as it runs.
+
+    Left alone, CPython's full collections walk every object it tracks (about 900 a
+    table: the coroutines, closures, dicts and lists of each websocket and table), and at
+    500 tables each stopped the event loop for 0.2-0.8 s, several times a minute, which
+    every answer then waited out (benchmarks/RESULTS.md, "The table server"). So every
+    ``every_s`` we move what has survived into the permanent generation (`gc.freeze`,
+    O(1)): collections then walk only what is newer than a few seconds.
+
+    Why it does not leak: an object that dies in a reference cycle while frozen is
+    never freed by the collector. So the frozen heap is swept (`gc.unfreeze`, one full
+    collection) whenever it has doubled since the last sweep, the heap-growth rule of
+    Go's collector: the frozen heap stays under twice what was live at the last sweep,
+    and a server of a steady number of tables sweeps seldom (one full pause then, not
+    several a minute). Objects freed by reference counting leave the frozen generation
+    at once, so only cyclic garbage counts towards the doubling."""
+    gc.collect()
+    gc.freeze()
+    swept = gc.get_freeze_count()
+    try:
+        while True:
+            await sleep(every_s)
+            if gc.get_freeze_count() > 2 * swept:
+                gc.unfreeze()
+                gc.collect()
+                gc.freeze()
+                swept = gc.get_freeze_count()
+            else:
+                gc.freeze()
+    finally:  # the process may go on (tests): its heap is the collector's again
+        gc.unfreeze()
+
+
 def create_app(settings: ServerSettings | None = None) -> Starlette:
     """The ASGI application."""
     settings = settings or ServerSettings()
@@ -702,7 +742,14 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         hub.recover()
+        policy = (
+            None if settings.freeze_s is None else asyncio.create_task(collector(settings.freeze_s))
+        )
         yield
+        if policy is not None:
+            policy.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await policy
         for table in list(hub.tables.values()):  # their logs rebuild them at the next start
             hub.close(table, ended=False)
 
