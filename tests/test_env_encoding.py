@@ -17,18 +17,12 @@ from fangcheng.engine.round import Round
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.tiles.melds import MeldKind
 from fangcheng.tiles.notation import DRAGONS, KINDS
+from test_env import TABLES  # every rule set and the platform's rooms, as the env tests
 
 SEATS = 4
 AT = {s.name: s.offset for s in OBSERVATION_LAYOUT}
 SEAT_BLOCK = AT["seat1.river"] - AT["seat0.river"]
 PHASES = {p: i for i, p in enumerate(Phase)}
-TABLES: list[tuple[str, dict[str, object], int]] = [
-    ("baicheng", {}, 1),
-    ("baishan", {}, 1),
-    ("baishan_platform", {}, 100),
-    ("baishan_platform", {"room": "anti_cheat"}, 100),
-    ("sichuan", {}, 1),
-]
 HANDS = 200
 
 
