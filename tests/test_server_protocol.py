@@ -61,6 +61,13 @@ class Server:
         assert answer.status_code == 200
         return {"Authorization": f"Bearer {answer.json()['token']}"}
 
+    def two_at(self, rules: str) -> tuple[dict[str, str], dict[str, str], str]:
+        """Ann opens a table of ``rules`` and Bob joins it: their headers and its code."""
+        ann, bob = self.session("Ann"), self.session("Bob")
+        code = self.client.post("/api/tables", json={"rules": rules}, headers=ann).json()["code"]
+        assert self.client.post(f"/api/tables/{code}/join", json={}, headers=bob).status_code == 200
+        return ann, bob, code
+
     def tick(self) -> None:
         assert self.client.portal is not None
         self.client.portal.call(self.hub.tick)
@@ -271,9 +278,7 @@ def test_four_people_play_a_hand_with_scripted_clients(server: Server) -> None:
 
 def test_every_kind_of_bad_frame_gets_its_error_and_changes_nothing(server: Server) -> None:
     c = server.client
-    ann, bob = server.session("Ann"), server.session("Bob")
-    code = c.post("/api/tables", json={"rules": "baishan"}, headers=ann).json()["code"]
-    c.post(f"/api/tables/{code}/join", json={}, headers=bob)
+    ann, bob, code = server.two_at("baishan")
     with c.websocket_connect("/ws") as wa, c.websocket_connect("/ws") as wb:
         a, b = Seat(wa), Seat(wb)
         a.hello(ann, code)
@@ -378,9 +383,7 @@ def test_frames_over_the_rate_are_refused() -> None:
 
 def test_d85_reconnecting_mid_hand_restores_the_seats_view(server: Server) -> None:
     c = server.client
-    ann, bob = server.session("Ann"), server.session("Bob")
-    code = c.post("/api/tables", json={"rules": "sichuan"}, headers=ann).json()["code"]
-    c.post(f"/api/tables/{code}/join", json={}, headers=bob)
+    ann, bob, code = server.two_at("sichuan")
     bots = [EfficientBot(random.Random(s)) for s in range(2)]
     with c.websocket_connect("/ws") as wa:
         a = Seat(wa)
@@ -447,9 +450,7 @@ def test_d87_a_spectator_sees_the_public_stream_only(server: Server) -> None:
 
 def test_d85_leaving_mid_hand_gives_the_seat_to_a_bot(server: Server) -> None:
     c = server.client
-    ann, bob = server.session("Ann"), server.session("Bob")
-    code = c.post("/api/tables", json={"rules": "baishan"}, headers=ann).json()["code"]
-    c.post(f"/api/tables/{code}/join", json={}, headers=bob)
+    ann, bob, code = server.two_at("baishan")
     with c.websocket_connect("/ws") as wa, c.websocket_connect("/ws") as wb:
         a, b = Seat(wa), Seat(wb)
         a.hello(ann, code)
