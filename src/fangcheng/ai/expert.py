@@ -32,11 +32,10 @@ from fangcheng.players.bots import Bot, EfficientBot, StrongBot, register_bot, t
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.tiles.melds import Meld, MeldKind
-from fangcheng.tiles.notation import KINDS
+from fangcheng.tiles.notation import KINDS, SUITS
 
 __all__ = ["ExpertBot", "play_out", "sample_world"]
 
-SUITS: Final = "mps"
 #: Playouts per decision and discards compared, by default: small enough for simulation.
 PLAYOUTS: Final = 24
 CANDIDATES: Final = 3

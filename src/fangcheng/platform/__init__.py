@@ -9,7 +9,7 @@ profiles and the leaderboard. `check_ledger` proves the stored ledger right.
 """
 
 from fangcheng.platform.check import Report, check_ledger
-from fangcheng.platform.coins import MIN_TO_SIT, HandCoins, hand_coins, table_stake
+from fangcheng.platform.coins import MIN_TO_SIT, ROOMS, HandCoins, hand_coins, table_stake
 from fangcheng.platform.database import DEFAULT_URL, connect, database_url, migrate
 from fangcheng.platform.errors import (
     BadName,
@@ -43,6 +43,7 @@ __all__ = [
     "MIN_TO_SIT",
     "RELIEF",
     "RELIEF_BELOW",
+    "ROOMS",
     "SIGNUP_GRANT",
     "BadName",
     "BadPassword",

@@ -17,18 +17,22 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from fangcheng.platform.errors import SettlementError
-from fangcheng.rules.ruleset import Options
+from fangcheng.rules.ruleset import BAISHAN_PLATFORM, Options
 from fangcheng.scoring.payments import (
+    STAKE_TIERS,
     Transfer,
     scale_for_insolvency,
     service_fees,
     stake_for_balances,
 )
 
-__all__ = ["MIN_TO_SIT", "HandCoins", "hand_coins", "table_stake"]
+__all__ = ["MIN_TO_SIT", "ROOMS", "HandCoins", "hand_coins", "table_stake"]
 
-#: The fewest coins a person may sit with (§3.11, §8.2).
-MIN_TO_SIT: Final = 100
+#: The coin rooms by name (§3.7): the platform rule set's.
+ROOMS: Final = {room.name: room for room in BAISHAN_PLATFORM.rooms}
+
+#: The fewest coins a person may sit with (§3.11, §8.2): the stake table's lowest tier.
+MIN_TO_SIT: Final = STAKE_TIERS[-1][0]
 #: The balance of a seat that is never capped: a house bot's (the house pays it all).
 _UNLIMITED: Final = 1 << 62
 

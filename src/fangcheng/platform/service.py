@@ -37,7 +37,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
 from fangcheng.platform import schema as t
-from fangcheng.platform.coins import MIN_TO_SIT, HandCoins, hand_coins, table_stake
+from fangcheng.platform.coins import MIN_TO_SIT, ROOMS, HandCoins, hand_coins, table_stake
 from fangcheng.platform.database import connect
 from fangcheng.platform.errors import (
     BadName,
@@ -75,7 +75,6 @@ RELIEF: Final = 500
 RELIEF_BELOW: Final = 100
 #: How long a session token lasts.
 SESSION_SECONDS: Final = 30 * 24 * 3600
-ROOMS: Final = {room.name: room for room in BAISHAN_PLATFORM.rooms}
 _NAME_LENGTH: Final = 20
 _PASSWORD_LENGTH: Final = (8, 1024)
 #: PostgreSQL's deadlock and serialization failures: the transaction is run again.

@@ -29,6 +29,7 @@ from fangcheng.rules.ruleset import RuleSet
 from fangcheng.scoring import schema
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import (
+    SUITS,
     InvalidNotationError,
     format_counts,
     format_tiles,
@@ -299,7 +300,7 @@ def observation_data(obs: Observation) -> ObservationData:
             river=format_tiles(view.river, sort=False),
             concealed=view.concealed,
             ready=view.ready,
-            que=None if view.que is None else "mps"[view.que],  # type: ignore[arg-type]
+            que=None if view.que is None else SUITS[view.que],  # type: ignore[arg-type]
             won=view.won,
             piao=view.piao,
             revealed=None if view.revealed is None else format_counts(view.revealed),
@@ -362,7 +363,7 @@ def observation_from_data(data: ObservationData, rules: RuleSet) -> Observation:
             river=_tiles(seat.river, f"seats[{s}].river"),
             concealed=seat.concealed,
             ready=seat.ready,
-            que=None if seat.que is None else "mps".index(seat.que),
+            que=None if seat.que is None else SUITS.index(seat.que),
             won=seat.won,
             piao=seat.piao,
             revealed=None

@@ -25,6 +25,7 @@ from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import (
     DRAGONS,
     KINDS,
+    SUITS,
     InvalidNotationError,
     format_counts,
     format_tiles,
@@ -276,7 +277,7 @@ def situation_json(s: Situation) -> dict[str, Any]:
     if any(s.options.piao):
         options["piao"] = list(s.options.piao)
     if s.options.que is not None:
-        options["que"] = ["mps"[q] for q in s.options.que]
+        options["que"] = [SUITS[q] for q in s.options.que]
     if (s.rules.cap_fans, s.rules.cap_base) != (preset.cap_fans, preset.cap_base):
         options["cap"] = s.rules.cap_fans if preset.cap_fans is not None else s.rules.cap_base
     data: dict[str, Any] = {

@@ -19,12 +19,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from fangcheng.engine import Round, record_of
-from fangcheng.platform import HandStart, Platform, PlatformError
+from fangcheng.platform import ROOMS, HandStart, Platform, PlatformError
 from fangcheng.protocol.wire import TableSettings
-from fangcheng.rules.ruleset import BAISHAN_PLATFORM, configure, find_rules
+from fangcheng.rules.ruleset import configure, find_rules
 from fangcheng.scoring.payments import effective_base, stake_for_balances
 from fangcheng.server.log import LogError, crash_point, settling
 from fangcheng.server.security import LOOPBACK, log_event
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 __all__ = ["ROOMS", "CoinTable", "coin_settings", "quick_match"]
 
 #: The rooms by their protocol names (§3.7, §3.12).
-ROOMS: Final = {room.name: room for room in BAISHAN_PLATFORM.rooms}
 
 
 def coin_settings(room: str, bot_ms: int, between_ms: int) -> TableSettings:

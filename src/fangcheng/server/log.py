@@ -120,9 +120,7 @@ class TableLog:
             db.execute(
                 table_logs.insert().values(uid=uid, code=code, kind=kind, opened=time.time())
             )
-            db.execute(
-                table_log_entries.insert().values(uid=uid, n=0, kind="open", data=_json(data))
-            )
+            db.execute(_INSERT, {"uid": uid, "n": 0, "kind": "open", "data": _json(data)})
         return cls(engine, uid, 1)
 
     def write(self, kind: str, data: dict[str, Any]) -> None:
@@ -133,9 +131,7 @@ class TableLog:
 
     def write_in(self, db: sa.Connection, kind: str, data: dict[str, Any]) -> None:
         """Append an entry in the caller's transaction (call `advanced` after its commit)."""
-        db.execute(
-            table_log_entries.insert().values(uid=self.uid, n=self.n, kind=kind, data=_json(data))
-        )
+        db.execute(_INSERT, {"uid": self.uid, "n": self.n, "kind": kind, "data": _json(data)})
 
     def advanced(self) -> None:
         """An entry written by `write_in` was committed."""

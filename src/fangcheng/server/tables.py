@@ -652,10 +652,9 @@ class _SeatStream:
 def public_view(round_: Round) -> dict[str, Any]:
     """A spectator's observation: every seat as the other seats see it (seat 0 as seat
     1 sees it), no hand, no drawn tile, no legal actions (``seat`` null)."""
-    seats = (round_.observe(1).seats[0], *round_.observe(0).seats[1:])
-    obs = round_.observe(0)._replace(
-        seats=seats, hand=bytes(34), drawn=None, legal=(), must_win=False
-    )
+    first = round_.observe(0)
+    seats = (round_.observe(1).seats[0], *first.seats[1:])
+    obs = first._replace(seats=seats, hand=bytes(34), drawn=None, legal=(), must_win=False)
     view = observation_json(obs)
     view["seat"] = None
     return view
