@@ -532,6 +532,8 @@ def test_logs_are_json_lines_without_tiles_or_messages(
         json.loads(line)
         assert "secret" not in line
         assert not any(hand in line for hand in concealed)
+    # Any other handler (here pytest's own formatter) gets no exception message either.
+    assert "frame_failed" in caplog.text and "secret" not in caplog.text
 
 
 def _deal_hands(round_: Any) -> tuple[str | None, ...]:

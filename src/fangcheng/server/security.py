@@ -72,13 +72,21 @@ def log_event(
     event: str, level: int = logging.INFO, *, exc_info: bool = False, **fields: Any
 ) -> None:
     """One structured line. Callers pass identifiers and codes, never tiles or frames;
-    ``exc_info``: the exception being handled, by type and place (`JsonLines`)."""
-    log.log(level, event, exc_info=exc_info, extra={"fields": fields})
+    ``exc_info``: the exception being handled, by type and place only — put into the
+    fields here rather than handed to `logging`, so no handler (ours or one an embedding
+    application installs) prints its message, which may name a hand's tiles."""
+    if exc_info:
+        kind, _, tb = sys.exc_info()
+        if kind is not None:
+            fields["error"] = kind.__name__
+            fields["where"] = [
+                f"{f.filename}:{f.lineno} {f.name}" for f in traceback.extract_tb(tb)
+            ]
+    log.log(level, event, extra={"fields": fields})
 
 
 class JsonLines(logging.Formatter):
-    """A JSON object per line. An exception is logged by type and where it happened,
-    not by its message (an engine message may name a hand's tiles)."""
+    """A JSON object per line: the event and its fields (`log_event`)."""
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
@@ -87,10 +95,6 @@ class JsonLines(logging.Formatter):
             "event": record.getMessage(),
             **getattr(record, "fields", {}),
         }
-        if record.exc_info and record.exc_info[0] is not None:
-            kind, _, tb = record.exc_info
-            line["error"] = kind.__name__
-            line["where"] = [f"{f.filename}:{f.lineno} {f.name}" for f in traceback.extract_tb(tb)]
         return json.dumps(line, ensure_ascii=False)
 
 
