@@ -1013,13 +1013,9 @@ class Round:
         )
         for p in payments:
             self.kong_transfers.extend(p.transfers)
-            # The face apart from the label (``暗杠 7p``), so that an 暗杠's can be hidden
-            # (`for_seat`).
-            reason, _, face = p.label.rpartition(" ")
-            if face == _NAME[meld.face]:
-                self._pay(reason, p.transfers, seat=seat, tile=face)
-            else:
-                self._pay(p.label, p.transfers, seat=seat)
+            # The face apart from the reason, so that an 暗杠's can be hidden (`for_seat`).
+            face = None if p.face is None else _NAME[p.face]
+            self._pay(p.reason, p.transfers, seat=seat, tile=face)
 
     def _kongs_at_end(self) -> None:
         payments = kong_payments(

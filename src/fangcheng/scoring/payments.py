@@ -77,8 +77,17 @@ class KongPayment(NamedTuple):
     """One kong (or kong-like holding) and what it moves."""
 
     seat: int
-    label: str
+    #: What is paid for, without the face: ``暗杠``, ``大杠 明杠``, ``旋风杠 +1 补``.
+    reason: str
     transfers: tuple[Transfer, ...]
+    #: The kong's (or 叉宝's, or three treasures') face where it has one: kept apart so
+    #: that an 暗杠 paid during play can be shown without it (`for_seat`).
+    face: int | None = None
+
+    @property
+    def label(self) -> str:
+        """The reason with the face, as the transfers and the explanation name it."""
+        return self.reason if self.face is None else f"{self.reason} {tile_name(self.face)}"
 
     @property
     def deltas(self) -> tuple[int, ...]:
@@ -99,25 +108,28 @@ def _payers(
 def _kong(
     rules: RuleSet,
     seat: int,
-    label: str,
+    reason: str,
     unit: int,
     payers: Sequence[int],
     options: Options,
     base: int,
     dealer: int,
     meld: Meld | None = None,
+    face: int | None = None,
 ) -> KongPayment:
     """One kong's transfers; only a real kong meld of a 大杠 face is a 大杠."""
     table = rules.kongs
     if meld is not None and meld.face in table.big_faces:
         unit *= table.big_multiplier
-        label = f"大杠 {label}"
+        reason = f"大杠 {reason}"
     each = unit * effective_base(options, base)
+    paid = KongPayment(seat=seat, reason=reason, transfers=(), face=face)
+    label = paid.label
     transfers = []
     for p in payers:
         amount = each * (table.dealer_multiplier if dealer in (seat, p) else 1)
         transfers.append(Transfer(payer=p, payee=seat, amount=amount, reason=label))
-    return KongPayment(seat=seat, label=label, transfers=tuple(transfers))
+    return paid._replace(transfers=tuple(transfers))
 
 
 def kong_payments(
@@ -156,10 +168,17 @@ def kong_payments(
             if kind is _PENG:  # 叉宝
                 if table.treasure_peng:
                     payers = _payers(_BY_OTHERS, seat, None, won)
-                    label = f"叉宝 {tile_name(meld.face)}"
                     out.append(
                         _kong(
-                            rules, seat, label, table.treasure_peng, payers, options, base, dealer
+                            rules,
+                            seat,
+                            "叉宝",
+                            table.treasure_peng,
+                            payers,
+                            options,
+                            base,
+                            dealer,
+                            face=meld.face,
                         )
                     )
                 continue
@@ -173,8 +192,9 @@ def kong_payments(
             else:
                 name, unit, policy = "暗杠", table.an, table.an_payers
             payers = _payers(policy, seat, meld, won)
-            label = f"{name} {tile_name(meld.face)}"
-            out.append(_kong(rules, seat, label, unit, payers, options, base, dealer, meld))
+            out.append(
+                _kong(rules, seat, name, unit, payers, options, base, dealer, meld, meld.face)
+            )
         if dragon_sets and concealed[31] and concealed[32] and concealed[33]:
             for _ in range(min(concealed[31], concealed[32], concealed[33])):
                 payers = _payers(_BY_OTHERS, seat, None, won)
@@ -182,9 +202,18 @@ def kong_payments(
                 out.append(_kong(rules, seat, label, table.xuanfeng, payers, options, base, dealer))
         if triplets and treasure is not None and concealed[treasure] >= 3:
             payers = _payers(_BY_OTHERS, seat, None, won)
-            label = f"three treasure {tile_name(treasure)}"
             out.append(
-                _kong(rules, seat, label, table.treasure_triplet, payers, options, base, dealer)
+                _kong(
+                    rules,
+                    seat,
+                    "three treasure",
+                    table.treasure_triplet,
+                    payers,
+                    options,
+                    base,
+                    dealer,
+                    face=treasure,
+                )
             )
     return tuple(out)
 
