@@ -328,6 +328,8 @@ class CoinTable(Table):
     def _hand_over(self, now: int) -> None:
         super()._hand_over(now)
         self.last_end = self._last_end[0]
+        if self.closing:  # no next hand to wait for: the table closes now (§8.4)
+            self.next_deal = now
 
     def _retitle(self) -> None:
         """Seat names follow the titles (积分 moved)."""
