@@ -110,7 +110,8 @@ export function settlementEl(end, events, model, who, rules = "") {
   // a coin hand: a seat that could not pay it all paid its balance, shared out (D44)
   const paid = end.coins && !end.coins.error ? end.coins.total : null;
   if (paid && paid.some((v, k) => v !== s.total[k])) row("实付 coins paid (余额封顶 capped by balance)", paid, "paid");
-  if (end.standings) row("累计 match total", standingsOf(end.standings), "standing");
+  // the match's points; at a coin table the coins are what count (the balance below)
+  if (end.standings && !end.coins) row("累计 match total", standingsOf(end.standings), "standing");
   panel.append(table);
 
   if (model && model.seats.some((x) => x.hand.some(Boolean) || x.melds.length)) { // none before the deal (an escape at 漂)

@@ -80,8 +80,10 @@ export class TableView {
         break;
       case "view":
         this.obs = f.observation; this.prompt = null; this.sent = false; break;
-      case "hand_end":
-        this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events: [...this.events] }; this.showEnd = true; this.prompt = null; break;
+      case "hand_end": { // a hand none of whose events came (an escape at once) shows none of the last one's
+        const events = f.hand === this.hand ? [...this.events] : [];
+        this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events }; this.showEnd = true; this.prompt = null; break;
+      }
       case "match_end":
         this.matchEnd = f; break;
       case "error":
@@ -420,6 +422,9 @@ export class TableView {
     } else if (!this.escaped) {
       const next = h("button", "primary next", "下一盘 Next hand →");
       next.onclick = () => {
+        // asking for the next hand is acting again: 托管 ends first (D84), or the bot would
+        // play the hand this person asked for
+        if (this.seat != null && this.info?.seats?.[this.seat]?.auto) this.send({ type: "auto", on: false });
         // between hands, a start says "ready for the next" (the deal waits for everyone, or the pause)
         if (this.info?.status === "between") { this.sendingNext = true; this.send({ type: "next" }); }
         this.showEnd = false; this.render();
