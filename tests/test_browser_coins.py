@@ -62,6 +62,11 @@ ALL_TITLES = "|".join(["木骰", *(t for _, t in TITLES)])
 HAND_MS = 40_000
 
 
+def stake_of(balance: int) -> int:
+    """§3.11: the 底注 of a table whose smallest balance is ``balance`` (≥ 100)."""
+    return 10 ** min(len(str(balance)) - 3, 6)
+
+
 def title_of(points: int) -> str:
     return next((title for least, title in TITLES if points >= least), "木骰")
 
@@ -149,8 +154,9 @@ class Shown:
     hand: str
     seat: int  # mine
     items: dict[str, list[int]]  # by label
-    total: list[int]
-    fees: list[int]
+    total: list[int]  # the coins that moved, per seat
+    fees: list[int]  # the fees booked, per seat
+    capped: bool  # a balance capped the hand (D44): what moved is not the items' total
     balance: int
     heads: list[str]
 
@@ -158,31 +164,40 @@ class Shown:
 def _settlement(page: Any, served: Served, room: str, before: int, stake: int) -> Shown:
     """Read the settlement and check it against RULES.md and the hand's journal: the fee
     is floor(net × rate) on a positive net (§3.12), the total the items less the fee, the
-    balance ``before`` plus my total; the journal (room, 底注, lines per seat) agrees."""
+    balance ``before`` plus my total; the journal (room, 底注, lines per seat) agrees. When
+    a balance capped the hand (D44) a "coins paid" row shows what the journal moved: the
+    fees are then taken on what was really won."""
     s = page.evaluate(_READ_SETTLEMENT)
     me = s["heads"].index("你 You")
     items = [r for r in s["rows"] if r["kind"] not in ("fee", "total", "standing", "paid")]
     net = [sum(r["values"][k] for r in items) for k in range(4)]
-    fees = [n * FEE_PERCENT[room] // 100 if n > 0 else 0 for n in net]
+    rate = FEE_PERCENT[room]
+    fees = [n * rate // 100 if n > 0 else 0 for n in net]
     fee_rows = [r["values"] for r in s["rows"] if r["kind"] == "fee"]
     assert fee_rows == ([[-f for f in fees]] if any(fees) else []), (fee_rows, net)
     total = [n - f for n, f in zip(net, fees, strict=True)]
     assert [r["values"] for r in s["rows"] if r["kind"] == "total"] == [total]
     assert sum(total) == -sum(fees)  # the fees leave the game (§3.12)
-    assert not any(r["kind"] == "paid" for r in s["rows"])  # nobody was short of coins
-    assert s["room"] == f"{ROOM_CHINESE[room]} · 台费 fee {FEE_PERCENT[room]}%"
+    paid = [r["values"] for r in s["rows"] if r["kind"] == "paid"]
+    assert s["room"] == f"{ROOM_CHINESE[room]} · 台费 fee {rate}%"
     assert int(s["stake"]) == stake
-    assert int(s["fee"]) == fees[me] and int(s["total"]) == total[me]
-    assert int(s["balance"]) == before + total[me]
     booked, booked_fees, base, booked_room = _journal(served, s["hand"])
-    assert booked == total and booked_fees == fees
     assert booked_room == room and base * (2 if room == "anti_cheat" else 1) == stake
+    if paid:
+        assert booked == paid[0] != total
+        won = [t + f for t, f in zip(booked, booked_fees, strict=True)]
+        assert booked_fees == [n * rate // 100 if n > 0 else 0 for n in won]
+    else:
+        assert booked == total and booked_fees == fees
+    assert int(s["fee"]) == booked_fees[me] and int(s["total"]) == booked[me]
+    assert int(s["balance"]) == before + booked[me]
     return Shown(
         hand=s["hand"],
         seat=me,
         items={r["label"]: r["values"] for r in items},
-        total=total,
-        fees=fees,
+        total=booked,
+        fees=booked_fees,
+        capped=bool(paid),
         balance=int(s["balance"]),
         heads=s["heads"],
     )
@@ -335,8 +350,33 @@ def test_anti_cheat_room_people_only_titles_for_names_apart_by_address_no_specta
         assert not [n for n in names if n in text], (mine, text)  # names hidden (D83)
         others = [head for k, head in enumerate(s.heads) if k != s.seat]
         assert all(re.fullmatch(rf"\S ({ALL_TITLES})", head) for head in others), others
-        assert page.errors == []
+
+    # hand 2: the poorest asks for it (托管 ends: D84) and escapes at 漂. 50 × the doubled
+    # 底注 to each of three may be more than its balance at hand start: then each payment
+    # is scaled by balance ÷ liability and floored (§3.11 item 3). No bot takes the seat:
+    # the table closes after the hand (§8.4).
+    balances = [x.balance for x in shown]
+    runner = min(range(4), key=lambda i: balances[i])
+    cost = 50 * 2 * stake_of(min(balances))
+    each = cost if balances[runner] >= 3 * cost else cost * balances[runner] // (3 * cost)
+    people[runner].on("dialog", lambda dialog: dialog.accept())
+    people[runner].click(".settlement button.next")
+    people[runner].click(".actions button.escape")  # the others are in 托管: dealt at once
+    for i, page in enumerate(people):
+        page.wait_for_selector(".settlement h2:has-text('第2盘 Hand 2 · 逃跑')")
+        again = _settlement(
+            page, server, "anti_cheat", balances[i], stake=2 * stake_of(min(balances))
+        )
+        assert again.capped == (each < cost)
+        assert page.locator(".settlement .win-box").count() == 0  # at 漂: none of hand 1's
+        assert again.total[shown[runner].seat] == -3 * each
+        if i != runner:
+            assert again.total[shown[i].seat] == each - each * 2 // 100
+            page.wait_for_selector(".settlement .match-again")  # the match is over
+            assert page.locator(".settlement button.next").count() == 0
+    people[runner].screenshot(path=ARTIFACTS / "coins-anti-cheat-escape.png", full_page=True)
     for page in [*people, fay]:
+        assert page.errors == []
         page.context.close()
 
 
