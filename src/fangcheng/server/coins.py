@@ -197,6 +197,8 @@ class CoinTable(Table):
             self._end_match()
         self._broadcast_table()
         self._advance(now)
+        if self.closing and self.status == "between":  # no next hand: closed at the next tick
+            self.next_deal = now
         if live and self.last_end is not None:  # the escaper sees what it cost
             for listener in leaving:
                 listener.send(self.last_end)
@@ -328,8 +330,6 @@ class CoinTable(Table):
     def _hand_over(self, now: int) -> None:
         super()._hand_over(now)
         self.last_end = self._last_end[0]
-        if self.closing:  # no next hand to wait for: the table closes now (§8.4)
-            self.next_deal = now
 
     def _retitle(self) -> None:
         """Seat names follow the titles (积分 moved)."""
