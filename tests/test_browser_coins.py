@@ -278,10 +278,16 @@ def test_a_newcomer_plays_a_hand_in_each_normal_room(server: Served, browser: An
             while _play_one(page):
                 decisions += 1
                 assert decisions < 400, "the hand never ended"
+        elif room == "junior":  # a reload drops the connection: 托管, never 逃跑 (D85)
+            page.wait_for_selector(".topbar:has-text('初级场 · 底注 10 · 台费 5%')")
+            page.screenshot(path=ARTIFACTS / "coins-table-phone.png")
+            page.reload()
+            page.wait_for_selector(".settlement .coins .balance, .actions button.auto.on")
         else:
             _auto(page)
         _settled(page)
         hand = _settlement(page, server, room, balance, stake=10)  # 2,000 coins: 底注 10
+        assert "逃跑 escape" not in hand.items
         shown.append(hand)
         balance = hand.balance
         if room == "free":
