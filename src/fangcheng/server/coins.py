@@ -197,6 +197,8 @@ class CoinTable(Table):
             self._end_match()
         self._broadcast_table()
         self._advance(now)
+        if self.closing and self.status == "between":  # no next hand: closed at the next tick
+            self.next_deal = now
         if live and self.last_end is not None:  # the escaper sees what it cost
             for listener in leaving:
                 listener.send(self.last_end)

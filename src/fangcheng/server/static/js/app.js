@@ -9,7 +9,7 @@ import { RULES, WINDS, rulesName } from "./text.js";
 import { tilesEl } from "./tiles.js";
 
 const root = document.getElementById("app");
-const ROOMS = [["free", "免费场 free"], ["junior", "初级场 junior"], ["intermediate", "中级场 intermediate"], ["anti_cheat", "防作弊场 anti-cheat"]];
+const ROOMS = [["free", "自由场 free"], ["junior", "初级场 junior"], ["intermediate", "中级场 intermediate"], ["anti_cheat", "高级防作弊场 anti-cheat"]];
 let current = null; // the open TableView
 
 function field(label, input) {

@@ -69,7 +69,8 @@ export async function profilePage(root) {
   page.querySelector(".home").href = "#/";
   root.replaceChildren(page);
   try {
-    const p = await api.profile();
+    const [p, { rooms }] = await Promise.all([api.profile(), api.rooms()]);
+    const roomName = Object.fromEntries(rooms.map((r) => [r.room, r.chinese]));
     const dl = h("dl", "facts",
       h("dt", "", "名字 Name"), h("dd", "name", p.name),
       h("dt", "", "余额 Balance"), h("dd", "balance", String(p.balance)),
@@ -78,7 +79,7 @@ export async function profilePage(root) {
       h("dt", "", "局数 Hands"), h("dd", "hands-played", String(p.hands)));
     const table = h("table", "list recent", h("tr", "", ...["盘 hand", "场 room", "金币 coins", "时间 when"].map((x) => h("th", "", x))));
     for (const r of p.recent) {
-      table.append(h("tr", "", h("td", "", r.hand), h("td", "", r.room),
+      table.append(h("tr", "", h("td", "", r.hand), h("td", "room", roomName[r.room] ?? r.room),
         h("td", `num ${r.total > 0 ? "up" : r.total < 0 ? "down" : ""}`, String(r.total)), h("td", "", new Date(r.at * 1000).toLocaleString())));
     }
     page.append(dl, h("h3", "", "最近 Recent results"), p.recent.length ? table : h("p", "note", "还没有 none yet"));
@@ -93,7 +94,8 @@ export async function leadersPage(root) {
     const { leaders } = await api.leaderboard();
     const table = h("table", "list", h("tr", "", ...["#", "名字 name", "等级 title", "积分 points", "局数 hands"].map((x) => h("th", "", x))));
     for (const s of leaders) {
-      table.append(h("tr", "", h("td", "", String(s.place)), h("td", "", s.name), h("td", "", s.title), h("td", "num", String(s.points)), h("td", "num", String(s.hands))));
+      table.append(h("tr", "leader", h("td", "place", String(s.place)), h("td", "name", s.name), h("td", "title", s.title),
+        h("td", "num points", String(s.points)), h("td", "num hands", String(s.hands))));
     }
     page.append(table);
   } catch (x) { page.append(h("p", "error", x.message)); }

@@ -107,10 +107,14 @@ export function settlementEl(end, events, model, who, rules = "") {
   }
   if (s.fees.some(Boolean)) row("台费 service fee", s.fees.map((f) => -f), "fee");
   row("本盘 this hand", s.total, "total");
-  if (end.standings) row("累计 match total", standingsOf(end.standings), "standing");
+  // a coin hand: a seat that could not pay it all paid its balance, shared out (D44)
+  const paid = end.coins && !end.coins.error ? end.coins.total : null;
+  if (paid && paid.some((v, k) => v !== s.total[k])) row("实付 coins paid (余额封顶 capped by balance)", paid, "paid");
+  // the match's points; at a coin table the coins are what count (the balance below)
+  if (end.standings && !end.coins) row("累计 match total", standingsOf(end.standings), "standing");
   panel.append(table);
 
-  if (model) {
+  if (model && model.seats.some((x) => x.hand.some(Boolean) || x.melds.length)) { // none before the deal (an escape at 漂)
     const hands = h("div", "open-hands", h("h3", "", "亮牌 the hands laid open"));
     model.seats.forEach((x, k) => {
       const row = h("div", "open-hand", h("span", "who", who(k)), tilesEl(x.hand.filter(Boolean), { size: "tiny" }));

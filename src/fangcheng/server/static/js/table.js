@@ -80,8 +80,10 @@ export class TableView {
         break;
       case "view":
         this.obs = f.observation; this.prompt = null; this.sent = false; break;
-      case "hand_end":
-        this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events: [...this.events] }; this.showEnd = true; this.prompt = null; break;
+      case "hand_end": { // a hand none of whose events came (an escape at once) shows none of the last one's
+        const events = f.hand === this.hand ? [...this.events] : [];
+        this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events }; this.showEnd = true; this.prompt = null; break;
+      }
       case "match_end":
         this.matchEnd = f; break;
       case "error":
@@ -171,6 +173,7 @@ export class TableView {
         rulesName(info?.rules || this.obs?.rules || ""), `桌 ${this.code}`,
         info?.quan && info?.settings?.quan ? `${info.quan}/${info.settings.quan} 圈 quan` : "",
         this.hand >= 0 ? `第${this.hand + 1}盘 hand ${this.hand + 1}` : "",
+        coinLine(info?.coins),
       ].filter(Boolean).join(" · ")),
       h("button", "link fans-button", "番表 Fans"),
       h("span", `conn ${this.connected ? "on" : "off"}`, this.connected ? "● 在线 online" : "○ 重连中 reconnecting…"));
@@ -340,13 +343,18 @@ export class TableView {
 
   actionsEl(legal, tings) {
     const bar = h("div", "actions");
+    if (this.escaped) { // the seat is given up: nothing more to do here
+      bar.append(h("span", "hint", "你已离桌 you left the table (逃跑)"));
+      return bar;
+    }
     const me = this.seat != null ? this.info?.seats?.[this.seat] : null;
     if (me) { // 托管: the efficient bot plays for me until I act or take it back (D84)
       const auto = h("button", `auto ${me.auto ? "on" : ""}`, me.auto ? "取消托管 Take back my seat" : "托管 Let a bot play");
       auto.onclick = () => this.send({ type: "auto", on: !me.auto });
       bar.append(auto);
-      if (this.info?.coins) { // a coin table: leaving mid-hand is 逃跑, asked first (D85)
-        const leave = h("button", "leave escape", "离开 Leave (逃跑)");
+      if (this.info?.coins) { // a coin table: leaving mid-hand is 逃跑, asked first (D85); between hands it is not
+        const live = this.info.status === "playing" && this.obs?.phase !== "end";
+        const leave = h("button", live ? "leave escape" : "leave", live ? "离开 Leave (逃跑)" : "离开 Leave");
         leave.onclick = () => this.leave();
         bar.append(leave);
       }
@@ -401,7 +409,7 @@ export class TableView {
     const end = this.ending;
     const model = fromEvents(end.events, this.seatsInfo(), this.seat ?? 0);
     const panel = settlementEl(end, end.events, model, this.who, this.info?.rules || this.obs?.rules);
-    if (end.coins) panel.append(coinsEl(end.coins, this.seat));
+    if (end.coins) panel.append(coinsEl(end.coins, this.seat, this.info?.coins));
     const buttons = h("div", "row");
     if (this.matchEnd) {
       buttons.append(this.standingsEl());
@@ -414,6 +422,9 @@ export class TableView {
     } else if (!this.escaped) {
       const next = h("button", "primary next", "下一盘 Next hand →");
       next.onclick = () => {
+        // asking for the next hand is acting again: 托管 ends first (D84), or the bot would
+        // play the hand this person asked for
+        if (this.seat != null && this.info?.seats?.[this.seat]?.auto) this.send({ type: "auto", on: false });
         // between hands, a start says "ready for the next" (the deal waits for everyone, or the pause)
         if (this.info?.status === "between") { this.sendingNext = true; this.send({ type: "next" }); }
         this.showEnd = false; this.render();
@@ -469,7 +480,11 @@ export class TableView {
   }
 
   confirmEscape() {
-    if (window.confirm(`逃跑 Escape? ${this.escapeAsk}`)) { this.escaped = true; this.send({ type: "leave" }); }
+    // the server's words end in how to confirm by the protocol; here the dialog asks
+    const cost = this.escapeAsk.replace(/;?\s*leave again to confirm\.?$/, "");
+    if (window.confirm(`逃跑 Escape now? ${cost}.\n确定 OK: leave and pay · 取消 Cancel: stay and play`)) {
+      this.escaped = true; this.send({ type: "leave" });
+    }
   }
 
   leave() {
@@ -485,15 +500,28 @@ export class TableView {
   }
 }
 
-/** A coin hand's coins: the stake, my fee and coins, my new balance (the ledger's). */
-function coinsEl(coins, seat) {
+/** A coin hand's coins: the room and its fee rate, the stake (doubled in 防作弊场, §3.7),
+ *  my fee and coins, my new balance (the ledger's) and the hand's id (the profile's). */
+function coinsEl(coins, seat, room) {
   if (coins.error) return h("p", "error coins", `金币未结算 coins not settled: ${coins.error}`);
   const me = seat ?? 0;
   const sign = (n) => `${n > 0 ? "+" : ""}${n}`;
+  const anti = coins.room === "anti_cheat";
+  const stake = h("b", "stake", String(anti ? 2 * coins.stake : coins.stake));
   return h("div", "coins",
-    h("p", "", `底注 stake ${coins.stake} · 台费 fee `, h("b", "fee", String(coins.fees[me])),
-      ` · 金币 coins `, h("b", "coin-total", sign(coins.total[me]))),
-    h("p", "", "余额 new balance ", h("b", "balance", String(coins.balances[me]))));
+    h("p", "", h("span", "room", `${room?.chinese ?? coins.room} · 台费 fee ${room?.fee_percent ?? "?"}%`),
+      " · 底注 stake ", stake, anti ? ` (${coins.stake} × 2 防作弊场)` : ""),
+    h("p", "", "台费 my fee ", h("b", "fee", String(coins.fees[me])),
+      " · 金币 coins ", h("b", "coin-total", sign(coins.total[me])),
+      " · 余额 new balance ", h("b", "balance", String(coins.balances[me]))),
+    h("p", "note", "盘号 hand ", h("span", "hand-id", coins.hand)));
+}
+
+/** A coin table's room, 底注 (doubled in 防作弊场, §3.7) and fee rate, for the top bar. */
+function coinLine(coins) {
+  if (!coins) return "";
+  const stake = coins.stake == null ? "" : ` · 底注 ${coins.room === "anti_cheat" ? 2 * coins.stake : coins.stake}`;
+  return `${coins.chinese}${stake} · 台费 ${coins.fee_percent}%`;
 }
 
 function phaseText(obs, who) {
