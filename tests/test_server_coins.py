@@ -348,6 +348,23 @@ def test_d83_anti_cheat_seats_people_only_by_title_and_apart_by_address(
     assert watch.status_code == 403
 
 
+def test_d83_anti_cheat_seats_are_drawn_at_random_not_by_arrival(server: Server) -> None:
+    """Who comes first does not sit east: over several 防作弊场 tables (each its own
+    seed) the seats people get in arrival order are not a fixed pattern."""
+    orders = []
+    for k in range(8):
+        server.clock.now += 60_000  # past the sign-ups' rate limit of an address
+        people = [server.sign_up(f"P{k}x{i}") for i in range(4)]
+        codes = {server.match(p, "anti_cheat").json()["code"] for p in people}
+        assert len(codes) == 1
+        table = server.hub.tables[codes.pop()]
+        assert isinstance(table, CoinTable)
+        orders.append(tuple(_seat(table, server, p) for p in people))
+        assert sorted(orders[-1]) == [0, 1, 2, 3]
+    assert len(set(orders)) >= 4, orders
+    assert len({order[0] for order in orders}) >= 3, orders
+
+
 def test_d85_leaving_by_http_needs_confirm_and_no_other_table_is_opened_mid_hand(
     server: Server,
 ) -> None:
