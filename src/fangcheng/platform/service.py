@@ -12,7 +12,9 @@ balances that cap them), then writes; the one house (or issuance) row it moves i
 only lock it can still wait for, so two transactions never wait on each other in a
 circle. The house is kept in shards (rows), a hand's chosen by its id, so that
 settlements do not queue for one row. SQLite takes its one write lock at ``BEGIN
-IMMEDIATE``.
+IMMEDIATE``. On PostgreSQL a hand is booked by one call of ``fangcheng_settle_hand``
+(migration 0003), in the same order, unless a person's balance fell since hand start
+below what the seat owes (then the long way: journal and locks, then the writes).
 """
 
 from __future__ import annotations
