@@ -11,15 +11,19 @@ balances, 积分 and hand counts. The hands are played once beforehand by effici
 settles ``--hands`` of them from one connection, the concurrent run as many from
 ``--settlers`` processes (as a server's workers would), each a table of its own four
 people. Wall-clock time (the database works in other processes); the ledger is
-reconciled after each run. PostgreSQL is the server at 127.0.0.1:5432 (a database of
-its own, dropped afterwards); SQLite a file in a temporary directory (WAL, synchronous
-FULL). The issue's target: 1,000 settlements/s on PostgreSQL with concurrency.
+reconciled after each run. Beside each rate, the CPU per settlement of the settling
+process(es) and, on PostgreSQL, of their server backends (from ``/proc``): their sum
+against the machine's cores bounds the rate a quiet machine can reach. PostgreSQL is
+the server at 127.0.0.1:5432 (a database of its own, dropped afterwards); SQLite a file
+in a temporary directory (WAL, synchronous FULL). The issue's target: 1,000
+settlements/s on PostgreSQL with concurrency.
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import random
 import resource
 import sys
@@ -100,15 +104,38 @@ def tables(platform: Platform, count: int, tag: str) -> list[tuple[int, ...]]:
     return out
 
 
+def backend_cpu(engine: sa.Engine) -> Callable[[], float]:
+    """A reader of the CPU seconds used so far by the PostgreSQL backend of ``engine``'s
+    one pooled connection (the next checkout gets the same one)."""
+    with engine.connect() as conn:
+        pid = conn.execute(sa.text("SELECT pg_backend_pid()")).scalar_one()
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def used() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+
+    return used
+
+
 def timed(work: Callable[[], None]) -> float:
     start = time.perf_counter()
     work()
     return time.perf_counter() - start
 
 
-def report(backend: str, how: str, hands: int, seconds: float) -> None:
+def report(
+    backend: str, how: str, hands: int, seconds: float, client: float, server: float | None
+) -> None:
+    """A run's rate and its CPU per settlement (client; server, if measured)."""
     rate = hands / seconds
-    print(f"{backend:10} {how} {rate:8,.0f} settlements/s ({hands} in {seconds:.2f} s)")
+    cpu = f"client CPU {client * 1000 / hands:.2f} ms"
+    if server is not None:
+        cpu += f" + server {server * 1000 / hands:.2f} ms"
+    print(
+        f"{backend:10} {how} {rate:8,.0f} settlements/s ({hands} in {seconds:.2f} s; "
+        f"{cpu} per settlement)"
+    )
 
 
 def reconciled(platform: Platform) -> None:
@@ -127,13 +154,19 @@ def settler(
     hands: int,
     seats: tuple[int, ...],
     pool: list[tuple[str, dict[str, Any]]],
+    server_cpu: Any,
 ) -> None:
-    """One settler process: its own connection; every ``settlers``-th hand from ``k``."""
-    platform = Platform(connect(url, migrate_schema=False, pool_size=1))
+    """One settler process: its own connection; every ``settlers``-th hand from ``k``.
+    Its backend's CPU for them goes to ``server_cpu[k]`` (PostgreSQL)."""
+    engine = connect(url, migrate_schema=False, pool_size=1)
+    platform = Platform(engine)
+    used = backend_cpu(engine) if engine.dialect.name == "postgresql" else lambda: 0.0
+    before = used()
     barrier.wait()
     for i in range(k, hands, settlers):
         room, record = pool[i % len(pool)]
         platform.settle_hand(f"concurrent-{i}", HandStart(room, seats, (RICH,) * 4, STAKE), record)
+    server_cpu[k] = used() - before
 
 
 def run(backend: str, hands: int, settlers: int, pool: list[tuple[str, dict[str, Any]]]) -> None:
@@ -142,6 +175,8 @@ def run(backend: str, hands: int, settlers: int, pool: list[tuple[str, dict[str,
         fast = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
         platform = Platform(engine, hasher=fast)
         serial_table = tables(platform, 1, "s")[0]
+        postgres = backend == "postgresql"
+        used = backend_cpu(engine) if postgres else lambda: 0.0
 
         def serial() -> None:
             for i in range(hands):
@@ -149,14 +184,20 @@ def run(backend: str, hands: int, settlers: int, pool: list[tuple[str, dict[str,
                 start = HandStart(room, serial_table, (RICH,) * 4, STAKE)
                 platform.settle_hand(f"serial-{i}", start, record)
 
+        server, client = used(), time.process_time()
         seconds = timed(serial)
+        client, server = time.process_time() - client, used() - server
         reconciled(platform)
-        report(backend, "serial     ", hands, seconds)
+        report(backend, "serial     ", hands, seconds, client, server if postgres else None)
         seats = tables(platform, settlers, "c")
         context = multiprocessing.get_context("fork")  # the settlers inherit the hands
         barrier = context.Barrier(settlers + 1)
+        server_cpu = context.Array("d", settlers)
         workers = [
-            context.Process(target=settler, args=(url, barrier, k, settlers, hands, seats[k], pool))
+            context.Process(
+                target=settler,
+                args=(url, barrier, k, settlers, hands, seats[k], pool, server_cpu),
+            )
             for k in range(settlers)
         ]
         for worker in workers:
@@ -170,12 +211,12 @@ def run(backend: str, hands: int, settlers: int, pool: list[tuple[str, dict[str,
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         seconds = timed(together)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        used = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
-        print(f"  (settler processes' CPU: {used * 1000 / hands:.2f} ms per settlement)")
+        client = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
         if any(worker.exitcode for worker in workers):
             sys.exit("a settler failed")
         reconciled(platform)
-        report(backend, f"{settlers:2} settlers", hands, seconds)
+        server = sum(server_cpu) if postgres else None
+        report(backend, f"{settlers:2} settlers", hands, seconds, client, server)
         engine.dispose()
 
 

@@ -5,6 +5,7 @@ ledger check` / `grant` on clean and tampered databases."""
 
 from __future__ import annotations
 
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -22,6 +23,7 @@ from fangcheng.cli import main
 from fangcheng.platform import (
     CannotSit,
     HandConflict,
+    HandStart,
     Platform,
     SettlementError,
     hand_coins,
@@ -333,6 +335,53 @@ def test_two_tables_settling_for_one_person_at_once_lose_no_update(platform):
     for seats, done in zip(tables, results, strict=True):
         for seat in (1, 2, 3):
             assert balances[seats[seat]] == 2_000 + sum(r.total[seat] for r in done)
+
+
+def test_d44_a_hand_dealt_at_balances_since_lowered_is_capped_by_the_current_ones(
+    platform, db_url, capsys
+):
+    # Each hand claims higher balances at its start than its people now hold: where the
+    # current balances still cover what the seats owe, the one-call settlement books it
+    # (PostgreSQL), where they do not, the hand is settled the long way; both book the
+    # hand capped by the current balances, and store those caps.
+    people = [sign_up(platform, f"p{i}") for i in range(4)]
+    for i in range(4):
+        platform.grant(f"p{i}", 48_000, "enough to cover the low stakes")
+    ways = set()  # whether the current balances covered each hand
+    for i in range(16):
+        with platform.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(schema.accounts.c.id, schema.accounts.c.balance).where(
+                    schema.accounts.c.id.in_(people)
+                )
+            )
+            current = dict(rows.all())
+        # odd hands claim a little more than is held, even ones a million more (a stake
+        # of 10,000: the current balances often fall short)
+        claimed = tuple(current[p] + (1_000 if i % 2 else 1_000_000) for p in people)
+        stake = table_stake(claimed)
+        start = HandStart("free", tuple(people), claimed, stake)
+        record = play(start, seed=300 + i, bot="efficient")
+        caps = [current[p] for p in people]
+        expected = hand_coins(record["settlement"], FREE, caps)
+        ways.add(all(o <= c for o, c in zip(expected.owed, caps, strict=True)))
+        done = platform.settle_hand(f"stale-{i}", start, record)
+        assert (done.total, done.fees) == (expected.total, expected.fees)
+        with platform.engine.connect() as conn:
+            stored = conn.execute(
+                sa.select(schema.coin_hands.c.seats).where(
+                    schema.coin_hands.c.hand_id == f"stale-{i}"
+                )
+            ).scalar_one()
+        assert json.loads(stored) == [[p, c] for p, c in zip(people, caps, strict=True)]
+        balances = invariants(platform)
+        assert [balances[p] for p in people] == [
+            c + n for c, n in zip(caps, done.total, strict=True)
+        ]
+        assert platform.settle_hand(f"stale-{i}", start, record).total == done.total
+    assert ways == {True, False}
+    assert main(["ledger", "check", "--db", db_url]) == 0
+    capsys.readouterr()
 
 
 # --- ranks -------------------------------------------------------------------------------

@@ -49,11 +49,14 @@ def table_stake(balances: Sequence[int | None]) -> int:
 @dataclass(frozen=True, slots=True)
 class HandCoins:
     """A hand's coins as they move: per item its reason and seat deltas, per seat the fee
-    and the total (items minus fee)."""
+    and the total (items minus fee), and what each seat owed before any cap (D44). The
+    caps act only through ``min(cap, owed)``: caps that agree on it give the same
+    coins."""
 
     items: tuple[tuple[str, tuple[int, ...]], ...]
     fees: tuple[int, ...]
     total: tuple[int, ...]
+    owed: tuple[int, ...]
 
 
 def _transfers(index: int, deltas: Sequence[int]) -> list[Transfer]:
@@ -93,6 +96,9 @@ def hand_coins(
         if not isinstance(deltas, list):
             raise SettlementError(f"settlement.items[{i}].deltas: missing")
         transfers += _transfers(i, deltas)
+    owed = [0, 0, 0, 0]
+    for transfer in transfers:
+        owed[transfer.payer] += transfer.amount
     limits = [_UNLIMITED if c is None else c for c in caps]
     per_item = [[0, 0, 0, 0] for _ in reasons]
     for payer, payee, amount, tag in scale_for_insolvency(transfers, limits):
@@ -105,4 +111,5 @@ def hand_coins(
         items=tuple((r, tuple(row)) for r, row in zip(reasons, per_item, strict=True)),
         fees=fees,
         total=tuple(n - f for n, f in zip(nets, fees, strict=True)),
+        owed=tuple(owed),
     )

@@ -12,7 +12,9 @@ balances that cap them), then writes; the one house (or issuance) row it moves i
 only lock it can still wait for, so two transactions never wait on each other in a
 circle. The house is kept in shards (rows), a hand's chosen by its id, so that
 settlements do not queue for one row. SQLite takes its one write lock at ``BEGIN
-IMMEDIATE``.
+IMMEDIATE``. On PostgreSQL a hand is booked by one call of ``fangcheng_settle_hand``
+(migration 0003), in the same order, unless a person's balance fell since hand start
+below what the seat owes (then the long way: journal and locks, then the writes).
 """
 
 from __future__ import annotations
@@ -239,21 +241,11 @@ class Platform:
         """Write a journal's lines (and a hand's row) and move them into the balances. For
         a hand, ``played`` are its people: each played one more hand, and its lines count
         to its 积分."""
-        if sum(line[2] for line in lines) != 0:
-            raise AssertionError(f"journal {journal_id}: lines do not sum to zero: {lines}")
-        moves: dict[int, list[int]] = {p: [0, 0, 1] for p in played}
-        for account, _, amount, _ in lines:
-            move = moves.setdefault(account, [0, 0, 0])
-            move[0] += amount
-            if move[2]:  # a person of the hand (not the house)
-                move[1] += amount
-        # Its people are locked already (`_lock`, in id order) or new, so the one row it
-        # may still wait for is its one system row: no two transactions wait in a circle.
-        # (Row by row, as on SQLite, the system row comes last all the same.)
-        system = self._system
-        order = sorted(moves.items(), key=lambda am: (am[0] in system, am[0]))
+        order = self._moves(journal_id, lines, played)
         if self._postgres:  # one statement, its rows as arrays: a fraction of the work
-            columns = [list(c) for c in zip(*lines, strict=True)]  # lists: psycopg's arrays
+            # lists: psycopg's arrays (none at all: a hand whose every payment was capped
+            # to nothing still counts as played)
+            columns = [list(c) for c in zip(*lines, strict=True)] or [[], [], [], []]
             ids, coins, won, hands = (
                 list(c) for c in zip(*((a, *m) for a, m in order), strict=True)
             )
@@ -266,17 +258,37 @@ class Platform:
             return
         if hand:
             conn.execute(_NEW_HAND, {"journal_id": journal_id, **hand})
-        conn.execute(
-            _NEW_LINE,
-            [
-                {"journal_id": journal_id, "account_id": a, "seat": s, "amount": n, "memo": m}
-                for a, s, n, m in lines
-            ],
-        )
+        if lines:
+            conn.execute(
+                _NEW_LINE,
+                [
+                    {"journal_id": journal_id, "account_id": a, "seat": s, "amount": n, "memo": m}
+                    for a, s, n, m in lines
+                ],
+            )
         conn.execute(
             _MOVE,
             [{"account": a, "coins": m[0], "won": m[1], "played": m[2]} for a, m in order],
         )
+
+    def _moves(
+        self, journal_id: int | str, lines: Sequence[Line], played: Sequence[int]
+    ) -> list[tuple[int, list[int]]]:
+        """Per account of a journal's lines (and each of ``played``): [coins, 积分, hands]
+        it moves by, its people first in id order, the system row last."""
+        if sum(line[2] for line in lines) != 0:
+            raise AssertionError(f"journal {journal_id}: lines do not sum to zero: {lines}")
+        moves: dict[int, list[int]] = {p: [0, 0, 1] for p in played}
+        for account, _, amount, _ in lines:
+            move = moves.setdefault(account, [0, 0, 0])
+            move[0] += amount
+            if move[2]:  # a person of the hand (not the house)
+                move[1] += amount
+        # Its people are locked already (`_lock`, in id order) or new, so the one row it
+        # may still wait for is its one system row: no two transactions wait in a circle.
+        # (Row by row, as on SQLite, the system row comes last all the same.)
+        system = self._system
+        return sorted(moves.items(), key=lambda am: (am[0] in system, am[0]))
 
     def _lock(self, conn: sa.Connection, people: Iterable[int]) -> dict[int, int]:
         """Lock people's accounts, in id order, for the rest of the transaction (a no-op
@@ -596,6 +608,10 @@ class Platform:
         people = sorted({s for s in start.seats if s is not None})
         if not people:
             raise SettlementError("a coin hand has at least one person")
+        if self._postgres:
+            settled = self._settle_in_one_call(hand_id, start, coins, text, digest, people)
+            if settled is not None:
+                return settled
 
         def work(conn: sa.Connection) -> Settled:
             journal_id, current = self._open_hand(conn, hand_id, start.room, people)
@@ -620,6 +636,76 @@ class Platform:
             return Settled(hand_id, journal_id, booked.fees, booked.total, True)
 
         return self._run(work)
+
+    def _settle_in_one_call(
+        self,
+        hand_id: str,
+        start: HandStart,
+        coins: HandCoins,
+        text: bytes,
+        digest: str,
+        people: Sequence[int],
+    ) -> Settled | None:
+        """PostgreSQL: the hand booked by one call of ``fangcheng_settle_hand`` (migration
+        0003), its own transaction, with ``coins`` as capped by the balances at hand
+        start; ``None`` if a person's balance has since fallen below what its seat owes
+        up to that cap (nothing was written: the caller settles the long way)."""
+        seated = list(zip(start.seats, start.balances, strict=True))
+        if any(s is not None and type(b) is not int for s, b in seated):
+            return None  # a person without a start balance: the long way names the problem
+        house = house_for(self.houses, hand_id)
+        accounts = [house if s is None else s for s in start.seats]
+        lines = hand_lines(accounts, coins, house)
+        seats = [
+            (a, None, 0) if s is None else (a, b, min(owed, max(b or 0, 0)))
+            for a, (s, b), owed in zip(accounts, seated, coins.owed, strict=True)
+        ]
+        moves = [(a, *m) for a, m in self._moves(hand_id, lines, people)]
+        values = {
+            "key": f"hand:{hand_id}", "created_at": self.clock(), "memo": f"{start.room} hand",
+            "hand_id": hand_id, "room": start.room, "base": start.stake,
+            "record": text.decode(), "digest": digest,
+            "seats": msgspec.json.encode(seats).decode(),
+            "lines": msgspec.json.encode(lines).decode(),
+            "moves": msgspec.json.encode(moves).decode(),
+        }  # fmt: skip
+        try:
+            journal_id = self._call_settle(values)
+        except sa.exc.DBAPIError as exc:
+            if getattr(exc.orig, "sqlstate", None) == _STALE:
+                return None
+            raise
+        if journal_id is None:
+            return self._run(lambda conn: self._settled_before(conn, hand_id, digest))
+        return Settled(hand_id, int(journal_id), coins.fees, coins.total, True)
+
+    def _call_settle(self, values: Mapping[str, object]) -> int | None:
+        """One call of ``fangcheng_settle_hand`` in autocommit (the call is the
+        transaction), on a pooled connection's psycopg connection itself: through a
+        SQLAlchemy `sa.Connection` the call cost three times the client CPU. Run again
+        after a deadlock or a serialization failure, as `_run` does; other errors are
+        raised as SQLAlchemy's (a broken connection leaves the pool)."""
+        error = self.engine.dialect.loaded_dbapi.Error
+        for attempt in range(_TRIES):
+            pooled = self.engine.raw_connection()
+            driver: Any = pooled.driver_connection  # a psycopg.Connection
+            try:
+                driver.autocommit = True
+                try:
+                    row = driver.execute(_PG_SETTLE, values, prepare=True).fetchone()
+                finally:
+                    if not driver.closed:
+                        driver.autocommit = False
+            except error as exc:
+                if driver.broken:
+                    pooled.invalidate()
+                if exc.sqlstate in _RETRY_CODES and attempt < _TRIES - 1:
+                    continue
+                raise sa.exc.DBAPIError.instance(_PG_SETTLE, values, exc, error) from exc
+            finally:
+                pooled.close()
+            return None if row[0] is None else int(row[0])
+        raise AssertionError("unreachable")
 
     def _open_hand(
         self, conn: sa.Connection, hand_id: str, room: str, people: Sequence[int]
@@ -755,6 +841,14 @@ _PG_POST_HAND: Final = sa.text(
     + _PG_LINES
     + _PG_MOVE
 )
+# PostgreSQL: a whole settlement in one call (migration 0003), in psycopg's parameter
+# style; it raises _STALE when a balance no longer covers its seat.
+_PG_SETTLE: Final = (
+    "SELECT fangcheng_settle_hand(%(key)s::text, %(created_at)s::double precision, "
+    "%(memo)s::text, %(hand_id)s::text, %(room)s::text, %(base)s::bigint, %(record)s::text, "
+    "%(digest)s::text, %(seats)s::json, %(lines)s::json, %(moves)s::json)"
+)
+_STALE: Final = "FC001"
 #: The memo of a service-fee line (D45).
 FEE: Final = "服务费"
 
