@@ -756,22 +756,24 @@ class Platform:
             ).first()
             if row is None:
                 raise UnknownPerson(f"no account {person_id}")
-            results = conn.execute(
-                sa.select(
-                    t.coin_hands.c.hand_id,
-                    t.coin_hands.c.room,
-                    t.journals.c.created_at,
-                    sa.func.sum(t.journal_lines.c.amount),
+            recent_results: tuple[Result, ...] = ()
+            if recent:  # a title alone (recent=0) needs only the first row
+                results = conn.execute(
+                    sa.select(
+                        t.coin_hands.c.hand_id,
+                        t.coin_hands.c.room,
+                        t.journals.c.created_at,
+                        sa.func.sum(t.journal_lines.c.amount),
+                    )
+                    .select_from(t.journal_lines)
+                    .join(t.journals, t.journals.c.id == t.journal_lines.c.journal_id)
+                    .join(t.coin_hands, t.coin_hands.c.journal_id == t.journals.c.id)
+                    .where(t.journal_lines.c.account_id == person_id)
+                    .group_by(t.journals.c.id, t.coin_hands.c.hand_id, t.coin_hands.c.room)
+                    .order_by(t.journals.c.id.desc())
+                    .limit(recent)
                 )
-                .select_from(t.journal_lines)
-                .join(t.journals, t.journals.c.id == t.journal_lines.c.journal_id)
-                .join(t.coin_hands, t.coin_hands.c.journal_id == t.journals.c.id)
-                .where(t.journal_lines.c.account_id == person_id)
-                .group_by(t.journals.c.id, t.coin_hands.c.hand_id, t.coin_hands.c.room)
-                .order_by(t.journals.c.id.desc())
-                .limit(recent)
-            )
-            recent_results = tuple(Result(h, r, int(n), at) for h, r, at, n in results)
+                recent_results = tuple(Result(h, r, int(n), at) for h, r, at, n in results)
         return Profile(
             person=Person(person_id, row.name),
             balance=row.balance,

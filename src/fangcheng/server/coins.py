@@ -22,7 +22,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fangcheng.engine import Round, record_of
-from fangcheng.platform import ROOMS, HandStart, Platform, PlatformError
+from fangcheng.platform import (
+    MIN_TO_SIT,
+    RELIEF_BELOW,
+    ROOMS,
+    HandStart,
+    Platform,
+    PlatformError,
+)
 from fangcheng.protocol.wire import TableSettings
 from fangcheng.rules.ruleset import configure, find_rules
 from fangcheng.scoring.payments import effective_base, stake_for_balances
@@ -373,12 +380,13 @@ def quick_match(hub: Hub, person: Person, room: str, address: str) -> CoinTable:
     seated = isinstance(here, CoinTable) and here.seat_of(person.id) is not None
     if seated and here is not None and here.status != "finished":
         raise TableError("state", f"you sit at coin table {here.code}: one coin table at a time")
-    balance = platform.balance(person.account)
-    if balance < 100:
+    mine = platform.profile(person.account, recent=0)
+    balance = mine.balance
+    if balance < MIN_TO_SIT:
         raise TableError(
             "forbidden",
-            f"you have {balance} coins; a coin table needs at least 100 "
-            "(below 100, claim the daily relief)",
+            f"you have {balance} coins; a coin table needs at least {MIN_TO_SIT} "
+            f"(below {RELIEF_BELOW}, claim the daily relief)",
         )
     hub.leave(person.id)  # off a point table, or a finished coin table
     held = platform.seated_at(person.account)
@@ -405,8 +413,7 @@ def quick_match(hub: Hub, person: Person, room: str, address: str) -> CoinTable:
         if not table.people():
             hub.close(table)
         raise TableError("forbidden", str(exc)) from None
-    title = platform.profile(person.account, recent=0).title
-    table.seat_person(person, title, address, now)
+    table.seat_person(person, mine.title, address, now)
     hub.sitting[person.id] = table.code
     hub.poke(table)
     return table
