@@ -28,15 +28,15 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
-from crashing import _fangcheng
-from ledgerdb import database
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from crashing import _fangcheng
 from fangcheng.players import make_bot
 from fangcheng.protocol.wire import VERSION, ActFrame, HelloFrame, decode_server, encode
 from fangcheng.server.botclient import MAX_SERVER_FRAME, BotSeat
 from fangcheng.server.store import hands
+from ledgerdb import database
 
 REDIS = "redis://127.0.0.1:6379/0"
 #: The leases' ttl in these tests (ms): a dead process's tables move after about this.
@@ -73,7 +73,7 @@ class Process:
         self.process = subprocess.Popen(
             [*_fangcheng(), "serve", "--port", str(self.port), "--db", db, "--redis", redis,
              "--redis-prefix", prefix, "--lease-ms", str(LEASE_MS), "--bot-ms", "2",
-             "--between-ms", "50", "--match-wait-ms", "400", "--rate", "1000"],
+             "--between-ms", "50", "--match-wait-ms", "1500", "--rate", "1000"],
             stdout=self.log, stderr=subprocess.STDOUT,
         )  # fmt: skip
 

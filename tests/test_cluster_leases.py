@@ -12,8 +12,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from clustering import REDIS, redis_problem
 
+from clustering import REDIS, redis_problem
 from fangcheng.server.cluster import DRIFT, Leases
 from fangcheng.server.log import Fenced, TableLog, read_log
 from fangcheng.server.store import Store
