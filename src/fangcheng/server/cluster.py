@@ -511,6 +511,9 @@ class RedisDirectory(Directory):
             if not self.up or time.monotonic() - self.up_since < self.lease_ms / 1000:
                 continue
             try:
+                if await self.redis.get(self._key("proc", self.id)) is None:
+                    self.up = False  # Redis lost its keys: the owners put theirs back first
+                    continue
                 uids = await asyncio.to_thread(live_uids, engine)
                 here = {t.uid for t in hub.tables.values()} | self._broken
                 candidates = [u for u in uids if u not in here]
