@@ -471,6 +471,7 @@ async def open_table(request: Request) -> Response:
     except WireError as exc:
         raise TableError("malformed", str(exc)) from None
     await relay.leave_elsewhere(request, person)
+    await _hub(request).directory.ready()
     table = _hub(request).open(person, settings)
     return JSONResponse({"code": table.code, "table": table.info()})
 
@@ -493,6 +494,7 @@ async def practice(request: Request) -> Response:
     except WireError as exc:
         raise TableError("malformed", str(exc)) from None
     await relay.leave_elsewhere(request, person)
+    await hub.directory.ready()
     table = hub.open(person, settings, practice=True)
     table.start(person.id, body.bot, hub.now())
     hub.poke(table)

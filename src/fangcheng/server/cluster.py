@@ -61,7 +61,7 @@ DRIFT: Final = 0.1
 #: Codes (with their uids' leases) reserved ahead, so that opening a table waits on no
 #: round trip; a reserved code's key expires unless a table takes it (a process killed
 #: with reserved codes leaks none).
-POOL: Final = 4
+POOL: Final = 8
 RESERVED_MS: Final = 600_000
 #: The header of a request one process passes on to another: it is answered there, never
 #: passed on again.
@@ -109,6 +109,9 @@ class Directory:
     def holds(self, uid: str) -> bool:
         """Whether this process may act on the table now."""
         return True
+
+    async def ready(self) -> None:
+        """Before a call that may open a table: a code is ready for `reserve`."""
 
     def changed(self) -> None:
         """A table changed (its lobby row or who sits there may have)."""
@@ -246,7 +249,14 @@ class RedisDirectory(Directory):
                 self._spawn(self._persist(self._key("code", code)))
                 self._spawn(self._refill())
                 return code, uid
+        if self.up:
+            raise TableError("unavailable", "no table code is ready this moment: try again")
         raise TableError("unavailable", "the server cannot reach Redis: no new table now")
+
+    async def ready(self) -> None:
+        if not self.pool and self.up:
+            with contextlib.suppress(*_REDIS_ERRORS):
+                await self._refill()
 
     async def _persist(self, key: str) -> None:
         await self.redis.persist(key)
