@@ -231,6 +231,8 @@ class RedisDirectory(Directory):
         self._published: dict[str, str] = {}  # code → the row this process put up
         self._sat: dict[int, str] = {}  # person → the code put up as where they sit
         self._broken: set[str] = set()  # uids whose log would not replay here
+        #: codes of tables given up, not closed: their people's seats are the new owner's
+        self._handed: set[str] = set()
         self._dirty = asyncio.Event()
         self._publishing = asyncio.Lock()  # one writer of the rows at a time
         self._tasks: list[asyncio.Task[None]] = []
@@ -269,6 +271,8 @@ class RedisDirectory(Directory):
 
     def closed(self, table: Table, ended: bool) -> None:
         self._dirty.set()
+        if not ended:
+            self._handed.add(table.code)
         self._spawn(self._closed(table.uid, table.code, ended))
 
     async def _closed(self, uid: str, code: str, ended: bool) -> None:
@@ -450,6 +454,9 @@ class RedisDirectory(Directory):
         gone = [code for code in self._published if code not in rows]
         sat = dict(hub.sitting)
         seat = {p: code for p, code in sat.items() if self._sat.get(p) != code}
+        handed, self._handed = self._handed, set()
+        for person in [p for p, code in self._sat.items() if code in handed and p not in sat]:
+            del self._sat[person]  # the new owner puts these up (and takes them down)
         stood = {p: code for p, code in self._sat.items() if p not in sat}
         if not (put or gone or seat or stood):
             return
