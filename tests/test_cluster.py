@@ -128,7 +128,10 @@ def test_the_owner_killed_mid_hand_its_tables_go_on_elsewhere(group: Cluster, se
 
     async def play() -> None:
         async def kill() -> None:
-            await asyncio.sleep(rng.uniform(0.3, 1.5))
+            while not clients[0].events:  # the coin match has been dealt
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(rng.uniform(0.0, 1.0))
+            assert not clients[0].seat.over
             owner.kill()  # kill -9, mid-hand: the coin match is several hands long
             await asyncio.to_thread(group.add)  # a process to take the dead one's place
 
@@ -149,9 +152,11 @@ def test_redis_restarted_mid_hand_the_tables_pause_then_go_on(
 
     async def play() -> None:
         async def outage() -> None:
-            await asyncio.sleep(0.5)
+            while not clients[0].events:  # mid-hand
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.3)
             redis_server.kill()
-            await asyncio.sleep(LEASE_MS / 1000)  # every lease has lapsed by now
+            await asyncio.sleep(LEASE_MS / 1000 + 0.3)  # every lease has lapsed by now
             paused.append(group.log_entries())
             await asyncio.sleep(1.0)
             paused.append(group.log_entries())
