@@ -133,3 +133,35 @@ def test_the_log_fences_a_second_writer(tmp_path: Path) -> None:
     first.write("leave", {"person": 1})
     assert [kind for kind, _ in read_log(store.engine, "u1")] == ["open", "sit", "leave"]
     assert read_log(store.engine, "u1")[1][1] == {"person": 1}
+
+
+def test_a_hub_whose_copy_is_fenced_drops_it_and_closes_its_connections(tmp_path: Path) -> None:
+    """Two processes' hubs with one table (the second took it over by replay while the
+    first lived on): the first's next write is refused, and it drops the table at once,
+    closing its connections with 1012 so that its people reconnect to the new owner."""
+    from fangcheng.server.app import Connection
+    from fangcheng.server.recovery import bring_back
+    from test_server_protocol import Clock
+    from test_server_recovery import _hub, _play, _point_table
+
+    url = f"sqlite:///{tmp_path / 'two.db'}"
+    clock = Clock()
+    first = _hub(url, clock)
+    table = _point_table(first, "baishan")
+    _play(first, clock, 5)
+    watcher = Connection(None)
+    table.attach(watcher, clock())
+    second = _hub(url, clock)
+    again = bring_back(second, table.uid, read_log(second.store.engine, table.uid))
+    assert again is not None
+    _play(second, clock, 3)  # the new owner plays on: it has written the next entries
+    clock.now += 100
+    with pytest.raises(Fenced):
+        table.tick(clock())  # the old copy's next decision
+    assert first.fenced(table)
+    assert table.code not in first.tables and watcher.close_code == 1012
+    with pytest.raises(Fenced):  # nothing more is written by it, not even tried
+        table.tick(clock.now + 10_000)
+    entries = read_log(second.store.engine, table.uid)
+    _play(second, clock, 3)
+    assert len(read_log(second.store.engine, table.uid)) > len(entries)  # the owner goes on
