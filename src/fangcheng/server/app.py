@@ -595,7 +595,7 @@ class Connection:
         self.seat = seat
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.lagging = False
-        self.close_code: int | None = None  # set: the writer closes the socket so
+        self.close_code: int | None = None  # set: the writer closes the socket with it
 
     def drop(self, code: int) -> None:
         """Close the connection with ``code`` (its pending frames are not sent)."""
