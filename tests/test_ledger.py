@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -30,7 +31,7 @@ from fangcheng.platform import (
     schema,
     table_stake,
 )
-from fangcheng.platform.database import MIGRATIONS, migrate
+from fangcheng.platform.database import MIGRATIONS, connect, migrate
 from fangcheng.rules.ruleset import BAISHAN_PLATFORM, configure
 from ledgerdb import invariants, play, settle, sign_up
 
@@ -510,3 +511,21 @@ def test_ledger_grant_is_a_journal_from_issuance(platform: Platform, db_url: str
 def test_ledger_commands_name_a_database_they_cannot_open(capsys):
     assert main(["ledger", "check", "--db", "nonsense://x"]) == 2
     assert "cannot open the database nonsense://x" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("backend", ledgerdb.BACKENDS)
+def test_processes_starting_together_make_one_schema(backend: str, tmp_path: Path) -> None:
+    """Many servers started at once on one empty database (issue 19): each makes the
+    platform's schema and the server's tables, in turn, and none fails."""
+    from fangcheng.server.store import Store
+
+    def start(url: str) -> None:
+        connect(url).dispose()
+        Store(url).engine.dispose()
+
+    for url in ledgerdb.database(backend, tmp_path):
+        with ThreadPoolExecutor(6) as pool:
+            for done in [pool.submit(start, url) for _ in range(6)]:
+                done.result()
+        with connect(url).connect() as db:
+            assert db.execute(sa.text("SELECT count(*) FROM table_logs")).scalar() == 0

@@ -19,16 +19,16 @@ from alembic.config import Config
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
 
-__all__ = ["DEFAULT_URL", "READ_ONLY", "connect", "database_url", "migrate"]
+__all__ = ["DEFAULT_URL", "READ_ONLY", "connect", "database_url", "lock_schema", "migrate"]
 
 #: The server's default database (``fangcheng serve --data data``).
 DEFAULT_URL: Final = "sqlite:///data/fangcheng.db"
 #: An execution option: a transaction that only reads (on SQLite, no write lock).
 READ_ONLY: Final = "fangcheng_read_only"
 MIGRATIONS: Final = Path(__file__).with_name("migrations")
-#: Taken while migrating on PostgreSQL, so that two processes starting at once do not
-#: both create the schema (an arbitrary constant: "fangchen" in ASCII).
-_MIGRATION_LOCK: Final = 0x66616E676368656E
+#: Taken while a schema is made on PostgreSQL (`lock_schema`; an arbitrary constant:
+#: "fangchen" in ASCII).
+_SCHEMA_LOCK: Final = 0x66616E676368656E
 
 
 def database_url(given: str | None) -> str:
@@ -75,12 +75,19 @@ def _sqlite_begin(connection: sa.Connection) -> None:
     connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
+def lock_schema(connection: sa.Connection) -> None:
+    """Hold the schema lock for the rest of ``connection``'s transaction, so that
+    processes starting at once on one database (many servers, issue 19) make its tables
+    in turn instead of colliding; on SQLite the transaction's write lock does it."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(sa.select(sa.func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
+
+
 def migrate(engine: Engine) -> None:
     """Bring the schema to the newest migration (``alembic upgrade head``)."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as connection:
-        if connection.dialect.name == "postgresql":
-            connection.execute(sa.select(sa.func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
+        lock_schema(connection)
         config.attributes["connection"] = connection
         command.upgrade(config, "head")

@@ -1,7 +1,8 @@
 """The server's database: sessions (token hashes only) and every finished hand's record
 and redacted views. SQLAlchemy Core on any URL; an SQLite file by default.
 
-The schema is created at start (`metadata.create_all`); migrations (Alembic) come with
+The schema is created at start (`metadata.create_all`, under the platform's schema lock on
+PostgreSQL, so that processes started together take turns); migrations (Alembic) come with
 the coin platform, whose ledger is the first table that must survive a schema change.
 The tables' action logs live here too (`fangcheng.server.log`): they are the server's
 (point tables have them as well as coin tables, and they name the server's sessions), and
@@ -20,6 +21,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.pool import StaticPool
 
+from fangcheng.platform.database import lock_schema
 from fangcheng.server.security import new_token, token_hash
 
 __all__ = ["Person", "Store", "default_url", "table_log_entries", "table_logs"]
@@ -128,7 +130,9 @@ class Store:
         self.engine = sa.create_engine(parsed, **extra)
         if url.startswith("sqlite:///") and not memory:
             sa.event.listen(self.engine, "connect", _sqlite_wal)
-        metadata.create_all(self.engine)
+        with self.engine.begin() as db:
+            lock_schema(db)
+            metadata.create_all(db)
 
     def new_session(
         self, name: str, kind: str = "person", table: str | None = None
