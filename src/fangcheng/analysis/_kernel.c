@@ -666,9 +666,30 @@ static int faces_of(PyObject *seq, const uint8_t *h, int *faces) {
     return (int)m;
 }
 
-/* bot_closest(h14, profile, faces) -> (least distance, [faces at it, ascending]) | None:
- * `_Memo.closest`, or None where a discard leaves the hand ready (its distance needs the
- * rule set's waits: the Python path) or the hand or a face is one it would refuse. */
+/* A new list of the faces[i] whose dist[i] is `at`, ascending, each as often as listed. */
+static PyObject *faces_at(const int *faces, const int *dist, int m, int at) {
+    int out[64], c = 0;
+    for (int t = 0; t < KINDS; t++)
+        for (int i = 0; i < m; i++)
+            if (faces[i] == t && dist[i] == at) out[c++] = t;
+    PyObject *list = PyList_New(c);
+    if (!list) return NULL;
+    for (int i = 0; i < c; i++) {
+        PyObject *face = PyLong_FromLong(out[i]);
+        if (!face) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, face);
+    }
+    return list;
+}
+
+/* bot_closest(h14, profile, faces) -> (least distance, [faces at it], [ready faces]) |
+ * None: `_Memo.closest` over the discards that leave the hand unready (distance FAR if
+ * none does), and apart the discards that leave it ready, whose distance (0 with a
+ * legal wait, else 1) the rule set's waits decide; lists ascending. None for a hand or a
+ * face the Python code would refuse. */
 static PyObject *bot_closest(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     const uint8_t *h, *p;
     Kind *k;
@@ -681,15 +702,14 @@ static PyObject *bot_closest(PyObject *self, PyObject *const *args, Py_ssize_t n
     if (m <= 0) Py_RETURN_NONE;
     int8_t after[KINDS];
     after_row(k, p[P_FLAGS], -1, h, n, 0, after);
-    for (int i = 0; i < m; i++)
-        if (after[faces[i]] <= 0) Py_RETURN_NONE;
     uint8_t hh[KINDS];
     memcpy(hh, h, KINDS);
-    int best = FAR, dist[64];
+    int best = FAR, dist[64], ready[64];
     for (int i = 0; i < m; i++) {
         int t = faces[i];
         dist[i] = FAR;
-        if (after[t] > best) continue; /* shanten is a floor of the distance */
+        ready[i] = after[t] <= 0;
+        if (ready[i] || after[t] > best) continue; /* shanten is a floor of the distance */
         Needs nd;
         hh[t]--;
         lacking(p, hh, &nd);
@@ -697,21 +717,13 @@ static PyObject *bot_closest(PyObject *self, PyObject *const *args, Py_ssize_t n
         dist[i] = after[t] + nd.total;
         if (dist[i] < best) best = dist[i];
     }
-    int close[64], c = 0;
-    for (int t = 0; t < KINDS; t++) /* ascending, each as often as listed */
-        for (int i = 0; i < m; i++)
-            if (faces[i] == t && dist[i] == best) close[c++] = t;
-    PyObject *list = PyList_New(c);
-    if (!list) return NULL;
-    for (int i = 0; i < c; i++) {
-        PyObject *face = PyLong_FromLong(close[i]);
-        if (!face) {
-            Py_DECREF(list);
-            return NULL;
-        }
-        PyList_SET_ITEM(list, i, face);
+    PyObject *close = faces_at(faces, dist, m, best);
+    PyObject *zero = close ? faces_at(faces, ready, m, 1) : NULL;
+    if (!zero) {
+        Py_XDECREF(close);
+        return NULL;
     }
-    return Py_BuildValue("(iN)", best, list);
+    return Py_BuildValue("(iNN)", best, close, zero);
 }
 
 /* bot_useful(h, profile, d) -> 34 bytes, 1 per useful face | None: `_Memo.useful` of a

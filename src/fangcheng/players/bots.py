@@ -375,12 +375,15 @@ class _Memo:
     def closest(self, h14: bytes, faces: Sequence[int]) -> tuple[int, list[int]]:
         """The least distance after a discard of ``faces``, and the faces that reach it.
         Shanten is a floor of the distance, so faces are measured in its order, until it
-        passes the best distance found. The kernel does it in one call, but where a
-        discard leaves the hand ready (its distance then asks for the rule set's waits)."""
+        passes the best distance found. The kernel does it in one call, but for the
+        discards that leave the hand ready: their distance asks for the rule set's waits."""
         if self.kernel is not None:
-            found: tuple[int, list[int]] | None = self.kernel.bot_closest(h14, self.profile, faces)
+            found: tuple[int, list[int], list[int]] | None = self.kernel.bot_closest(
+                h14, self.profile, faces
+            )
             if found is not None:
-                return found
+                best, close, ready = found
+                return self.with_ready(h14, best, close, ready) if ready else (best, close)
         after = self.after_discard(h14)
         steps = _bounded(self.steps)
         needed = _bounded(self.needed)
@@ -409,6 +412,23 @@ class _Memo:
             elif d == best:
                 close.append(t)
         return best, sorted(close)
+
+    def with_ready(
+        self, h14: bytes, best: int, close: list[int], ready: list[int]
+    ) -> tuple[int, list[int]]:
+        """`closest` of ``close`` (at distance ``best``, the least of the discards that
+        leave the hand unready: 1 or more) and ``ready`` (those that leave it ready: 0
+        with a wait, else 1)."""
+        hand = bytearray(h14)
+        live: list[int] = []
+        dead: list[int] = []
+        for t in ready:
+            hand[t] -= 1
+            (live if self.waits(bytes(hand)) else dead).append(t)
+            hand[t] += 1
+        if live:
+            return 0, live
+        return (1, sorted(close + dead)) if best == 1 else (1, dead)
 
     def useful(self, h: bytes, d: int) -> bytes:
         """The faces whose draw lowers the distance ``d`` of ``h``, one byte each (1 if so):
