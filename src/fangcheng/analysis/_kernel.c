@@ -1,8 +1,9 @@
 /* The compiled kernel of fangcheng.analysis: the tables of fangcheng.analysis.tables,
  * copied into dense arrays, read by plain C loops, for a batch of N x 34 count rows
- * (batch.py) or one hand of 34 count bytes (hand.py). Optional: the package builds it
- * from source when the machine has a compiler; without it both modules run their own
- * Python code, which is also the kernel's reference (the differential tests).
+ * (batch.py) or one hand of 34 count bytes (hand.py), and the bots' discard measures
+ * (players/bots.py: `bot_` below). Optional: the package builds it from source when the
+ * machine has a compiler; without it those modules run their own Python code, which is
+ * also the kernel's reference (the differential tests).
  *
  * _fast.py hands the tables over once (load_suit, load_honours per honours kind). A
  * batch call takes the kind, the Shapes flags (1 seven pairs, 2 quads as two pairs, 4
