@@ -15,7 +15,7 @@ from fangcheng.players.bots import _Memo, make_bot
 from fangcheng.rules.ruleset import ALL_RULES, RuleSet, find_rules
 from fangcheng.tiles.melds import Meld, MeldKind
 
-built = pytest.mark.skipif(bots.KERNEL is None, reason="the compiled kernel was not built")
+built = pytest.mark.skipif(bots._KERNEL is None, reason="the compiled kernel was not built")
 RULES = [r.name for r in ALL_RULES]
 
 
@@ -74,7 +74,7 @@ def test_the_kernel_measures_as_the_python_code_on_seeded_hands(rules: str) -> N
                         less[t] -= 1
                         h = bytes(less)
                         mask = slow.useful_worked(h, d)
-                        assert bots.KERNEL.bot_useful(h, fast.profile, d) == mask, (list(h), d)
+                        assert bots._KERNEL.bot_useful(h, fast.profile, d) == mask, (list(h), d)
                         assert count == (left & 255 * int.from_bytes(mask)) % 255
                 checked += 1
     assert checked >= 600
