@@ -1,8 +1,9 @@
 /* The compiled kernel of fangcheng.analysis: the tables of fangcheng.analysis.tables,
  * copied into dense arrays, read by plain C loops, for a batch of N x 34 count rows
- * (batch.py) or one hand of 34 count bytes (hand.py). Optional: the package builds it
- * from source when the machine has a compiler; without it both modules run their own
- * Python code, which is also the kernel's reference (the differential tests).
+ * (batch.py) or one hand of 34 count bytes (hand.py), and the bots' discard measures
+ * (players/bots.py: `bot_` below). Optional: the package builds it from source when the
+ * machine has a compiler; without it those modules run their own Python code, which is
+ * also the kernel's reference (the differential tests).
  *
  * _fast.py hands the tables over once (load_suit, load_honours per honours kind). A
  * batch call takes the kind, the Shapes flags (1 seven pairs, 2 quads as two pairs, 4
@@ -528,6 +529,259 @@ static PyObject *after1(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return PyBytes_FromStringAndSize((const char *)o, KINDS);
 }
 
+/* --- the bots' discard measures (players/bots.py, `_Memo.closest` and `_Memo.useful`)
+ * A bot's distance is shanten plus the win requirements the concealed hand still lacks
+ * (`_Memo.lacking`); its useful draws are the faces in reach whose draw shanten, with
+ * the requirements' gains, is below the distance (`_Memo.useful`). The memo's constants
+ * come as one profile of bytes (`_Memo.__init__` builds it; the P_ offsets below); the
+ * Python methods are the reference (tests/test_bots_kernel.py). */
+#define P_VOID 0        /* the first tile of the 缺 suit 缺一门 counts, or 255 */
+#define P_VOID_LAID 1   /* its tiles in the laid melds */
+#define P_OPEN 2        /* bit s: suit s (tiles 9s..9s+8) still open for 三门全 */
+#define P_TERMINAL 3    /* 么九 still open */
+#define P_PUNG 4        /* 必须有碰 still open */
+#define P_DRAGON_PAIR 5 /* a dragon pair counts as the pung */
+#define P_DRAGON_SET 6  /* 中发白 counts as the pung */
+#define P_FLAGS 7       /* the Shapes flags, as the batch calls take them */
+#define P_KIND 8        /* the honours kind: 1 with the 中发白 set */
+#define P_QUE 9         /* 34 bytes: 1 for a face of the 缺 suit (its draw sets back) */
+#define P_PLAY (P_QUE + KINDS) /* 34 bytes: 1 for a face the rule set plays with */
+#define P_SIZE (P_PLAY + KINDS)
+#define FIRST_DRAGON 31
+#define BIAS 4
+
+typedef struct {
+    int total, missing, no_terminal, no_pung; /* missing: bit s for suit s */
+} Needs;
+
+static inline int terminal(int t) { return t >= 27 || t % 9 == 0 || t % 9 == 8; }
+
+/* `_Memo.pung_in_reach`: a pung (or substitute) held, or two pairs to grow one from. */
+static int pung_in_reach(const uint8_t *p, const uint8_t *h) {
+    int pairs = 0, twos = 0;
+    for (int t = 0; t < KINDS; t++) {
+        pairs += h[t] >= 2;
+        twos += h[t] == 2;
+    }
+    if (pairs >= 2 || (pairs == 1 && !twos)) return 1;
+    const uint8_t *d = h + FIRST_DRAGON;
+    if (p[P_DRAGON_PAIR] && (d[0] >= 2 || d[1] >= 2 || d[2] >= 2)) return 1;
+    return p[P_DRAGON_SET] && d[0] && d[1] && d[2];
+}
+
+/* `_Memo.lacking` */
+static void lacking(const uint8_t *p, const uint8_t *h, Needs *n) {
+    int total = 0;
+    if (p[P_VOID] != 255) {
+        total += p[P_VOID_LAID];
+        for (int i = 0; i < 9; i++) total += h[p[P_VOID] + i];
+    }
+    n->missing = 0;
+    for (int s = 0; s < 3; s++) {
+        if (!(p[P_OPEN] >> s & 1)) continue;
+        int any = 0;
+        for (int i = 0; i < 9; i++) any |= h[9 * s + i];
+        if (!any) {
+            n->missing |= 1 << s;
+            total++;
+        }
+    }
+    n->no_terminal = 0;
+    if (p[P_TERMINAL]) {
+        int any = 0;
+        for (int t = 0; t < KINDS; t++) any |= terminal(t) && h[t];
+        n->no_terminal = !any;
+    }
+    n->no_pung = p[P_PUNG] && !pung_in_reach(p, h);
+    n->total = total + n->no_terminal + n->no_pung;
+}
+
+/* `_Memo.useful` of one checked hand h of n (13 - 3k) tiles at distance d: 1 per face
+ * into o. */
+static void useful_row(const Kind *k, const uint8_t *p, const uint8_t *h, int n, int d,
+                       uint8_t *o) {
+    int8_t after[KINDS];
+    after_row(k, p[P_FLAGS], 1, h, n, 1, after);
+    Needs nd;
+    lacking(p, h, &nd);
+    int most = 0;
+    for (int t = 0; t < KINDS; t++) most = h[t] > most ? h[t] : most;
+    int limit = d - nd.total + 1 + BIAS;
+    const uint8_t *dragon = h + FIRST_DRAGON;
+    int dragons_held = (dragon[0] > 0) + (dragon[1] > 0) + (dragon[2] > 0);
+    for (int t = 0; t < KINDS; t++) {
+        int suit = t < 27 ? t / 9 : -1, r = t % 9, held = h[t] > 0;
+        int raised = after[t] + BIAS + p[P_QUE + t];
+        int wanted = 0;
+        if (suit >= 0 && (nd.missing >> suit & 1)) {
+            raised--;
+            wanted = 1;
+        }
+        if (nd.no_terminal && terminal(t)) {
+            raised--;
+            wanted = 1;
+        }
+        if (nd.no_pung) { /* `_Memo.pung_draws` */
+            int is_dragon = t >= FIRST_DRAGON;
+            int draws = most >= 2 && held;
+            draws |= p[P_DRAGON_PAIR] && held && is_dragon;
+            draws |= p[P_DRAGON_SET] && dragons_held == 2 && is_dragon && !held;
+            raised -= draws;
+        }
+        int near = held || wanted;
+        if (suit >= 0) {
+            const uint8_t *c = h + 9 * suit;
+            near |= (r >= 1 && c[r - 1]) || (r >= 2 && c[r - 2]) || (r <= 7 && c[r + 1]) ||
+                    (r <= 6 && c[r + 2]);
+        }
+        o[t] = raised < limit && near && p[P_PLAY + t];
+    }
+}
+
+static int bot_args(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, const uint8_t **h,
+                    const uint8_t **p, Kind **k) {
+    if (nargs != want || !PyBytes_CheckExact(args[0]) || PyBytes_GET_SIZE(args[0]) != KINDS ||
+        !PyBytes_CheckExact(args[1]) || PyBytes_GET_SIZE(args[1]) != P_SIZE) {
+        PyErr_SetString(PyExc_TypeError, "a hand of 34 count bytes and a bot profile");
+        return -1;
+    }
+    *h = (const uint8_t *)PyBytes_AS_STRING(args[0]);
+    *p = (const uint8_t *)PyBytes_AS_STRING(args[1]);
+    *k = kind_of((*p)[P_KIND]);
+    return *k ? 0 : -1;
+}
+
+/* A face list's items as faces, each held in h; -1 if one is not (or not a face). */
+static int faces_of(PyObject *seq, const uint8_t *h, int *faces) {
+    Py_ssize_t m = PySequence_Fast_GET_SIZE(seq);
+    if (m > 64) return -1;
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < m; i++) {
+        long t = PyLong_Check(items[i]) ? PyLong_AsLong(items[i]) : -1;
+        if (t < 0 || t >= KINDS || !h[t]) {
+            PyErr_Clear();
+            return -1;
+        }
+        faces[i] = (int)t;
+    }
+    return (int)m;
+}
+
+/* A new list of the faces[i] whose dist[i] is `at`, ascending, each as often as listed. */
+static PyObject *faces_at(const int *faces, const int *dist, int m, int at) {
+    int out[64], c = 0;
+    for (int t = 0; t < KINDS; t++)
+        for (int i = 0; i < m; i++)
+            if (faces[i] == t && dist[i] == at) out[c++] = t;
+    PyObject *list = PyList_New(c);
+    if (!list) return NULL;
+    for (int i = 0; i < c; i++) {
+        PyObject *face = PyLong_FromLong(out[i]);
+        if (!face) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, face);
+    }
+    return list;
+}
+
+/* bot_closest(h14, profile, faces) -> (least distance, [faces at it], [ready faces]) |
+ * None: `_Memo.closest` over the discards that leave the hand unready (distance FAR if
+ * none does), and apart the discards that leave it ready, whose distance (0 with a
+ * legal wait, else 1) the rule set's waits decide; lists ascending. None for a hand or a
+ * face the Python code would refuse. */
+static PyObject *bot_closest(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const uint8_t *h, *p;
+    Kind *k;
+    if (bot_args(args, nargs, 3, &h, &p, &k) < 0) return NULL;
+    int n = count_of(h, 4);
+    PyObject *seq = PySequence_Fast(args[2], "faces: a list or tuple");
+    if (!seq) return NULL;
+    int faces[64], m = n < 0 ? -1 : faces_of(seq, h, faces);
+    Py_DECREF(seq);
+    if (m <= 0) Py_RETURN_NONE;
+    int8_t after[KINDS];
+    after_row(k, p[P_FLAGS], -1, h, n, 0, after);
+    uint8_t hh[KINDS];
+    memcpy(hh, h, KINDS);
+    int best = FAR, dist[64], ready[64];
+    for (int i = 0; i < m; i++) {
+        int t = faces[i];
+        dist[i] = FAR;
+        ready[i] = after[t] <= 0;
+        if (ready[i] || after[t] > best) continue; /* shanten is a floor of the distance */
+        Needs nd;
+        hh[t]--;
+        lacking(p, hh, &nd);
+        hh[t]++;
+        dist[i] = after[t] + nd.total;
+        if (dist[i] < best) best = dist[i];
+    }
+    PyObject *close = faces_at(faces, dist, m, best);
+    PyObject *zero = close ? faces_at(faces, ready, m, 1) : NULL;
+    if (!zero) {
+        Py_XDECREF(close);
+        return NULL;
+    }
+    return Py_BuildValue("(iNN)", best, close, zero);
+}
+
+/* bot_useful(h, profile, d) -> 34 bytes, 1 per useful face | None: `_Memo.useful` of a
+ * 13 - 3k hand at distance d. */
+static PyObject *bot_useful(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const uint8_t *h, *p;
+    Kind *k;
+    if (bot_args(args, nargs, 3, &h, &p, &k) < 0) return NULL;
+    long d = PyLong_AsLong(args[2]);
+    if (d == -1 && PyErr_Occurred()) return NULL;
+    int n = count_of(h, 2);
+    if (n < 0) Py_RETURN_NONE;
+    uint8_t o[KINDS];
+    useful_row(k, p, h, n, (int)d, o);
+    return PyBytes_FromStringAndSize((const char *)o, KINDS);
+}
+
+/* bot_useful_after(h14, profile, faces, d, unseen) -> [count per face] | None: for each
+ * discard of faces, the unseen copies of the useful faces of the hand it leaves at
+ * distance d (`EfficientBot.useful` of each). */
+static PyObject *bot_useful_after(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    const uint8_t *h, *p;
+    Kind *k;
+    if (bot_args(args, nargs, 5, &h, &p, &k) < 0) return NULL;
+    long d = PyLong_AsLong(args[3]);
+    if (d == -1 && PyErr_Occurred()) return NULL;
+    if (!PyBytes_CheckExact(args[4]) || PyBytes_GET_SIZE(args[4]) != KINDS) {
+        PyErr_SetString(PyExc_TypeError, "unseen: 34 count bytes");
+        return NULL;
+    }
+    const uint8_t *unseen = (const uint8_t *)PyBytes_AS_STRING(args[4]);
+    int n = count_of(h, 4);
+    PyObject *seq = PySequence_Fast(args[2], "faces: a list or tuple");
+    if (!seq) return NULL;
+    int faces[64], m = n < 0 ? -1 : faces_of(seq, h, faces);
+    Py_DECREF(seq);
+    if (m < 0) Py_RETURN_NONE;
+    PyObject *list = PyList_New(m);
+    if (!list) return NULL;
+    uint8_t hh[KINDS], o[KINDS];
+    memcpy(hh, h, KINDS);
+    for (int i = 0; i < m; i++) {
+        int t = faces[i], count = 0;
+        hh[t]--;
+        useful_row(k, p, hh, n - 1, (int)d, o);
+        hh[t]++;
+        for (int u = 0; u < KINDS; u++) count += o[u] * unseen[u];
+        PyObject *value = PyLong_FromLong(count);
+        if (!value) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, value);
+    }
+    return list;
+}
+
 static PyMethodDef methods[] = {
     {"load_suit", load_suit, METH_VARARGS, "Copy the suit tables into the kernel."},
     {"load_honours", load_honours, METH_VARARGS, "Copy one honours kind's tables."},
@@ -539,6 +793,12 @@ static PyMethodDef methods[] = {
     {"is_win1", (PyCFunction)(void (*)(void))is_win1, METH_FASTCALL, "Win check of one hand."},
     {"waits1", (PyCFunction)(void (*)(void))waits1, METH_FASTCALL, "Waits of one hand."},
     {"after1", (PyCFunction)(void (*)(void))after1, METH_FASTCALL, "After each change, one."},
+    {"bot_closest", (PyCFunction)(void (*)(void))bot_closest, METH_FASTCALL,
+     "A bot's least distance after a discard."},
+    {"bot_useful", (PyCFunction)(void (*)(void))bot_useful, METH_FASTCALL,
+     "A bot's useful faces of one hand."},
+    {"bot_useful_after", (PyCFunction)(void (*)(void))bot_useful_after, METH_FASTCALL,
+     "A bot's useful counts after each discard."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -180,6 +180,8 @@ _T: Final = tables.load()
 #: The compiled kernel (`fangcheng.analysis._fast`), or None: every function below then runs
 #: its Python code, which is also the kernel's reference.
 _K = _fast.kernel(_T)
+#: The same, for the bots' own measures in it (`fangcheng.players.bots`), tables loaded.
+KERNEL: Final = _K
 _SUIT: Final = _T.suit.entries
 _HONOURS: Final = _T.honours.component.entries
 _DRAGONS: Final = _T.dragon_set.component.entries

@@ -25,7 +25,13 @@ from functools import cache
 from itertools import compress
 from typing import ClassVar, Final, NamedTuple, TypeVar
 
-from fangcheng.analysis.hand import discard_shanten, draw_shanten_bytes, shanten, shanten_flush
+from fangcheng.analysis.hand import (
+    KERNEL,
+    discard_shanten,
+    draw_shanten_bytes,
+    shanten,
+    shanten_flush,
+)
 from fangcheng.protocol.actions import Act, Action, called_meld
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.rules.requirements import final_counts, meld_has_pung, wait_set
@@ -105,6 +111,10 @@ _KONG_WALL: Final = 16
 _FLUSH_WALL: Final = 30
 _FLUSH_CREDIT: Final = {1: 0.75, 2: 1.5}
 _V = TypeVar("_V")
+#: The compiled kernel, or None: `_Memo` then measures in Python (its reference; the
+#: differential test plays both ways). A kernel built before it had the bots' functions
+#: (an editable install not rebuilt since) is not used.
+_KERNEL = KERNEL if hasattr(KERNEL, "bot_useful_after") else None
 
 
 class Bot:
@@ -186,8 +196,9 @@ class _Memo:
     until its next turn, and each discard's hand for the look-ahead)."""
 
     __slots__ = (
-        "after", "in_play", "melds", "needed", "open_suits", "pung_open", "que", "que_gains",
-        "rules", "shapes", "steps", "terminal_open", "usefuls", "void", "void_laid", "waited",
+        "after", "in_play", "kernel", "melds", "needed", "open_suits", "profile", "pung_open",
+        "que", "que_gains", "rules", "shapes", "steps", "terminal_open", "usefuls", "void",
+        "void_laid", "waited",
     )  # fmt: skip
 
     def __init__(self, rules: RuleSet, melds: tuple[Meld, ...], que: int | None) -> None:
@@ -213,6 +224,27 @@ class _Memo:
         self.waited: dict[bytes, tuple[int, ...]] = {}  # wait_set
         self.needed: dict[bytes, _Needs] = {}
         self.usefuls: dict[bytes, bytes] = {}
+        #: the kernel that measures in one call what the methods below loop over, or None
+        #: (they then work it out in Python, as the kernel's reference does)
+        self.kernel = _KERNEL
+        self.profile = self.profiled()
+
+    def profiled(self) -> bytes:
+        """The memo's constants as the kernel reads them (``P_`` in ``_kernel.c``)."""
+        rules, shapes = self.rules, self.shapes
+        flags = shapes.seven_pairs | shapes.quad_pairs << 1 | shapes.thirteen_orphans << 2
+        head = (
+            255 if self.void is None else self.void,
+            self.void_laid,
+            sum(1 << s // 9 for s in self.open_suits),
+            self.terminal_open,
+            self.pung_open,
+            rules.dragon_pair_is_pung,
+            rules.dragon_set_is_pung,
+            flags,
+            shapes.dragon_set,
+        )
+        return bytes(head) + self.que_gains.to_bytes(KINDS) + self.in_play.to_bytes(KINDS)
 
     def shanten(self, h: bytes) -> int:
         found = self.steps.get(h)
@@ -344,7 +376,15 @@ class _Memo:
     def closest(self, h14: bytes, faces: Sequence[int]) -> tuple[int, list[int]]:
         """The least distance after a discard of ``faces``, and the faces that reach it.
         Shanten is a floor of the distance, so faces are measured in its order, until it
-        passes the best distance found."""
+        passes the best distance found. The kernel does it in one call, but for the
+        discards that leave the hand ready: their distance asks for the rule set's waits."""
+        if self.kernel is not None:
+            found: tuple[int, list[int], list[int]] | None = self.kernel.bot_closest(
+                h14, self.profile, faces
+            )
+            if found is not None:
+                best, close, ready = found
+                return self.with_ready(h14, best, close, ready) if ready else (best, close)
         after = self.after_discard(h14)
         steps = _bounded(self.steps)
         needed = _bounded(self.needed)
@@ -374,27 +414,71 @@ class _Memo:
                 close.append(t)
         return best, sorted(close)
 
+    def with_ready(
+        self, h14: bytes, best: int, close: list[int], ready: list[int]
+    ) -> tuple[int, list[int]]:
+        """`closest` of ``close`` (at distance ``best``, the least of the discards that
+        leave the hand unready: 1 or more) and ``ready`` (those that leave it ready: 0
+        with a wait, else 1)."""
+        hand = bytearray(h14)
+        live: list[int] = []
+        dead: list[int] = []
+        for t in ready:
+            hand[t] -= 1
+            (live if self.waits(bytes(hand)) else dead).append(t)
+            hand[t] += 1
+        if live:
+            return 0, live
+        return (1, sorted(close + dead)) if best == 1 else (1, dead)
+
     def useful(self, h: bytes, d: int) -> bytes:
         """The faces whose draw lowers the distance ``d`` of ``h``, one byte each (1 if so):
         those in reach whose draw shanten plus gain is below ``d`` less the requirements'
         count (a face held four times has a draw shanten of 99, so it never counts)."""
         found = self.usefuls.get(h)
         if found is None:
-            needs = self.needed.get(h) or self.needs(h)
-            after = draw_shanten_bytes(h, self.shapes)  # `draw_shanten` + 1, as bytes
-            raised = int.from_bytes(after.translate(_BIASED)) + self.que_gains
-            # in reach: near a held face, or filling a requirement (most hands lack none,
-            # and are spared the calls of `gains` and `wanted`)
-            held = int.from_bytes(h.translate(_HELD))
-            near = held | held << 8 & _DOWN1 | held << 16 & _DOWN2
-            near |= held >> 8 & _UP1 | held >> 16 & _UP2
-            if needs is not _NOTHING:
-                raised += self.gains(h, needs)
-                near |= self.wanted(needs)
-            below = raised.to_bytes(KINDS).translate(_below(d - needs.total + 1 + _BIAS))
-            chosen = int.from_bytes(below) & near & self.in_play
-            found = _bounded(self.usefuls)[h] = chosen.to_bytes(KINDS)
+            if self.kernel is not None:
+                found = self.kernel.bot_useful(h, self.profile, d)
+            if found is None:
+                found = self.useful_worked(h, d)
+            _bounded(self.usefuls)[h] = found
         return found
+
+    def useful_worked(self, h: bytes, d: int) -> bytes:
+        """`useful` worked out in Python: the kernel's reference."""
+        needs = self.needed.get(h) or self.needs(h)
+        after = draw_shanten_bytes(h, self.shapes)  # `draw_shanten` + 1, as bytes
+        raised = int.from_bytes(after.translate(_BIASED)) + self.que_gains
+        # in reach: near a held face, or filling a requirement (most hands lack none,
+        # and are spared the calls of `gains` and `wanted`)
+        held = int.from_bytes(h.translate(_HELD))
+        near = held | held << 8 & _DOWN1 | held << 16 & _DOWN2
+        near |= held >> 8 & _UP1 | held >> 16 & _UP2
+        if needs is not _NOTHING:
+            raised += self.gains(h, needs)
+            near |= self.wanted(needs)
+        below = raised.to_bytes(KINDS).translate(_below(d - needs.total + 1 + _BIAS))
+        chosen = int.from_bytes(below) & near & self.in_play
+        return chosen.to_bytes(KINDS)
+
+    def useful_after(self, h14: bytes, faces: Sequence[int], d: int, unseen: bytes) -> list[int]:
+        """For each discard of ``faces``, the unseen copies of the faces whose draw lowers
+        the distance ``d`` of the hand it leaves (`useful` weighted by ``unseen``): one
+        kernel call for all."""
+        if self.kernel is not None:
+            found: list[int] | None = self.kernel.bot_useful_after(
+                h14, self.profile, faces, d, unseen
+            )
+            if found is not None:
+                return found
+        left = int.from_bytes(unseen)
+        hand = bytearray(h14)
+        out = []
+        for t in faces:
+            hand[t] -= 1
+            out.append((left & 255 * int.from_bytes(self.useful(bytes(hand), d))) % 255)
+            hand[t] += 1
+        return out
 
 
 @cache
@@ -604,6 +688,9 @@ class EfficientBot(Bot):
         is only computed for the discards at the least distance. ``at``: the distance
         every one is known to leave (the `closest` faces), not measured again."""
         memo = self.memo(table, melds)
+        if at is not None and self.counts_useful(at):
+            counts = memo.useful_after(h14, faces, at, table.unseen)
+            return sorted([(at, -float(c), t) for c, t in zip(counts, faces, strict=True)])
         first = [
             (memo.distance_at(h, s) if at is None else at, t, h)
             for t, s, h in memo.discarded(h14, faces)
@@ -621,6 +708,11 @@ class EfficientBot(Bot):
         """The least distance after a discard of ``faces``, and the faces that reach it:
         the discards `ranked` would value (a sole one needs no value)."""
         return self.memo(table, melds).closest(h14, faces)
+
+    def counts_useful(self, d: int) -> bool:
+        """Whether `value_after` at distance ``d`` is the `useful` count (so `ranked` may
+        count every discard's in one call)."""
+        return d > 0
 
     def value_after(self, table: Table, h: bytes, melds: Sequence[Meld], d: int) -> float:
         """How good a hand at distance ``d`` is; `StrongBot` looks further ahead."""
@@ -912,6 +1004,9 @@ class StrongBot(EfficientBot):
             _OPEN if opens[2] else _BLANK,
         )
         return self.scored_worth(table, h, melds, tile, ready, others)
+
+    def counts_useful(self, d: int) -> bool:
+        return d > 1  # at 1, `value_after` looks at the ready hands each draw allows
 
     def value_after(self, table: Table, h: bytes, melds: Sequence[Meld], d: int) -> float:
         if d != 1:
