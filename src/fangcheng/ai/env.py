@@ -730,13 +730,19 @@ def env(illegal_reward: float = -1.0, **kwargs: Any) -> Any:
 
 
 class Policy(Protocol):
-    """Anything that plays a seat: the interface of `fangcheng.players.bots`."""
+    """Anything that plays a seat: the interface of `fangcheng.players.bots`.
+
+    A policy that decides from its legal actions alone may also offer ``choose(legal)
+    -> Action``, returning what ``act`` would for an observation with those ``legal``
+    actions: the single-seat environment then calls it and builds no observation (for
+    three random opponents, that was three of a step's four `Round.observe` calls)."""
 
     def act(self, observation: Observation) -> Action: ...
 
 
 class RandomPolicy:
-    """Uniform over the legal actions, from a seeded `random.Random`."""
+    """Uniform over the legal actions, from a seeded `random.Random`: the same draws as
+    `fangcheng.players.bots`' random bot given the same generator."""
 
     def __init__(self, rng: random.Random | None = None) -> None:
         self.rng = rng or random.Random()
@@ -744,15 +750,19 @@ class RandomPolicy:
     def act(self, observation: Observation) -> Action:
         return self.rng.choice(observation.legal)
 
+    def choose(self, legal: Sequence[Action]) -> Action:
+        """`act` without the observation (see `Policy`)."""
+        return self.rng.choice(legal)
+
 
 def _make_policy(spec: str | Policy, rng: random.Random) -> Policy:
     if not isinstance(spec, str):
         return spec
+    if spec == "random":  # the bots module's draws, and it offers `choose`
+        return RandomPolicy(rng)
     try:  # imported when first needed: the bots depend on more than the environment does
         bots = importlib.import_module("fangcheng.players.bots")
     except ImportError:
-        if spec == "random":
-            return RandomPolicy(rng)
         raise ValueError(f"bot {spec!r} needs fangcheng.players.bots; without it: random") from None
     bot: Policy = bots.make_bot(spec, rng)
     return bot
@@ -764,8 +774,9 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
     ``opponents`` is one bot for all three other seats or one per seat in seat order
     (skipping ``seat``); each is a bot name, built for every hand by
     ``fangcheng.players.bots.make_bot(name, rng)`` with a generator seeded from the episode seed
-    (``"random"`` works without the bots module), or an object with
-    ``act(observation) -> Action``, used as it is. Episodes are hands; a hand that ends
+    (``"random"`` is `RandomPolicy`, the bots module's random draws without the module),
+    or an object with ``act(observation) -> Action`` (and optionally ``choose``, see
+    `Policy`), used as it is. Episodes are hands; a hand that ends
     before ``seat`` has a decision to make (a dealer's 天胡) is skipped for the next.
     The reward of a step is the seat's coin delta since its previous decision, other
     seats' moves included. Observations, rewards and the rest are `FangchengEnv`'s.
@@ -811,6 +822,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.observation_space = observation_space()
         self.action_space = spaces.Discrete(ACTION_SIZE)
         self.bots: dict[int, Policy] = {}
+        self._choosers: dict[int, Callable[[Sequence[Action]], Action] | None] = {}
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -825,6 +837,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
             self.bots = {
                 s: _make_policy(spec, random.Random(bot_seed + s)) for s, spec in self.specs.items()
             }
+            self._choosers = {s: getattr(bot, "choose", None) for s, bot in self.bots.items()}
             self._play_others()
             if not self.table.terminations[self.agent]:
                 break
@@ -834,10 +847,14 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
         return self.table.observe(self.agent), {}
 
     def _play_others(self) -> None:
-        table, r, bots = self.table, self.table._round(), self.bots
+        table, r, bots, choosers = self.table, self.table._round(), self.bots, self._choosers
         while not r.over and table.agent_selection != self.agent:
             seat = _SEAT_OF[table.agent_selection]
-            action = bots[seat].act(r.observe(seat))
+            choose = choosers[seat]
+            if choose is None:
+                action = bots[seat].act(r.observe(seat))
+            else:  # no observation to build (see `Policy`)
+                action = choose(r.legal_actions(seat))
             if id(action) not in _INDEX_OF_ID:
                 action_to_index(action)  # a ValueError for an action outside the space
             table._play(seat, action)
