@@ -481,6 +481,59 @@ def test_single_seat_with_the_bots_module() -> None:
         assert reward == reward_h
 
 
+class ActOnly:
+    """A `RandomPolicy` seen only through ``act``: it is handed full observations."""
+
+    def __init__(self, seed: int) -> None:
+        self.inner = RandomPolicy(random.Random(seed))
+
+    def act(self, observation: Observation) -> Action:
+        return self.inner.act(observation)
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_opponents_that_choose_from_the_legal_actions_play_as_with_observations(
+    rules: str,
+) -> None:
+    """`RandomPolicy.choose` (no observation built) decides as its ``act`` does: the same
+    tensors, masks, rewards and record, hand after hand."""
+    choosing = SingleSeatEnv(
+        rules, seat=2, dealer=None, opponents=[RandomPolicy(random.Random(s)) for s in range(3)]
+    )
+    acting = SingleSeatEnv(rules, seat=2, dealer=None, opponents=[ActOnly(s) for s in range(3)])
+    rng = random.Random(7)
+    for seed in range(12):
+        obs, _ = choosing.reset(seed=seed)
+        same, _ = acting.reset(seed=seed)
+        terminated = False
+        while True:
+            assert np.array_equal(obs["observation"], same["observation"])
+            assert np.array_equal(obs["action_mask"], same["action_mask"])
+            if terminated:
+                break
+            action = rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
+            obs, reward, terminated, _, info = choosing.step(action)
+            same, reward_a, terminated_a, _, info_a = acting.step(action)
+            assert (reward, terminated, info) == (reward_a, terminated_a, info_a)
+        assert choosing.table._round().decisions == acting.table._round().decisions
+
+
+def test_random_opponents_draw_as_the_bots_random_bot() -> None:
+    """``"random"`` is `RandomPolicy`, whose choices are the bots module's random bot's
+    from the same generator."""
+    bots = pytest.importorskip("fangcheng.players.bots")
+    g = SingleSeatEnv("sichuan")
+    g.reset(seed=3)
+    assert all(type(bot) is RandomPolicy for bot in g.bots.values())
+    ours, theirs = RandomPolicy(random.Random(5)), bots.make_bot("random", random.Random(5))
+    r = Round("sichuan", seed=5)
+    while not r.over:
+        seat = r.pending()[0]
+        action = ours.choose(r.legal_actions(seat))
+        assert action is theirs.act(r.observe(seat))
+        r.act(seat, action)
+
+
 def test_fallback_replaces_an_illegal_index_and_says_so() -> None:
     g = FallbackOnIllegal(SingleSeatEnv("sichuan"), penalty=-1.0)
     obs, _ = g.reset(seed=4)

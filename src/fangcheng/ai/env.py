@@ -392,6 +392,37 @@ _ZERO_SCRATCH: Final = bytes(OBSERVATION_SIZE)
 #: seen copies -> unseen copies (4 - seen, never below 0), for `bytes.translate`.
 _UNSEEN_ROW: Final = bytes(max(0, 4 - v) for v in range(256))
 _PIAO_AT: Final = {bet: k for k, bet in enumerate(PIAO_BETS)}
+#: The seats in relative order, seen from each seat.
+_ROTATION: Final = tuple(tuple((me + r) % SEATS for r in range(SEATS)) for me in range(SEATS))
+#: A face's place among tile counts held as the base-256 digits of one integer (face 0
+#: the highest): ``_PLACE(t)`` is 256 ** (33 - t). No count reaches 256 (4 copies a face).
+_PLACE: Final = tuple(1 << 8 * (KINDS - 1 - t) for t in range(KINDS)).__getitem__
+_RIVER_BLOCK: Final = 34 + 4 * 34  # a seat block's river and recent sections
+_NO_RECENT: Final = bytes(4 * 34)
+
+# Rivers kept between decisions: a river's two sections (its counts and its last four
+# discards) and its counts as one integer, by the river's tiles. A river grows by one
+# tile between a seat's decisions (or loses its last to a claim), and is seen by every
+# seat: most are found here, the rest are made from the river one tile shorter. Looping
+# over every river's tiles, twice a tile, was about a third of an encoding (about 150,000
+# instructions a call mid-hand).
+_RIVERS: dict[tuple[int, ...], tuple[bytes, int]] = {}
+
+
+def _river_block(river: tuple[int, ...]) -> tuple[bytes, int]:
+    """The river's two sections and its counts (see `_RIVERS`), made and kept."""
+    shorter = _RIVERS.get(river[:-1])
+    counts = sum(map(_PLACE, river)) if shorter is None else shorter[1] + _PLACE(river[-1])
+    block = bytearray(counts.to_bytes(KINDS) + _NO_RECENT)
+    recent = KINDS
+    for t in river[:-5:-1]:
+        block[recent + t] = 1
+        recent += KINDS
+    found = bytes(block), counts
+    if len(_RIVERS) > 4096:  # a long run: the hands before this one are done with
+        _RIVERS.clear()
+    _RIVERS[river] = found
+    return found
 
 
 #: By ``id`` of a table's `RuleSet` (hashing one hashes every field): the rule set itself
@@ -427,29 +458,29 @@ def encode_observation(
     c = bytearray(_ZERO_SCRATCH)
     me = obs.seat
     hand = obs.hand
-    seen = bytearray(hand)
+    seen = int.from_bytes(hand)  # the copies this seat has seen, as base-256 digits
     c[_HAND : _HAND + KINDS] = hand
     if obs.drawn is not None:
         c[_DRAWN + obs.drawn] = 1
     seats = obs.seats
     scores = obs.scores
     fractions = [0.0] * 9
-    for r in range(SEATS):
-        view = seats[(me + r) % SEATS]
+    rivers = _RIVERS
+    for r, s in enumerate(_ROTATION[me]):
+        view = seats[s]
         b = _SEAT0 + r * _SEAT_BLOCK
         river = view.river
-        for t in river:
-            c[b + t] += 1
-            seen[t] += 1
-        recent = b + 34
-        for t in river[:-5:-1]:
-            c[recent + t] = 1
-            recent += 34
+        if river:
+            found = rivers.get(river)
+            if found is None:
+                found = _river_block(river)
+            c[b : b + _RIVER_BLOCK] = found[0]
+            seen += found[1]
         for meld in view.melds:
             kind = meld.kind
             tiles = meld.tiles
             for t in tiles:
-                seen[t] += 1
+                seen += _PLACE(t)
             if kind is _CHI:
                 for t in tiles:
                     c[b + 170 + t] += 1
@@ -470,9 +501,10 @@ def encode_observation(
         piao = _PIAO_AT.get(view.piao)
         if piao is not None:
             c[b + 316 + piao] = 1
-        x = scores[(me + r) % SEATS] / base
         fractions[2 * r] = view.concealed / 14.0
-        fractions[2 * r + 1] = x / (abs(x) + 16.0)
+        if scores[s]:  # 0 most of a hand: 0 squashed is 0
+            x = scores[s] / base
+            fractions[2 * r + 1] = x / (abs(x) + 16.0)
     c[_DEALER + (obs.dealer - me) % SEATS] = 1
     c[_TURN + (obs.turn - me) % SEATS] = 1
     c[_PHASE + _PHASES[obs.phase]] = 1
@@ -484,13 +516,13 @@ def encode_observation(
         c[_TREASURE + obs.treasure] = 1
     for t in obs.retired:
         c[_RETIRED + t] += 1
-        seen[t] += 1
+        seen += _PLACE(t)
     rules = obs.rules
     facts = _BY_RULES.get(id(rules))
     if facts is None or facts[0] is not rules:
         facts = _rules_facts(rules)
     _, in_play, wall_size, features = facts
-    unseen = int.from_bytes(seen.translate(_UNSEEN_ROW)) & in_play
+    unseen = int.from_bytes(seen.to_bytes(KINDS).translate(_UNSEEN_ROW)) & in_play
     c[_UNSEEN : _UNSEEN + KINDS] = unseen.to_bytes(KINDS)
     fractions[8] = min(1.0, obs.wall / wall_size)
     c[_RULES_AT : _RULES_AT + len(_RULE_FEATURES)] = features
@@ -730,13 +762,19 @@ def env(illegal_reward: float = -1.0, **kwargs: Any) -> Any:
 
 
 class Policy(Protocol):
-    """Anything that plays a seat: the interface of `fangcheng.players.bots`."""
+    """Anything that plays a seat: the interface of `fangcheng.players.bots`.
+
+    A policy that decides from its legal actions alone may also offer ``choose(legal)
+    -> Action``, returning what ``act`` would for an observation with those ``legal``
+    actions: the single-seat environment then calls it and builds no observation (for
+    three random opponents, that was three of a step's four `Round.observe` calls)."""
 
     def act(self, observation: Observation) -> Action: ...
 
 
 class RandomPolicy:
-    """Uniform over the legal actions, from a seeded `random.Random`."""
+    """Uniform over the legal actions, from a seeded `random.Random`: the same draws as
+    `fangcheng.players.bots`' random bot given the same generator."""
 
     def __init__(self, rng: random.Random | None = None) -> None:
         self.rng = rng or random.Random()
@@ -744,15 +782,19 @@ class RandomPolicy:
     def act(self, observation: Observation) -> Action:
         return self.rng.choice(observation.legal)
 
+    def choose(self, legal: Sequence[Action]) -> Action:
+        """`act` without the observation (see `Policy`)."""
+        return self.rng.choice(legal)
+
 
 def _make_policy(spec: str | Policy, rng: random.Random) -> Policy:
     if not isinstance(spec, str):
         return spec
+    if spec == "random":  # the bots module's draws, and it offers `choose`
+        return RandomPolicy(rng)
     try:  # imported when first needed: the bots depend on more than the environment does
         bots = importlib.import_module("fangcheng.players.bots")
     except ImportError:
-        if spec == "random":
-            return RandomPolicy(rng)
         raise ValueError(f"bot {spec!r} needs fangcheng.players.bots; without it: random") from None
     bot: Policy = bots.make_bot(spec, rng)
     return bot
@@ -764,8 +806,9 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
     ``opponents`` is one bot for all three other seats or one per seat in seat order
     (skipping ``seat``); each is a bot name, built for every hand by
     ``fangcheng.players.bots.make_bot(name, rng)`` with a generator seeded from the episode seed
-    (``"random"`` works without the bots module), or an object with
-    ``act(observation) -> Action``, used as it is. Episodes are hands; a hand that ends
+    (``"random"`` is `RandomPolicy`, the bots module's random draws without the module),
+    or an object with ``act(observation) -> Action`` (and optionally ``choose``, see
+    `Policy`), used as it is. Episodes are hands; a hand that ends
     before ``seat`` has a decision to make (a dealer's 天胡) is skipped for the next.
     The reward of a step is the seat's coin delta since its previous decision, other
     seats' moves included. Observations, rewards and the rest are `FangchengEnv`'s.
@@ -811,6 +854,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
         self.observation_space = observation_space()
         self.action_space = spaces.Discrete(ACTION_SIZE)
         self.bots: dict[int, Policy] = {}
+        self._choosers: dict[int, Callable[[Sequence[Action]], Action] | None] = {}
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -825,6 +869,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
             self.bots = {
                 s: _make_policy(spec, random.Random(bot_seed + s)) for s, spec in self.specs.items()
             }
+            self._choosers = {s: getattr(bot, "choose", None) for s, bot in self.bots.items()}
             self._play_others()
             if not self.table.terminations[self.agent]:
                 break
@@ -834,10 +879,14 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
         return self.table.observe(self.agent), {}
 
     def _play_others(self) -> None:
-        table, r, bots = self.table, self.table._round(), self.bots
+        table, r, bots, choosers = self.table, self.table._round(), self.bots, self._choosers
         while not r.over and table.agent_selection != self.agent:
             seat = _SEAT_OF[table.agent_selection]
-            action = bots[seat].act(r.observe(seat))
+            choose = choosers[seat]
+            if choose is None:
+                action = bots[seat].act(r.observe(seat))
+            else:  # no observation to build (see `Policy`)
+                action = choose(r.legal_actions(seat))
             if id(action) not in _INDEX_OF_ID:
                 action_to_index(action)  # a ValueError for an action outside the space
             table._play(seat, action)
