@@ -27,7 +27,7 @@ from math import sqrt
 from statistics import fmean, stdev
 from typing import ClassVar, Final
 
-from fangcheng.engine.round import Item, Round
+from fangcheng.engine.round import Item, Round, shared_action
 from fangcheng.players.bots import Bot, EfficientBot, StrongBot, register_bot, table_of
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase
@@ -60,19 +60,22 @@ def _options(obs: Observation) -> dict[str, object]:
 
 def sample_world(obs: Observation, rng: random.Random) -> Round:
     """A round at ``obs``'s decision that agrees with all ``obs`` shows, the unseen tiles
-    dealt at random; a `WorldError` for a decision other than the seat's own turn."""
-    if obs.phase is not Phase.TURN or obs.turn != obs.seat or not obs.legal:
-        raise WorldError(f"only the seat's own turn is rebuilt, not {obs.phase.value}")
+    dealt at random: the seat's own turn, or a claim window on another seat's discard; a
+    `WorldError` for any other decision."""
+    claim = obs.last_discard if obs.phase is Phase.CLAIM else None
+    own_turn = obs.phase is Phase.TURN and obs.turn == obs.seat
+    if not obs.legal or not (own_turn or (claim is not None and claim[0] != obs.seat)):
+        raise WorldError(f"only the seat's own turn and claims are rebuilt, not {obs.phase.value}")
     rules = obs.rules
     world = Round(rules, seed=0, dealer=obs.dealer, base=obs.base, options=_options(obs))
     unseen = bytearray(table_of(obs).unseen)
-    world.win_tiles = {}
+    win_tiles: dict[int, int] = {}
     mine = obs.seats[obs.seat].revealed
     if mine is not None:  # the seat's own winning tile lies face up beside its hand
         for t in range(KINDS):
             if mine[t] > obs.hand[t]:
                 unseen[t] -= 1
-                world.win_tiles[obs.seat] = t
+                win_tiles[obs.seat] = t
     pool = [t for t in range(KINDS) for _ in range(unseen[t])]
     rng.shuffle(pool)
     counts = bytearray(KINDS)
@@ -97,21 +100,42 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
             if sum(view.revealed) > view.concealed:  # with its winning tile, not told apart
                 tile = next(t for t in range(KINDS) if hands[s][t])
                 hands[s][tile] -= 1
-                world.win_tiles[s] = tile
+                win_tiles[s] = tile
         else:
             for t in pool[: view.concealed]:
                 hands[s][t] += 1
             pool = pool[view.concealed :]
-    wall = world.wall
     extra = len(pool) - obs.wall
     if extra < 0 or (extra and not rules.treasure) or extra > 4:
         raise WorldError(f"{len(pool)} unseen tiles for a wall of {obs.wall}")
+    _set_state(world, obs, hands, melds, pool, win_tiles)
+    return world
+
+
+def _set_state(
+    world: Round,
+    obs: Observation,
+    hands: list[bytearray],
+    melds: list[list[Meld]],
+    pool: list[int],
+    win_tiles: dict[int, int],
+) -> None:
+    """Put ``world`` (a fresh `Round` of the table's rules) at ``obs``'s decision with the
+    dealt ``hands``, ``melds`` and unseen ``pool`` (the wall, then the reserve).
+
+    The one place that writes the engine's state directly (its private fields and its
+    `_rest`, `_begin_turn` and `_open_claims` steps), so a change of the engine's fields
+    is met here alone; the sampler's tests check the result against the observation.
+    What an observation does not say is set to its usual value: the tile to move on (or
+    the discard) did not follow a kong, no 刮风下雨 is owed back (退税)."""
+    rules = obs.rules
+    wall = world.wall
     wall.live = deque(pool[: obs.wall])
     wall.reserve = deque(pool[obs.wall :])
     if rules.treasure:
         wall.indicators = [*obs.retired, *([obs.treasure] if obs.treasure is not None else [])]
         wall.indicator = obs.treasure
-    world.hands, world.melds = hands, melds
+    world.hands, world.melds, world.win_tiles = hands, melds, win_tiles
     world.rivers = [list(view.river) for view in obs.seats]
     world.ready = [view.ready for view in obs.seats]
     world.que = [view.que for view in obs.seats]
@@ -120,9 +144,35 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
     world.items = [Item("before the sample", obs.scores)] if any(obs.scores) else []
     world.events = []
     world.decisions = []
+    world.over = False
+    world.claim, world.rob_kind = None, None
+    # the first go-around lasts until a call, or the dealer's second draw
+    discards = sum(len(view.river) for view in obs.seats)
+    world.first_go_around = not any(melds) and discards < 4 + (obs.last_discard is not None)
+    world.first_discards = []  # 撵庄's: the first discards in turn from the dealer's
+    for s in ((obs.dealer + i) % 4 for i in range(4)):
+        if not (rules.chase_dealer_pays and world.first_go_around and world.rivers[s]):
+            break
+        world.first_discards.append(world.rivers[s][0])
+    if obs.last_discard is not None:  # a claim window on the discard just made
+        source, tile = obs.last_discard
+        for s in range(4):
+            world._rest(s, -1)
+        world.turn, world.drawn, world.phase = source, None, Phase.TURN
+        world.after_kong = world.kong_discard = world.just_chowed = False
+        nxt = hands[(source + 1) % 4]
+        chis = [
+            shared_action(Action(Act.CHI, run=run))
+            for run in ((s, s + 1, s + 2) for s in (tile - 2, tile - 1, tile))
+            if rules.chi
+            and tile < 27
+            and run[0] >= tile // 9 * 9
+            and run[2] < tile // 9 * 9 + 9
+            and all(nxt[x] for x in run if x != tile)
+        ]
+        world._open_claims(source, tile, chis)
+        return
     seat = obs.seat
-    called = any(melds) or sum(len(view.river) for view in obs.seats) >= 4
-    world.first_go_around = not called
     opening = seat == obs.dealer and not obs.seats[seat].river
     world.dealer_kongs = len(melds[seat]) if opening else 0
     last = melds[seat][-1] if melds[seat] else None
@@ -133,8 +183,6 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
         if s != seat:
             world._rest(s, -1)
     world._rested[seat] = (frozenset(), -1)  # not the deal's: "says nothing"
-    world.over = False
-    world.claim, world.rob_kind = None, None
     # after_kong: the waits of the hand before the draw are worked out, not read from a
     # rest this world never had; the flag itself is the usual value, False
     world._begin_turn(
@@ -144,15 +192,17 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
         called=obs.drawn is None and not opening,
     )
     world.after_kong = False
-    return world
 
 
-def play_out(world: Round, seat: int, action: Action, seeds: list[int]) -> int:
+def play_out(
+    world: Round, seat: int, action: Action, seeds: list[int], own: type[Bot] = EfficientBot
+) -> int:
     """Coins ``seat`` moves in ``world`` from here to the end, taking ``action`` first,
-    every later decision the efficient bot's (seeded by ``seeds``, one a seat)."""
+    its later decisions the ``own`` bot's and the others' the efficient bot's (seeded by
+    ``seeds``, one a seat)."""
     before = sum(item.deltas[seat] for item in world.items)
     world.act(seat, action)
-    bots = [EfficientBot(random.Random(s)) for s in seeds]
+    bots = [(own if s == seat else EfficientBot)(random.Random(x)) for s, x in enumerate(seeds)]
     while not world.over:
         for s in world.pending():
             world.act(s, bots[s].act(world.observe(s)))
@@ -160,29 +210,59 @@ def play_out(world: Round, seat: int, action: Action, seeds: list[int]) -> int:
     return int(world.settlement["total"][seat]) - before
 
 
+_KONGS: Final = frozenset({Act.AN_GANG, Act.BU_GANG, Act.XUANFENG, Act.ADD})
+
+
 class ExpertBot(Bot):
-    """The strong bot, with its discards checked by playouts in sampled worlds."""
+    """The strong bot, with its discards, 报听, kongs and claims checked by playouts in
+    sampled worlds."""
 
     name: ClassVar[str] = "expert"
 
     def __init__(
-        self, rng: random.Random, playouts: int = PLAYOUTS, candidates: int = CANDIDATES
+        self,
+        rng: random.Random,
+        playouts: int = PLAYOUTS,
+        candidates: int = CANDIDATES,
+        policy: type[Bot] = EfficientBot,
     ) -> None:
         super().__init__(rng)
         self.strong = StrongBot(random.Random(rng.getrandbits(64)))
-        self.playouts, self.candidates = playouts, candidates
+        self.playouts, self.candidates, self.policy = playouts, candidates, policy
 
     def act(self, observation: Observation) -> Action:
         choice = self.strong.act(observation)  # every observation: it tracks the table
-        if choice.kind is not Act.DISCARD or observation.phase is not Phase.TURN:
+        if len(observation.legal) < 2:
             return choice
-        options = self.choices(observation, choice)
+        options = self.options(observation, choice)
         if len(options) < 2:
             return choice
         try:
             return self.search(observation, options)
         except WorldError:
             return choice
+
+    def options(self, obs: Observation, choice: Action) -> list[Action]:
+        """The strong bot's ``choice`` first, then the rivals worth a search: at a turn its
+        next best discards, the same discard with or without 报听, a kong made or not; in
+        a claim window every other answer but a win it takes (a win passed is a rival)."""
+        if obs.phase is Phase.CLAIM:
+            if choice.kind is Act.HU:
+                return [choice]
+            return [choice, *(a for a in obs.legal if a != choice)]
+        if obs.phase is not Phase.TURN:
+            return [choice]
+        discards = [a for a in obs.legal if a.kind is Act.DISCARD]
+        if choice.kind in _KONGS:  # the rival: the discard it would make instead
+            return [choice, self.strong.discard(table_of(obs), discards)]
+        if choice.kind not in (Act.DISCARD, Act.READY):
+            return [choice]
+        out = self.choices(obs, choice)
+        declared = Action(Act.DISCARD if choice.kind is Act.READY else Act.READY, choice.tile)
+        if declared in obs.legal:
+            out.insert(1, declared)
+        out += (a for a in obs.legal if a.kind in _KONGS)
+        return out
 
     def choices(self, obs: Observation, choice: Action) -> list[Action]:
         """The strong bot's choice and its next best discards, by its ranking."""
@@ -209,7 +289,7 @@ class ExpertBot(Bot):
             for i, action in enumerate(options):
                 self.rng.setstate(state)  # the same world for every option
                 world = sample_world(obs, self.rng)
-                results[i].append(play_out(world, obs.seat, action, seeds))
+                results[i].append(play_out(world, obs.seat, action, seeds, self.policy))
         best, best_gain = 0, 0.0
         for i in range(1, len(options)):
             diffs = [a - b for a, b in zip(results[i], results[0], strict=True)]
