@@ -60,12 +60,13 @@ def _options(obs: Observation) -> dict[str, object]:
 
 def sample_world(obs: Observation, rng: random.Random) -> Round:
     """A round at ``obs``'s decision that agrees with all ``obs`` shows, the unseen tiles
-    dealt at random: the seat's own turn, or a claim window on another seat's discard; a
-    `WorldError` for any other decision."""
+    dealt at random: the seat's own turn, a claim window on another seat's discard, or
+    定缺; a `WorldError` for any other decision."""
     claim = obs.last_discard if obs.phase is Phase.CLAIM else None
     own_turn = obs.phase is Phase.TURN and obs.turn == obs.seat
-    if not obs.legal or not (own_turn or (claim is not None and claim[0] != obs.seat)):
-        raise WorldError(f"only the seat's own turn and claims are rebuilt, not {obs.phase.value}")
+    rebuilt = own_turn or obs.phase is Phase.QUE or (claim is not None and claim[0] != obs.seat)
+    if not obs.legal or not rebuilt:
+        raise WorldError(f"{obs.phase.value} is not rebuilt: a turn, a claim or 定缺 is")
     rules = obs.rules
     world = Round(rules, seed=0, dealer=obs.dealer, base=obs.base, options=_options(obs))
     unseen = bytearray(table_of(obs).unseen)
@@ -154,6 +155,11 @@ def _set_state(
         if not (rules.chase_dealer_pays and world.first_go_around and world.rivers[s]):
             break
         world.first_discards.append(world.rivers[s][0])
+    if obs.phase is Phase.QUE:  # just dealt: every seat chooses its 缺
+        for s in range(4):
+            if s != obs.dealer:  # as the deal leaves them
+                world._rest(s, -1)
+        return
     if obs.last_discard is not None:  # a claim window on the discard just made
         source, tile = obs.last_discard
         for s in range(4):
@@ -245,12 +251,15 @@ class ExpertBot(Bot):
     def options(self, obs: Observation, choice: Action) -> list[Action]:
         """The strong bot's ``choice`` first, then the rivals worth a search: at a turn its
         next best discards, the same discard with or without 报听, a kong made or not; in
-        a claim window every other answer but a win it takes (a win passed is a rival)."""
+        a claim window every other answer but a win it takes (a win passed is a rival);
+        every other 缺."""
         if obs.phase is Phase.CLAIM:
             if choice.kind is Act.HU:
                 return [choice]
             return [choice, *(a for a in obs.legal if a != choice)]
-        if obs.phase is not Phase.TURN:
+        if obs.phase is Phase.QUE:
+            return [choice, *(a for a in obs.legal if a != choice)]
+        if obs.phase is not Phase.TURN:  # 漂: playouts of equal bots cannot value a bet
             return [choice]
         discards = [a for a in obs.legal if a.kind is Act.DISCARD]
         if choice.kind in _KONGS:  # the rival: the discard it would make instead
