@@ -31,6 +31,7 @@ from fangcheng.engine.round import Item, Round, shared_action
 from fangcheng.players.bots import Bot, EfficientBot, StrongBot, register_bot, table_of
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase
+from fangcheng.rules.requirements import in_void_suit, is_legal_win
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import KINDS, SUITS
 
@@ -93,6 +94,7 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
             counts[face] = 0
             pool = [t for t in pool if t != face]
             melds[s].append(Meld(MeldKind.AN_GANG, (face,) * 4))
+    hidden = []
     for s, view in enumerate(obs.seats):
         if s == obs.seat:
             hands[s][:] = obs.hand
@@ -103,14 +105,94 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
                 hands[s][tile] -= 1
                 win_tiles[s] = tile
         else:
-            for t in pool[: view.concealed]:
-                hands[s][t] += 1
-            pool = pool[view.concealed :]
+            hidden.append(s)
+    # the most constrained first: a declared hand is ready, then a hand without its 缺
+    hidden.sort(key=lambda s: (not obs.seats[s].ready, obs.seats[s].que is None))
+    for s in hidden:
+        view = obs.seats[s]
+        dealt = _ready_hand(obs, s, pool, rng) if view.ready else None
+        if dealt is None:
+            void = view.que if view.river and not in_void_suit(view.river[-1], view.que) else None
+            dealt = _void_hand(pool, view.concealed, void)
+        hands[s][:] = dealt
+        pool = _without(pool, dealt)
     extra = len(pool) - obs.wall
     if extra < 0 or (extra and not rules.treasure) or extra > 4:
         raise WorldError(f"{len(pool)} unseen tiles for a wall of {obs.wall}")
     _set_state(world, obs, hands, melds, pool, win_tiles)
     return world
+
+
+def _without(pool: list[int], hand: bytes | bytearray) -> list[int]:
+    """``pool`` in its order less the tiles of ``hand``."""
+    left = bytearray(hand)
+    out = []
+    for t in pool:
+        if left[t]:
+            left[t] -= 1
+        else:
+            out.append(t)
+    return out
+
+
+def _void_hand(pool: list[int], n: int, void: int | None) -> bytearray:
+    """The first ``n`` tiles of ``pool`` outside the ``void`` suit (then any, if too few):
+    a seat whose latest discard is outside its 缺 has shed the 缺 first, as players do."""
+    hand = bytearray(KINDS)
+    picked = 0
+    for t in pool:
+        if picked < n and not in_void_suit(t, void):
+            hand[t] += 1
+            picked += 1
+    if picked < n:  # too few tiles outside the suit left unseen
+        for t in _without(pool, hand)[: n - picked]:
+            hand[t] += 1
+    return hand
+
+
+#: Tries at building a declared seat's ready hand from the unseen tiles.
+READY_TRIES: Final = 30
+
+
+def _ready_hand(obs: Observation, s: int, pool: list[int], rng: random.Random) -> bytearray | None:
+    """A ready hand for seat ``s``, which declared 报听, of the unseen tiles in ``pool``:
+    a complete hand (sets and a pair) built at random, one tile taken out, kept once the
+    rules let it win on some face (a random deal is almost never ready, and a declared
+    seat that cannot win would make every discard look safe). None if none is found."""
+    view = obs.seats[s]
+    n = view.concealed
+    if n % 3 != 1:
+        return None
+    counts = bytearray(KINDS)
+    for t in pool:
+        counts[t] += 1
+    for _ in range(READY_TRIES):
+        left, hand = bytearray(counts), bytearray(KINDS)
+        sets = [(t, t, t) for t in range(KINDS) if left[t] >= 3]
+        sets += [(t, t + 1, t + 2) for t in range(27) if t % 9 <= 6 and all(left[t : t + 3])]
+        pairs = [t for t in range(KINDS) if left[t] >= 2]
+        if not pairs:
+            return None
+        pair = rng.choice(pairs)
+        hand[pair] += 2
+        left[pair] -= 2
+        for _ in range(n // 3):
+            sets = [m for m in sets if all(left[t] >= m.count(t) for t in m)]
+            if not sets:
+                break
+            for t in rng.choice(sets):
+                hand[t] += 1
+                left[t] -= 1
+        else:
+            hand[rng.choice([t for t in range(KINDS) if hand[t]])] -= 1
+            melds = list(view.melds)
+            for t in (t for t in range(KINDS) if hand[t] < 4):
+                hand[t] += 1
+                won = is_legal_win(obs.rules, bytes(hand), melds, view.que)
+                hand[t] -= 1
+                if won:
+                    return hand
+    return None
 
 
 def _set_state(
