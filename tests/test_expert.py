@@ -12,6 +12,7 @@ from fangcheng.engine.round import Round
 from fangcheng.players.bots import BOTS, Bot, StrongBot, make_bot
 from fangcheng.protocol.actions import Act
 from fangcheng.protocol.observation import Observation, Phase
+from fangcheng.rules.requirements import is_legal_win
 from fangcheng.rules.ruleset import ALL_RULES, RuleSet, find_rules
 
 RULES = [pytest.param(r, id=r.name) for r in ALL_RULES]
@@ -134,3 +135,38 @@ def test_the_search_keeps_one_of_its_options_and_sometimes_overrules_the_strong_
         claims += obs.phase is Phase.CLAIM
         overruled += picked != choice
     assert searched > 10 and claims > 0 and overruled > 0
+
+
+@pytest.mark.parametrize("name", ["baishan", "sichuan"])
+def test_the_worlds_read_what_the_others_showed(name: str) -> None:
+    """A seat that declared 报听 is dealt a hand ready to win; a sichuan seat whose latest
+    discard was outside its 缺 holds no 缺 tile (players shed it first), but where the
+    seats dealt before it took too many of the other suits' tiles."""
+    rules = find_rules(name)
+    declared = ready = shed = kept = 0
+    for n, (_, obs) in enumerate(decisions(rules, range(6), (Phase.TURN,))):
+        world = sample_world(obs, random.Random(n))
+        for s, view in enumerate(obs.seats):
+            if s == obs.seat or view.revealed is not None:
+                continue
+            hand = world.hands[s]
+            if view.ready:
+                declared += 1
+                ready += any(
+                    is_legal_win(
+                        rules,
+                        bytes(hand[:t]) + bytes([hand[t] + 1]) + bytes(hand[t + 1 :]),
+                        world.melds[s],
+                        view.que,
+                    )
+                    for t in range(34)
+                    if hand[t] < 4
+                )
+            if view.que is not None and view.river and view.river[-1] // 9 != view.que:
+                shed += 1
+                kept += any(hand[9 * view.que : 9 * view.que + 9])
+    if rules.declare_ready:
+        assert declared > 5 and ready == declared
+    else:
+        # greedy dealing: a seat dealt first may take the tiles a later one needed
+        assert shed > 20 and kept <= shed // 50

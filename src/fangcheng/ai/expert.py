@@ -106,14 +106,18 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
                 win_tiles[s] = tile
         else:
             hidden.append(s)
+    # a seat whose latest discard is outside its 缺 has shed the 缺 first, as players do
+    voids = {
+        s: v.que if v.river and not in_void_suit(v.river[-1], v.que) else None
+        for s, v in enumerate(obs.seats)
+    }
     # the most constrained first: a declared hand is ready, then a hand without its 缺
-    hidden.sort(key=lambda s: (not obs.seats[s].ready, obs.seats[s].que is None))
+    hidden.sort(key=lambda s: (not obs.seats[s].ready, voids[s] is None))
     for s in hidden:
         view = obs.seats[s]
         dealt = _ready_hand(obs, s, pool, rng) if view.ready else None
         if dealt is None:
-            void = view.que if view.river and not in_void_suit(view.river[-1], view.que) else None
-            dealt = _void_hand(pool, view.concealed, void)
+            dealt = _void_hand(pool, view.concealed, voids[s])
         hands[s][:] = dealt
         pool = _without(pool, dealt)
     extra = len(pool) - obs.wall
@@ -136,8 +140,8 @@ def _without(pool: list[int], hand: bytes | bytearray) -> list[int]:
 
 
 def _void_hand(pool: list[int], n: int, void: int | None) -> bytearray:
-    """The first ``n`` tiles of ``pool`` outside the ``void`` suit (then any, if too few):
-    a seat whose latest discard is outside its 缺 has shed the 缺 first, as players do."""
+    """The first ``n`` tiles of ``pool`` outside the ``void`` suit (then any, if too few:
+    the seats dealt before may have taken them)."""
     hand = bytearray(KINDS)
     picked = 0
     for t in pool:
