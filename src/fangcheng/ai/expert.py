@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Sequence
 from math import sqrt
 from statistics import fmean, stdev
 from typing import ClassVar, Final
@@ -59,10 +60,19 @@ def _options(obs: Observation) -> dict[str, object]:
     return options
 
 
-def sample_world(obs: Observation, rng: random.Random) -> Round:
+def sample_world(
+    obs: Observation, rng: random.Random, ready: Sequence[float] | None = None
+) -> Round:
     """A round at ``obs``'s decision that agrees with all ``obs`` shows, the unseen tiles
     dealt at random: the seat's own turn, a claim window on another seat's discard, or
-    定缺; a `WorldError` for any other decision."""
+    定缺; a `WorldError` for any other decision.
+
+    ``ready``: each seat's chance of being ready, as read from its discards and calls (a
+    seat that declared 报听 is ready whatever it says): such a seat is dealt a ready hand
+    with that chance, and else a hand a few tiles off one; without it only the declared
+    seats' hands are built, the others' dealt uniformly."""
+    if ready is None:
+        ready = (0.0,) * 4
     claim = obs.last_discard if obs.phase is Phase.CLAIM else None
     own_turn = obs.phase is Phase.TURN and obs.turn == obs.seat
     rebuilt = own_turn or obs.phase is Phase.QUE or (claim is not None and claim[0] != obs.seat)
@@ -115,7 +125,12 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
     hidden.sort(key=lambda s: (not obs.seats[s].ready, voids[s] is None))
     for s in hidden:
         view = obs.seats[s]
-        dealt = _ready_hand(obs, s, pool, rng) if view.ready else None
+        if view.ready or rng.random() < ready[s]:
+            dealt = _built_hand(obs, s, pool, rng, voids[s], 0)
+        elif ready[s]:  # not ready yet, but a hand kept for many turns is rarely far off
+            dealt = _built_hand(obs, s, pool, rng, voids[s], max(1, 5 - len(view.river) // 2))
+        else:
+            dealt = None
         if dealt is None:
             dealt = _void_hand(pool, view.concealed, voids[s])
         hands[s][:] = dealt
@@ -154,22 +169,26 @@ def _void_hand(pool: list[int], n: int, void: int | None) -> bytearray:
     return hand
 
 
-#: Tries at building a declared seat's ready hand from the unseen tiles.
+#: Tries at building a ready hand from the unseen tiles.
 READY_TRIES: Final = 30
 
 
-def _ready_hand(obs: Observation, s: int, pool: list[int], rng: random.Random) -> bytearray | None:
-    """A ready hand for seat ``s``, which declared 报听, of the unseen tiles in ``pool``:
-    a complete hand (sets and a pair) built at random, one tile taken out, kept once the
-    rules let it win on some face (a random deal is almost never ready, and a declared
-    seat that cannot win would make every discard look safe). None if none is found."""
+def _built_hand(
+    obs: Observation, s: int, pool: list[int], rng: random.Random, void: int | None, spoil: int
+) -> bytearray | None:
+    """A hand for seat ``s`` of the unseen tiles in ``pool`` (none of the ``void`` suit):
+    a complete hand (sets and a pair) built at random, one tile taken out and ``spoil``
+    more swapped for random ones. Unspoilt, it is ready: kept once the rules let it win
+    on some face (a random deal is almost never ready, and a ready seat that cannot win
+    would make every discard look safe). None if none is found."""
     view = obs.seats[s]
     n = view.concealed
     if n % 3 != 1:
         return None
     counts = bytearray(KINDS)
     for t in pool:
-        counts[t] += 1
+        if not in_void_suit(t, void):
+            counts[t] += 1
     for _ in range(READY_TRIES):
         left, hand = bytearray(counts), bytearray(KINDS)
         sets = [(t, t, t) for t in range(KINDS) if left[t] >= 3]
@@ -188,7 +207,14 @@ def _ready_hand(obs: Observation, s: int, pool: list[int], rng: random.Random) -
                 hand[t] += 1
                 left[t] -= 1
         else:
-            hand[rng.choice([t for t in range(KINDS) if hand[t]])] -= 1
+            for _ in range(1 + spoil):
+                hand[rng.choice([t for t in range(KINDS) if hand[t]])] -= 1
+            for _ in range(spoil):
+                t = rng.choice([t for t in range(KINDS) if left[t] and hand[t] < 4])
+                hand[t] += 1
+                left[t] -= 1
+            if spoil:
+                return hand
             melds = list(view.melds)
             for t in (t for t in range(KINDS) if hand[t] < 4):
                 hand[t] += 1
@@ -377,13 +403,14 @@ class ExpertBot(Bot):
         beats it by `MARGIN` standard errors of the paired differences: a few noisy
         playouts would otherwise overrule a good heuristic at random."""
         worlds = max(2, self.playouts // len(options))
+        ready = self.strong.threats(obs)
         results: list[list[int]] = [[] for _ in options]
         for _ in range(worlds):
             seeds = [self.rng.getrandbits(64) for _ in range(4)]
             state = self.rng.getstate()
             for i, action in enumerate(options):
                 self.rng.setstate(state)  # the same world for every option
-                world = sample_world(obs, self.rng)
+                world = sample_world(obs, self.rng, ready)
                 results[i].append(play_out(world, obs.seat, action, seeds, self.policy))
         best, best_gain = 0, 0.0
         for i in range(1, len(options)):
