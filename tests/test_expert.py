@@ -170,3 +170,23 @@ def test_the_worlds_read_what_the_others_showed(name: str) -> None:
     else:
         # greedy dealing: a seat dealt first may take the tiles a later one needed
         assert shed > 20 and kept <= shed // 50
+
+
+def test_a_seat_read_as_ready_is_dealt_a_ready_hand() -> None:
+    rules = find_rules("baicheng")
+    built = ready = 0
+    for n, (_, obs) in enumerate(decisions(rules, range(1), (Phase.TURN,))):
+        world = sample_world(obs, random.Random(n), ready=(1.0,) * 4)
+        for s, view in enumerate(obs.seats):
+            if s == obs.seat or view.concealed % 3 != 1:
+                continue
+            hand = world.hands[s]
+            built += 1
+            ready += any(
+                is_legal_win(rules, bytes(grown), world.melds[s], view.que)
+                for t in range(34)
+                if hand[t] < 4
+                for grown in [hand[:t] + bytes([hand[t] + 1]) + hand[t + 1 :]]
+            )
+        assert known(world.observe(obs.seat)) == known(obs)
+    assert built > 50 and ready >= built * 0.9  # a few seats' tiles cannot make one
