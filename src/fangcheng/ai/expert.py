@@ -2,21 +2,30 @@
 
 A world is an engine `Round` rebuilt from one `Observation` alone: the seat's own hand
 and every public fact (melds, rivers, counts, 定缺, 漂, the treasure, the wall count) as
-they are, and the tiles the seat cannot see dealt uniformly at random to the other
-hands, their face-down 暗杠 and the wall. It receives nothing but the observation, so it
-cannot use hidden information.
+they are, and the tiles the seat cannot see dealt at random to the other hands, their
+face-down 暗杠 and the wall. It receives nothing but the observation (and, from the
+expert, the strong bot's reading of it), so it cannot use hidden information.
 
-Worlds are rebuilt only at the seat's own turn (the one decision whose engine state an
-observation fixes: a claim window also holds the other seats' pending answers). What an
-observation does not say is set to its usual value: the tile to move on did not come
-from a kong replacement, the first go-around has passed once anyone has called or
-discarded four tiles, no 刮风下雨 is owed back (退税). Every other decision is the strong
-bot's.
+The tiles are not dealt uniformly: a uniform deal gives every other seat a hand far from
+ready, and a search in such worlds finds every discard safe and every attack free (the
+first versions dealt in twice as often as the strong bot). So a seat that declared 报听
+is dealt a ready hand; one that may be ready by its discards and calls (the strong bot's
+estimate) is dealt a ready hand with that chance, else one a few tiles off; a sichuan
+seat whose latest discard is outside its 缺 holds none of it.
 
-`ExpertBot` keeps the strong bot's choice unless that choice is a discard with rivals:
-then it takes the strong bot's best few discards, plays each out to the end of the hand
-in the same sampled worlds with efficient bots (common random numbers), and changes to
-another only where its mean coins for the seat are clearly (`MARGIN`) better.
+Worlds are rebuilt at the seat's own turn, at a claim window on another seat's discard
+(the discarder's turn, replayed to the window; the other seats answer in the world), and
+at 定缺 (just after the deal). What an observation does not say is set to its usual
+value: the tile to move on (or the discard) did not follow a kong, no 刮风下雨 is owed
+back (退税). `_set_state` is the one place that writes the engine's state directly.
+
+`ExpertBot` keeps the strong bot's choice unless a rival beats it clearly: at a turn its
+best few discards, the same discard with or without 报听, a kong made or not; at a claim
+every other answer; every other 缺. Each is played out to the end of the hand in the same
+sampled worlds with the same playout seeds (common random numbers), the seat by its own
+playout policy and the others by efficient bots, and a rival is taken only where its mean
+coins for the seat beat the strong bot's choice by `MARGIN` standard errors of the
+paired differences. 漂 is the strong bot's: playouts of equal bots cannot value a bet.
 """
 
 from __future__ import annotations
