@@ -219,7 +219,10 @@ def _built_hand(
             for _ in range(1 + spoil):
                 hand[rng.choice([t for t in range(KINDS) if hand[t]])] -= 1
             for _ in range(spoil):
-                t = rng.choice([t for t in range(KINDS) if left[t] and hand[t] < 4])
+                spares = [t for t in range(KINDS) if left[t] and hand[t] < 4]
+                if not spares:  # too few unseen tiles left outside the void suit
+                    return None
+                t = rng.choice(spares)
                 hand[t] += 1
                 left[t] -= 1
             if spoil:
