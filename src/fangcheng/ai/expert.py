@@ -198,6 +198,7 @@ def _built_hand(
     for t in pool:
         if not in_void_suit(t, void):
             counts[t] += 1
+    spoil = min(spoil, n)  # of the n + 1 tiles built, at least one is kept
     for _ in range(READY_TRIES):
         left, hand = bytearray(counts), bytearray(KINDS)
         sets = [(t, t, t) for t in range(KINDS) if left[t] >= 3]
