@@ -116,7 +116,8 @@ def test_the_expert_is_a_registered_bot() -> None:
 def test_the_search_keeps_one_of_its_options_and_sometimes_overrules_the_strong_bot(
     name: str,
 ) -> None:
-    bot = ExpertBot(random.Random(5), playouts=8, candidates=3)
+    every = frozenset({Phase.TURN, Phase.CLAIM, Phase.QUE})
+    bot = ExpertBot(random.Random(5), playouts=8, candidates=3, phases=every)
     overruled = searched = claims = 0
     for _, obs in decisions(find_rules(name), range(6)):
         if searched > 10 and claims and overruled:
@@ -190,3 +191,11 @@ def test_a_seat_read_as_ready_is_dealt_a_ready_hand() -> None:
             )
         assert known(world.observe(obs.seat)) == known(obs)
     assert built > 50 and ready >= built * 0.9  # a few seats' tiles cannot make one
+
+
+def test_by_default_only_the_seats_own_turns_are_searched() -> None:
+    bot = ExpertBot(random.Random(0))
+    for _, obs in decisions(find_rules("sichuan"), range(1), (Phase.CLAIM, Phase.QUE)):
+        choice = bot.strong.act(obs)
+        assert bot.options(obs, choice) == [choice]
+        assert bot.act(obs) == choice

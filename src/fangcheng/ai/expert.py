@@ -20,8 +20,9 @@ value: the tile to move on (or the discard) did not follow a kong, no 刮风下�
 back (退税). `_set_state` is the one place that writes the engine's state directly.
 
 `ExpertBot` keeps the strong bot's choice unless a rival beats it clearly: at a turn its
-best few discards, the same discard with or without 报听, a kong made or not; at a claim
-every other answer; every other 缺. Each is played out to the end of the hand in the same
+best few discards, the same discard with or without 报听, a kong made or not; on request
+(`ExpertBot.phases`; searching claims lost in baicheng) at a claim every other answer,
+and every other 缺. Each is played out to the end of the hand in the same
 sampled worlds with the same playout seeds (common random numbers), the seat by its own
 playout policy and the others by efficient bots, and a rival is taken only where its mean
 coins for the seat beat the strong bot's choice by `MARGIN` standard errors of the
@@ -52,6 +53,9 @@ PLAYOUTS: Final = 24
 CANDIDATES: Final = 3
 #: Standard errors by which a rival discard must beat the strong bot's to be chosen.
 MARGIN: Final = 1.5
+#: The decisions searched by default: the seat's own turns. Searching claims too lost
+#: clearly in baicheng (benchmarks/RESULTS.md); they and 定缺 are searched on request.
+SEARCHED: Final = frozenset({Phase.TURN})
 
 
 class WorldError(ValueError):
@@ -356,10 +360,15 @@ class ExpertBot(Bot):
         playouts: int = PLAYOUTS,
         candidates: int = CANDIDATES,
         policy: type[Bot] = EfficientBot,
+        phases: frozenset[Phase] = SEARCHED,
     ) -> None:
+        """``playouts`` per searched decision, shared among its options; ``candidates``:
+        the discards compared; ``policy``: the seat's own playout bot; ``phases``: the
+        decisions searched (of `Phase.TURN`, `Phase.CLAIM` and `Phase.QUE`)."""
         super().__init__(rng)
         self.strong = StrongBot(random.Random(rng.getrandbits(64)))
         self.playouts, self.candidates, self.policy = playouts, candidates, policy
+        self.phases = phases
 
     def act(self, observation: Observation) -> Action:
         choice = self.strong.act(observation)  # every observation: it tracks the table
@@ -378,6 +387,8 @@ class ExpertBot(Bot):
         next best discards, the same discard with or without 报听, a kong made or not; in
         a claim window every other answer but a win it takes (a win passed is a rival);
         every other 缺."""
+        if obs.phase not in self.phases:
+            return [choice]
         if obs.phase is Phase.CLAIM:
             if choice.kind is Act.HU:
                 return [choice]
