@@ -3,14 +3,16 @@
     .venv/bin/python benchmarks/bench_expert.py time [--playouts P ...] [--hands N]
         [--rules NAME ...] [--seed S]
     .venv/bin/python benchmarks/bench_expert.py strength [--playouts P ...] [--hands N]
-        [--rules NAME ...] [--seed S] [--workers W]
+        [--rules NAME ...] [--seed S] [--workers W] [--policy efficient|strong]
+        [--phases turn,claim,que]
 
 ``time``: one expert (``P`` playouts per searched decision) and three ``strong`` seats
 play ``N`` hands per rule set; each of the expert's decisions with a choice is timed in
 process CPU time (other work on the machine does not count): mean, median, 90th
 percentile and max. ``strength``: ``fangcheng simulate --duplicate`` of one expert
-against three ``strong`` at each budget, expert − strong per hand with its 95% interval.
-A budget other than the default is a bot kind registered here, ``expert@P``.
+against three ``strong`` at each budget, expert − strong per hand with its 95% interval;
+``--policy``, the seat's own playout bot, and ``--phases``, the decisions searched. An
+expert other than the default is a bot kind registered here, ``expert@P:policy:phases``.
 """
 
 from __future__ import annotations
@@ -19,26 +21,31 @@ import argparse
 import random
 import time
 from statistics import fmean, median, quantiles
+from typing import Final
 
-from fangcheng.ai.expert import PLAYOUTS, ExpertBot
+from fangcheng.ai.expert import PLAYOUTS, SEARCHED, ExpertBot
 from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
-from fangcheng.players.bots import StrongBot, register_bot
+from fangcheng.players.bots import EfficientBot, StrongBot, register_bot
+from fangcheng.protocol.observation import Phase
 from fangcheng.rules.ruleset import ALL_RULES
 
+POLICIES: Final = {"efficient": EfficientBot, "strong": StrongBot}
 
-def kind(playouts: int) -> str:
-    """The bot kind of an expert at ``playouts``, registered on first use."""
-    if playouts == PLAYOUTS:
+
+def kind(playouts: int, policy: str, phases: frozenset[Phase]) -> str:
+    """The bot kind of an expert of these arguments, registered on first use."""
+    if (playouts, POLICIES[policy], phases) == (PLAYOUTS, EfficientBot, SEARCHED):
         return "expert"
-    name = f"expert@{playouts}"
+    searched = "+".join(sorted(p.value for p in phases))
+    name = f"expert@{playouts}:{policy}:{searched}"
 
-    class Budgeted(ExpertBot):
+    class Variant(ExpertBot):
         def __init__(self, rng: random.Random) -> None:
-            super().__init__(rng, playouts=playouts)
+            super().__init__(rng, playouts=playouts, policy=POLICIES[policy], phases=phases)
 
-    Budgeted.name = name
-    register_bot(Budgeted)
+    Variant.name = name
+    register_bot(Variant)
     return name
 
 
@@ -70,15 +77,16 @@ def timing(args: argparse.Namespace) -> None:
 
 
 def strength(args: argparse.Namespace) -> None:
+    phases = frozenset(Phase(p) for p in args.phases.split(","))
     for playouts in args.playouts:
-        name = kind(playouts)
+        name = kind(playouts, args.policy, phases)
         for rules in args.rules:
             start = time.monotonic()
             s = simulate(rules, args.hands, [name, "strong", "strong", "strong"],
                          seed=args.seed, workers=args.workers, duplicate=True)  # fmt: skip
             diff, ci = s.difference(name, "strong")
             print(
-                f"   {name:<12}{rules:<18}{s.hands:6} hands  expert − strong {diff:+6.2f}"
+                f"   {name:<28}{rules:<18}{s.hands:6} hands  expert − strong {diff:+6.2f}"
                 f" ± {ci:5.2f}  wins {s.seats[0].win_rate:.1%}"
                 f"  ({time.monotonic() - start:.0f} s)"
             )
@@ -92,6 +100,9 @@ def main() -> None:
     parser.add_argument("--rules", nargs="*", default=[r.name for r in ALL_RULES])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--policy", choices=list(POLICIES), default="efficient",
+                        help="the expert seat's own playout bot")  # fmt: skip
+    parser.add_argument("--phases", default="turn", help="decisions searched: turn,claim,que")
     args = parser.parse_args()
     (timing if args.what == "time" else strength)(args)
 
