@@ -35,7 +35,7 @@ POLICIES: Final = {"efficient": EfficientBot, "strong": StrongBot}
 
 def kind(playouts: int, policy: str, phases: frozenset[Phase]) -> str:
     """The bot kind of an expert of these arguments, registered on first use."""
-    if (playouts, POLICIES[policy], phases) == (PLAYOUTS, EfficientBot, SEARCHED):
+    if (playouts, POLICIES[policy], phases) == (PLAYOUTS, StrongBot, SEARCHED):
         return "expert"
     searched = "+".join(sorted(p.value for p in phases))
     name = f"expert@{playouts}:{policy}:{searched}"
@@ -100,7 +100,7 @@ def main() -> None:
     parser.add_argument("--rules", nargs="*", default=[r.name for r in ALL_RULES])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--policy", choices=list(POLICIES), default="efficient",
+    parser.add_argument("--policy", choices=list(POLICIES), default="strong",
                         help="the expert seat's own playout bot")  # fmt: skip
     parser.add_argument("--phases", default="turn", help="decisions searched: turn,claim,que")
     args = parser.parse_args()

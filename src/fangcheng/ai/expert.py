@@ -24,7 +24,8 @@ best few discards, the same discard with or without 报听, a kong made or not; 
 (`ExpertBot.phases`; searching claims lost in baicheng) at a claim every other answer,
 and every other 缺. Each is played out to the end of the hand in the same
 sampled worlds with the same playout seeds (common random numbers), the seat by its own
-playout policy and the others by efficient bots, and a rival is taken only where its mean
+playout policy (the strong bot: efficient playouts misjudged its follow-up) and the
+others by efficient bots, and a rival is taken only where its mean
 coins for the seat beat the strong bot's choice by `MARGIN` standard errors of the
 paired differences. 漂 is the strong bot's: playouts of equal bots cannot value a bet.
 """
@@ -359,7 +360,7 @@ class ExpertBot(Bot):
         rng: random.Random,
         playouts: int = PLAYOUTS,
         candidates: int = CANDIDATES,
-        policy: type[Bot] = EfficientBot,
+        policy: type[Bot] = StrongBot,
         phases: frozenset[Phase] = SEARCHED,
     ) -> None:
         """``playouts`` per searched decision, shared among its options; ``candidates``:
