@@ -52,7 +52,7 @@ __all__ = ["ExpertBot", "play_out", "sample_world"]
 #: Playouts per decision and discards compared, by default: small enough for simulation.
 PLAYOUTS: Final = 24
 CANDIDATES: Final = 3
-#: Standard errors by which a rival discard must beat the strong bot's to be chosen.
+#: Standard errors by which a rival must beat the strong bot's choice to be taken.
 MARGIN: Final = 1.5
 #: The decisions searched by default: the seat's own turns. Searching claims too lost
 #: clearly in baicheng (benchmarks/RESULTS.md); they and 定缺 are searched on request.
