@@ -12,20 +12,23 @@ from fangcheng.engine.round import Round
 from fangcheng.players.bots import BOTS, Bot, StrongBot, make_bot
 from fangcheng.protocol.actions import Act
 from fangcheng.protocol.observation import Observation, Phase
+from fangcheng.rules.requirements import is_legal_win
 from fangcheng.rules.ruleset import ALL_RULES, RuleSet, find_rules
 
 RULES = [pytest.param(r, id=r.name) for r in ALL_RULES]
 
 
-def own_turns(rules: RuleSet, seeds: range) -> Iterator[tuple[Round, Observation]]:
-    """Each seat's own turns in hands of strong bots, with the real round."""
+def decisions(
+    rules: RuleSet, seeds: range, phases: tuple[Phase, ...] = (Phase.TURN, Phase.CLAIM, Phase.QUE)
+) -> Iterator[tuple[Round, Observation]]:
+    """Each seat's own turns, claims and 定缺 in hands of strong bots, with the real round."""
     for seed in seeds:
         round_ = Round(rules, seed=seed, dealer=seed % 4)
         bots = [StrongBot(random.Random(seed * 4 + s)) for s in range(4)]
         while not round_.over:
             for seat in round_.pending():
                 obs = round_.observe(seat)
-                if obs.phase is Phase.TURN and obs.turn == seat:
+                if obs.phase in phases and (obs.phase is not Phase.TURN or obs.turn == seat):
                     yield round_, obs
                 round_.act(seat, bots[seat].act(obs))
 
@@ -37,13 +40,19 @@ def known(obs: Observation) -> tuple[object, ...]:
 
 @pytest.mark.parametrize("rules", RULES)
 def test_a_sampled_world_shows_the_seat_exactly_what_it_knows(rules: RuleSet) -> None:
-    seen = 0
-    for n, (_, obs) in enumerate(own_turns(rules, range(4))):
+    seen = {Phase.TURN: 0, Phase.CLAIM: 0, Phase.QUE: 0}
+    for n, (real, obs) in enumerate(decisions(rules, range(4))):
         world = sample_world(obs, random.Random(n))
         assert known(world.observe(obs.seat)) == known(obs)
         assert world.rules == obs.rules
-        seen += 1
-    assert seen > 50
+        # what the observation does not show but the rules read, inferred right
+        assert world.first_go_around == real.first_go_around
+        if real.first_go_around:  # 撵庄 reads the first discards only until then
+            assert world.first_discards == real.first_discards
+        assert world.just_chowed == real.just_chowed
+        seen[obs.phase] += 1
+    assert seen[Phase.TURN] > 50 and seen[Phase.CLAIM] > 5
+    assert seen[Phase.QUE] == (16 if rules.void_suit_choice else 0)
 
 
 @pytest.mark.parametrize("rules", RULES)
@@ -51,8 +60,8 @@ def test_the_sampler_cannot_read_what_the_seat_may_not_know(rules: RuleSet) -> N
     """Two games that differ only in hidden tiles (two sampled worlds are real games)
     give the sampler the same input, so the same world from the same generator."""
     differed = 0
-    for n, (_, obs) in enumerate(own_turns(rules, range(2))):
-        if n % 5:
+    for n, (_, obs) in enumerate(decisions(rules, range(2))):
+        if n % 5 and obs.phase is Phase.TURN:
             continue
         one, two = sample_world(obs, random.Random(1)), sample_world(obs, random.Random(2))
         assert known(one.observe(obs.seat)) == known(two.observe(obs.seat))
@@ -73,6 +82,9 @@ def test_a_decision_other_than_the_seats_turn_is_not_rebuilt() -> None:
     obs = round_.observe((round_.turn + 1) % 4)  # a seat that is not to move
     with pytest.raises(WorldError):
         sample_world(obs, random.Random(0))
+    platform = Round("baishan_platform", seed=3)
+    with pytest.raises(WorldError):  # 漂 is bet before the deal: no world to search
+        sample_world(platform.observe(0), random.Random(0))
 
 
 def play(rules: RuleSet, seed: int, bots: list[Bot]) -> Round:
@@ -100,19 +112,90 @@ def test_the_expert_is_a_registered_bot() -> None:
     assert isinstance(make_bot("expert", random.Random(0)), ExpertBot)
 
 
-def test_the_search_keeps_one_of_its_options_and_sometimes_overrules_the_strong_bot() -> None:
-    bot = ExpertBot(random.Random(5), playouts=12, candidates=3)
-    overruled = searched = 0
-    for _, obs in own_turns(find_rules("baishan"), range(2)):
+@pytest.mark.parametrize("name", ["baishan", "baicheng"])
+def test_the_search_keeps_one_of_its_options_and_sometimes_overrules_the_strong_bot(
+    name: str,
+) -> None:
+    every = frozenset({Phase.TURN, Phase.CLAIM, Phase.QUE})
+    bot = ExpertBot(random.Random(5), playouts=8, candidates=3, phases=every)
+    overruled = searched = claims = 0
+    for _, obs in decisions(find_rules(name), range(6)):
+        if searched > 10 and claims and overruled:
+            break  # enough seen: each search plays dozens of hands
         choice = bot.strong.act(obs)
-        if choice.kind is not Act.DISCARD:
-            continue
-        options = bot.choices(obs, choice)
+        options = bot.options(obs, choice)
+        assert options[0] == choice and len(set(options)) == len(options)
+        assert set(options) <= set(obs.legal)
+        if obs.phase is Phase.CLAIM and choice.kind is not Act.HU:
+            assert set(options) == set(obs.legal)  # every answer to a claim is weighed
         if len(options) < 2:
             continue
-        assert options[0] == choice and len(set(options)) == len(options)
         picked = bot.search(obs, options)
-        assert picked in options and picked in obs.legal
+        assert picked in options
         searched += 1
+        claims += obs.phase is Phase.CLAIM
         overruled += picked != choice
-    assert searched > 10 and overruled > 0
+    assert searched > 10 and claims > 0 and overruled > 0
+
+
+@pytest.mark.parametrize("name", ["baishan", "sichuan"])
+def test_the_worlds_read_what_the_others_showed(name: str) -> None:
+    """A seat that declared 报听 is dealt a hand ready to win; a sichuan seat whose latest
+    discard was outside its 缺 holds no 缺 tile (players shed it first), but where the
+    seats dealt before it took too many of the other suits' tiles."""
+    rules = find_rules(name)
+    declared = ready = shed = kept = 0
+    for n, (_, obs) in enumerate(decisions(rules, range(6), (Phase.TURN,))):
+        world = sample_world(obs, random.Random(n))
+        for s, view in enumerate(obs.seats):
+            if s == obs.seat or view.revealed is not None:
+                continue
+            hand = world.hands[s]
+            if view.ready:
+                declared += 1
+                ready += any(
+                    is_legal_win(
+                        rules,
+                        bytes(hand[:t]) + bytes([hand[t] + 1]) + bytes(hand[t + 1 :]),
+                        world.melds[s],
+                        view.que,
+                    )
+                    for t in range(34)
+                    if hand[t] < 4
+                )
+            if view.que is not None and view.river and view.river[-1] // 9 != view.que:
+                shed += 1
+                kept += any(hand[9 * view.que : 9 * view.que + 9])
+    if rules.declare_ready:
+        assert declared > 5 and ready == declared
+    else:
+        # greedy dealing: a seat dealt first may take the tiles a later one needed
+        assert shed > 20 and kept <= shed // 50
+
+
+def test_a_seat_read_as_ready_is_dealt_a_ready_hand() -> None:
+    rules = find_rules("baicheng")
+    built = ready = 0
+    for n, (_, obs) in enumerate(decisions(rules, range(1), (Phase.TURN,))):
+        world = sample_world(obs, random.Random(n), ready=(1.0,) * 4)
+        for s, view in enumerate(obs.seats):
+            if s == obs.seat or view.concealed % 3 != 1:
+                continue
+            hand = world.hands[s]
+            built += 1
+            ready += any(
+                is_legal_win(rules, bytes(grown), world.melds[s], view.que)
+                for t in range(34)
+                if hand[t] < 4
+                for grown in [hand[:t] + bytes([hand[t] + 1]) + hand[t + 1 :]]
+            )
+        assert known(world.observe(obs.seat)) == known(obs)
+    assert built > 50 and ready >= built * 0.9  # a few seats' tiles cannot make one
+
+
+def test_by_default_only_the_seats_own_turns_are_searched() -> None:
+    bot = ExpertBot(random.Random(0))
+    for _, obs in decisions(find_rules("sichuan"), range(1), (Phase.CLAIM, Phase.QUE)):
+        choice = bot.strong.act(obs)
+        assert bot.options(obs, choice) == [choice]
+        assert bot.act(obs) == choice

@@ -2,35 +2,48 @@
 
 A world is an engine `Round` rebuilt from one `Observation` alone: the seat's own hand
 and every public fact (melds, rivers, counts, 定缺, 漂, the treasure, the wall count) as
-they are, and the tiles the seat cannot see dealt uniformly at random to the other
-hands, their face-down 暗杠 and the wall. It receives nothing but the observation, so it
-cannot use hidden information.
+they are, and the tiles the seat cannot see dealt at random to the other hands, their
+face-down 暗杠 and the wall. It receives nothing but the observation (and, from the
+expert, the strong bot's reading of it), so it cannot use hidden information.
 
-Worlds are rebuilt only at the seat's own turn (the one decision whose engine state an
-observation fixes: a claim window also holds the other seats' pending answers). What an
-observation does not say is set to its usual value: the tile to move on did not come
-from a kong replacement, the first go-around has passed once anyone has called or
-discarded four tiles, no 刮风下雨 is owed back (退税). Every other decision is the strong
-bot's.
+The tiles are not dealt uniformly: a uniform deal gives every other seat a hand far from
+ready, and a search in such worlds finds every discard safe and every attack free (the
+first versions dealt in twice as often as the strong bot). So a seat that declared 报听
+is dealt a ready hand; one that may be ready by its discards and calls (the strong bot's
+estimate) is dealt a ready hand with that chance, else one a few tiles off; a sichuan
+seat whose latest discard is outside its 缺 holds none of it.
 
-`ExpertBot` keeps the strong bot's choice unless that choice is a discard with rivals:
-then it takes the strong bot's best few discards, plays each out to the end of the hand
-in the same sampled worlds with efficient bots (common random numbers), and changes to
-another only where its mean coins for the seat are clearly (`MARGIN`) better.
+Worlds are rebuilt at the seat's own turn, at a claim window on another seat's discard
+(the discarder's turn, replayed to the window; the other seats answer in the world), and
+at 定缺 (just after the deal). What an observation does not say is set to its usual
+value: the tile to move on (or the discard) did not follow a kong, no 刮风下雨 is owed
+back (退税). `_set_state` is the one place that writes the engine's state directly.
+
+`ExpertBot` keeps the strong bot's choice unless a rival beats it clearly: at a turn its
+best few discards, the same discard with or without 报听, a kong made or not; on request
+(`ExpertBot.phases`; searching claims lost in baicheng) at a claim every other answer,
+and every other 缺. Each is played out to the end of the hand in the same
+sampled worlds with the same playout seeds (common random numbers), the seat by its own
+playout policy (the strong bot: efficient playouts misjudged its follow-up) and the
+others by efficient bots, and a rival is taken only where its mean
+coins for the seat beat the strong bot's choice by `MARGIN` standard errors of the
+paired differences. 漂 is the strong bot's: playouts of equal bots cannot value a bet.
 """
 
 from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Sequence
 from math import sqrt
 from statistics import fmean, stdev
 from typing import ClassVar, Final
 
-from fangcheng.engine.round import Item, Round
+from fangcheng.engine.round import Item, Round, shared_action
 from fangcheng.players.bots import Bot, EfficientBot, StrongBot, register_bot, table_of
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase
+from fangcheng.rules.requirements import in_void_suit, is_legal_win
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import KINDS, SUITS
 
@@ -39,8 +52,11 @@ __all__ = ["ExpertBot", "play_out", "sample_world"]
 #: Playouts per decision and discards compared, by default: small enough for simulation.
 PLAYOUTS: Final = 24
 CANDIDATES: Final = 3
-#: Standard errors by which a rival discard must beat the strong bot's to be chosen.
+#: Standard errors by which a rival must beat the strong bot's choice to be taken.
 MARGIN: Final = 1.5
+#: The decisions searched by default: the seat's own turns. Searching claims too lost
+#: clearly in baicheng (benchmarks/RESULTS.md); they and 定缺 are searched on request.
+SEARCHED: Final = frozenset({Phase.TURN})
 
 
 class WorldError(ValueError):
@@ -58,21 +74,34 @@ def _options(obs: Observation) -> dict[str, object]:
     return options
 
 
-def sample_world(obs: Observation, rng: random.Random) -> Round:
+def sample_world(
+    obs: Observation, rng: random.Random, ready: Sequence[float] | None = None
+) -> Round:
     """A round at ``obs``'s decision that agrees with all ``obs`` shows, the unseen tiles
-    dealt at random; a `WorldError` for a decision other than the seat's own turn."""
-    if obs.phase is not Phase.TURN or obs.turn != obs.seat or not obs.legal:
-        raise WorldError(f"only the seat's own turn is rebuilt, not {obs.phase.value}")
+    dealt at random: the seat's own turn, a claim window on another seat's discard, or
+    定缺; a `WorldError` for any other decision.
+
+    ``ready``: each seat's chance of being ready, as read from its discards and calls (a
+    seat that declared 报听 is ready whatever it says): such a seat is dealt a ready hand
+    with that chance, and else a hand a few tiles off one; without it only the declared
+    seats' hands are built, the others' dealt uniformly."""
+    if ready is None:
+        ready = (0.0,) * 4
+    claim = obs.last_discard if obs.phase is Phase.CLAIM else None
+    own_turn = obs.phase is Phase.TURN and obs.turn == obs.seat
+    rebuilt = own_turn or obs.phase is Phase.QUE or (claim is not None and claim[0] != obs.seat)
+    if not obs.legal or not rebuilt:
+        raise WorldError(f"{obs.phase.value} is not rebuilt: a turn, a claim or 定缺 is")
     rules = obs.rules
     world = Round(rules, seed=0, dealer=obs.dealer, base=obs.base, options=_options(obs))
     unseen = bytearray(table_of(obs).unseen)
-    world.win_tiles = {}
+    win_tiles: dict[int, int] = {}
     mine = obs.seats[obs.seat].revealed
     if mine is not None:  # the seat's own winning tile lies face up beside its hand
         for t in range(KINDS):
             if mine[t] > obs.hand[t]:
                 unseen[t] -= 1
-                world.win_tiles[obs.seat] = t
+                win_tiles[obs.seat] = t
     pool = [t for t in range(KINDS) for _ in range(unseen[t])]
     rng.shuffle(pool)
     counts = bytearray(KINDS)
@@ -89,6 +118,7 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
             counts[face] = 0
             pool = [t for t in pool if t != face]
             melds[s].append(Meld(MeldKind.AN_GANG, (face,) * 4))
+    hidden = []
     for s, view in enumerate(obs.seats):
         if s == obs.seat:
             hands[s][:] = obs.hand
@@ -97,21 +127,146 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
             if sum(view.revealed) > view.concealed:  # with its winning tile, not told apart
                 tile = next(t for t in range(KINDS) if hands[s][t])
                 hands[s][tile] -= 1
-                world.win_tiles[s] = tile
+                win_tiles[s] = tile
         else:
-            for t in pool[: view.concealed]:
-                hands[s][t] += 1
-            pool = pool[view.concealed :]
-    wall = world.wall
+            hidden.append(s)
+    # a seat whose latest discard is outside its 缺 has shed the 缺 first, as players do
+    voids = {
+        s: v.que if v.river and not in_void_suit(v.river[-1], v.que) else None
+        for s, v in enumerate(obs.seats)
+    }
+    # the most constrained first: a declared hand is ready, then a hand without its 缺
+    hidden.sort(key=lambda s: (not obs.seats[s].ready, voids[s] is None))
+    for s in hidden:
+        view = obs.seats[s]
+        if view.ready or rng.random() < ready[s]:
+            dealt = _built_hand(obs, s, pool, rng, voids[s], 0)
+        elif ready[s]:  # not ready yet, but a hand kept for many turns is rarely far off
+            dealt = _built_hand(obs, s, pool, rng, voids[s], max(1, 5 - len(view.river) // 2))
+        else:
+            dealt = None
+        if dealt is None:
+            dealt = _void_hand(pool, view.concealed, voids[s])
+        hands[s][:] = dealt
+        pool = _without(pool, dealt)
     extra = len(pool) - obs.wall
     if extra < 0 or (extra and not rules.treasure) or extra > 4:
         raise WorldError(f"{len(pool)} unseen tiles for a wall of {obs.wall}")
+    _set_state(world, obs, hands, melds, pool, win_tiles)
+    return world
+
+
+def _without(pool: list[int], hand: bytes | bytearray) -> list[int]:
+    """``pool`` in its order less the tiles of ``hand``."""
+    left = bytearray(hand)
+    out = []
+    for t in pool:
+        if left[t]:
+            left[t] -= 1
+        else:
+            out.append(t)
+    return out
+
+
+def _void_hand(pool: list[int], n: int, void: int | None) -> bytearray:
+    """The first ``n`` tiles of ``pool`` outside the ``void`` suit (then any, if too few:
+    the seats dealt before may have taken them)."""
+    hand = bytearray(KINDS)
+    picked = 0
+    for t in pool:
+        if picked < n and not in_void_suit(t, void):
+            hand[t] += 1
+            picked += 1
+    if picked < n:  # too few tiles outside the suit left unseen
+        for t in _without(pool, hand)[: n - picked]:
+            hand[t] += 1
+    return hand
+
+
+#: Tries at building a ready hand from the unseen tiles.
+READY_TRIES: Final = 30
+
+
+def _built_hand(
+    obs: Observation, s: int, pool: list[int], rng: random.Random, void: int | None, spoil: int
+) -> bytearray | None:
+    """A hand for seat ``s`` of the unseen tiles in ``pool`` (none of the ``void`` suit):
+    a complete hand (sets and a pair) built at random, one tile taken out and ``spoil``
+    more swapped for random ones. Unspoilt, it is ready: kept once the rules let it win
+    on some face (a random deal is almost never ready, and a ready seat that cannot win
+    would make every discard look safe). None if none is found."""
+    view = obs.seats[s]
+    n = view.concealed
+    if n % 3 != 1:
+        return None
+    counts = bytearray(KINDS)
+    for t in pool:
+        if not in_void_suit(t, void):
+            counts[t] += 1
+    spoil = min(spoil, n)  # of the n + 1 tiles built, at least one is kept
+    for _ in range(READY_TRIES):
+        left, hand = bytearray(counts), bytearray(KINDS)
+        sets = [(t, t, t) for t in range(KINDS) if left[t] >= 3]
+        sets += [(t, t + 1, t + 2) for t in range(27) if t % 9 <= 6 and all(left[t : t + 3])]
+        pairs = [t for t in range(KINDS) if left[t] >= 2]
+        if not pairs:
+            return None
+        pair = rng.choice(pairs)
+        hand[pair] += 2
+        left[pair] -= 2
+        for _ in range(n // 3):
+            sets = [m for m in sets if all(left[t] >= m.count(t) for t in m)]
+            if not sets:
+                break
+            for t in rng.choice(sets):
+                hand[t] += 1
+                left[t] -= 1
+        else:
+            for _ in range(1 + spoil):
+                hand[rng.choice([t for t in range(KINDS) if hand[t]])] -= 1
+            for _ in range(spoil):
+                spares = [t for t in range(KINDS) if left[t] and hand[t] < 4]
+                if not spares:  # too few unseen tiles left outside the void suit
+                    return None
+                t = rng.choice(spares)
+                hand[t] += 1
+                left[t] -= 1
+            if spoil:
+                return hand
+            melds = list(view.melds)
+            for t in (t for t in range(KINDS) if hand[t] < 4):
+                hand[t] += 1
+                won = is_legal_win(obs.rules, bytes(hand), melds, view.que)
+                hand[t] -= 1
+                if won:
+                    return hand
+    return None
+
+
+def _set_state(
+    world: Round,
+    obs: Observation,
+    hands: list[bytearray],
+    melds: list[list[Meld]],
+    pool: list[int],
+    win_tiles: dict[int, int],
+) -> None:
+    """Put ``world`` (a fresh `Round` of the table's rules) at ``obs``'s decision with the
+    dealt ``hands``, ``melds`` and unseen ``pool`` (the wall, then the reserve).
+
+    The one place that writes the engine's state directly (its private fields and its
+    `_rest`, `_begin_turn` and `_open_claims` steps), so a change of the engine's fields
+    is met here alone; the sampler's tests check the result against the observation.
+    What an observation does not say is set to its usual value: the tile to move on (or
+    the discard) did not follow a kong, no 刮风下雨 is owed back (退税)."""
+    rules = obs.rules
+    wall = world.wall
     wall.live = deque(pool[: obs.wall])
     wall.reserve = deque(pool[obs.wall :])
     if rules.treasure:
         wall.indicators = [*obs.retired, *([obs.treasure] if obs.treasure is not None else [])]
         wall.indicator = obs.treasure
-    world.hands, world.melds = hands, melds
+    world.hands, world.melds, world.win_tiles = hands, melds, win_tiles
     world.rivers = [list(view.river) for view in obs.seats]
     world.ready = [view.ready for view in obs.seats]
     world.que = [view.que for view in obs.seats]
@@ -120,9 +275,40 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
     world.items = [Item("before the sample", obs.scores)] if any(obs.scores) else []
     world.events = []
     world.decisions = []
+    world.over = False
+    world.claim, world.rob_kind = None, None
+    # the first go-around lasts until a call, or the dealer's second draw
+    discards = sum(len(view.river) for view in obs.seats)
+    world.first_go_around = not any(melds) and discards < 4 + (obs.last_discard is not None)
+    world.first_discards = []  # 撵庄's: the first discards in turn from the dealer's
+    for s in ((obs.dealer + i) % 4 for i in range(4)):
+        if not (rules.chase_dealer_pays and world.first_go_around and world.rivers[s]):
+            break
+        world.first_discards.append(world.rivers[s][0])
+    if obs.phase is Phase.QUE:  # just dealt: every seat chooses its 缺
+        for s in range(4):
+            if s != obs.dealer:  # as the deal leaves them
+                world._rest(s, -1)
+        return
+    if obs.last_discard is not None:  # a claim window on the discard just made
+        source, tile = obs.last_discard
+        for s in range(4):
+            world._rest(s, -1)
+        world.turn, world.drawn, world.phase = source, None, Phase.TURN
+        world.after_kong = world.kong_discard = world.just_chowed = False
+        nxt = hands[(source + 1) % 4]
+        chis = [
+            shared_action(Action(Act.CHI, run=run))
+            for run in ((s, s + 1, s + 2) for s in (tile - 2, tile - 1, tile))
+            if rules.chi
+            and tile < 27
+            and run[0] >= tile // 9 * 9
+            and run[2] < tile // 9 * 9 + 9
+            and all(nxt[x] for x in run if x != tile)
+        ]
+        world._open_claims(source, tile, chis)
+        return
     seat = obs.seat
-    called = any(melds) or sum(len(view.river) for view in obs.seats) >= 4
-    world.first_go_around = not called
     opening = seat == obs.dealer and not obs.seats[seat].river
     world.dealer_kongs = len(melds[seat]) if opening else 0
     last = melds[seat][-1] if melds[seat] else None
@@ -133,8 +319,6 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
         if s != seat:
             world._rest(s, -1)
     world._rested[seat] = (frozenset(), -1)  # not the deal's: "says nothing"
-    world.over = False
-    world.claim, world.rob_kind = None, None
     # after_kong: the waits of the hand before the draw are worked out, not read from a
     # rest this world never had; the flag itself is the usual value, False
     world._begin_turn(
@@ -144,15 +328,17 @@ def sample_world(obs: Observation, rng: random.Random) -> Round:
         called=obs.drawn is None and not opening,
     )
     world.after_kong = False
-    return world
 
 
-def play_out(world: Round, seat: int, action: Action, seeds: list[int]) -> int:
+def play_out(
+    world: Round, seat: int, action: Action, seeds: list[int], own: type[Bot] = EfficientBot
+) -> int:
     """Coins ``seat`` moves in ``world`` from here to the end, taking ``action`` first,
-    every later decision the efficient bot's (seeded by ``seeds``, one a seat)."""
+    its later decisions the ``own`` bot's and the others' the efficient bot's (seeded by
+    ``seeds``, one a seat)."""
     before = sum(item.deltas[seat] for item in world.items)
     world.act(seat, action)
-    bots = [EfficientBot(random.Random(s)) for s in seeds]
+    bots = [(own if s == seat else EfficientBot)(random.Random(x)) for s, x in enumerate(seeds)]
     while not world.over:
         for s in world.pending():
             world.act(s, bots[s].act(world.observe(s)))
@@ -160,29 +346,69 @@ def play_out(world: Round, seat: int, action: Action, seeds: list[int]) -> int:
     return int(world.settlement["total"][seat]) - before
 
 
+_KONGS: Final = frozenset({Act.AN_GANG, Act.BU_GANG, Act.XUANFENG, Act.ADD})
+
+
 class ExpertBot(Bot):
-    """The strong bot, with its discards checked by playouts in sampled worlds."""
+    """The strong bot, with its discards, 报听, kongs and claims checked by playouts in
+    sampled worlds."""
 
     name: ClassVar[str] = "expert"
 
     def __init__(
-        self, rng: random.Random, playouts: int = PLAYOUTS, candidates: int = CANDIDATES
+        self,
+        rng: random.Random,
+        playouts: int = PLAYOUTS,
+        candidates: int = CANDIDATES,
+        policy: type[Bot] = StrongBot,
+        phases: frozenset[Phase] = SEARCHED,
     ) -> None:
+        """``playouts`` per searched decision, shared among its options; ``candidates``:
+        the discards compared; ``policy``: the seat's own playout bot; ``phases``: the
+        decisions searched (of `Phase.TURN`, `Phase.CLAIM` and `Phase.QUE`)."""
         super().__init__(rng)
         self.strong = StrongBot(random.Random(rng.getrandbits(64)))
-        self.playouts, self.candidates = playouts, candidates
+        self.playouts, self.candidates, self.policy = playouts, candidates, policy
+        self.phases = phases
 
     def act(self, observation: Observation) -> Action:
         choice = self.strong.act(observation)  # every observation: it tracks the table
-        if choice.kind is not Act.DISCARD or observation.phase is not Phase.TURN:
+        if len(observation.legal) < 2:
             return choice
-        options = self.choices(observation, choice)
+        options = self.options(observation, choice)
         if len(options) < 2:
             return choice
         try:
             return self.search(observation, options)
         except WorldError:
             return choice
+
+    def options(self, obs: Observation, choice: Action) -> list[Action]:
+        """The strong bot's ``choice`` first, then the rivals worth a search: at a turn its
+        next best discards, the same discard with or without 报听, a kong made or not; in
+        a claim window every other answer but a win it takes (a win passed is a rival);
+        every other 缺."""
+        if obs.phase not in self.phases:
+            return [choice]
+        if obs.phase is Phase.CLAIM:
+            if choice.kind is Act.HU:
+                return [choice]
+            return [choice, *(a for a in obs.legal if a != choice)]
+        if obs.phase is Phase.QUE:
+            return [choice, *(a for a in obs.legal if a != choice)]
+        if obs.phase is not Phase.TURN:  # 漂: playouts of equal bots cannot value a bet
+            return [choice]
+        discards = [a for a in obs.legal if a.kind is Act.DISCARD]
+        if choice.kind in _KONGS:  # the rival: the discard it would make instead
+            return [choice, self.strong.discard(table_of(obs), discards)]
+        if choice.kind not in (Act.DISCARD, Act.READY):
+            return [choice]
+        out = self.choices(obs, choice)
+        declared = Action(Act.DISCARD if choice.kind is Act.READY else Act.READY, choice.tile)
+        if declared in obs.legal:
+            out.insert(1, declared)
+        out += (a for a in obs.legal if a.kind in _KONGS)
+        return out
 
     def choices(self, obs: Observation, choice: Action) -> list[Action]:
         """The strong bot's choice and its next best discards, by its ranking."""
@@ -202,14 +428,15 @@ class ExpertBot(Bot):
         beats it by `MARGIN` standard errors of the paired differences: a few noisy
         playouts would otherwise overrule a good heuristic at random."""
         worlds = max(2, self.playouts // len(options))
+        ready = self.strong.threats(obs)
         results: list[list[int]] = [[] for _ in options]
         for _ in range(worlds):
             seeds = [self.rng.getrandbits(64) for _ in range(4)]
             state = self.rng.getstate()
             for i, action in enumerate(options):
                 self.rng.setstate(state)  # the same world for every option
-                world = sample_world(obs, self.rng)
-                results[i].append(play_out(world, obs.seat, action, seeds))
+                world = sample_world(obs, self.rng, ready)
+                results[i].append(play_out(world, obs.seat, action, seeds, self.policy))
         best, best_gain = 0, 0.0
         for i in range(1, len(options)):
             diffs = [a - b for a, b in zip(results[i], results[0], strict=True)]

@@ -1,0 +1,111 @@
+"""The expert bot against the targets of issue 21: decision time and strength by budget.
+
+    .venv/bin/python benchmarks/bench_expert.py time [--playouts P ...] [--hands N]
+        [--rules NAME ...] [--seed S]
+    .venv/bin/python benchmarks/bench_expert.py strength [--playouts P ...] [--hands N]
+        [--rules NAME ...] [--seed S] [--workers W] [--policy efficient|strong]
+        [--phases turn,claim,que]
+
+``time``: one expert (``P`` playouts per searched decision) and three ``strong`` seats
+play ``N`` hands per rule set; each of the expert's decisions with a choice is timed in
+process CPU time (other work on the machine does not count): mean, median, 90th
+percentile and max. ``strength``: ``fangcheng simulate --duplicate`` of one expert
+against three ``strong`` at each budget, expert − strong per hand with its 95% interval;
+``--policy``, the seat's own playout bot, and ``--phases``, the decisions searched. An
+expert other than the default is a bot kind registered here, ``expert@P:policy:phases``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from statistics import fmean, median, quantiles
+from typing import Final
+
+from fangcheng.ai.expert import PLAYOUTS, SEARCHED, ExpertBot
+from fangcheng.ai.sim import simulate
+from fangcheng.engine.round import Round
+from fangcheng.players.bots import EfficientBot, StrongBot, register_bot
+from fangcheng.protocol.observation import Phase
+from fangcheng.rules.ruleset import ALL_RULES
+
+POLICIES: Final = {"efficient": EfficientBot, "strong": StrongBot}
+
+
+def kind(playouts: int, policy: str, phases: frozenset[Phase]) -> str:
+    """The bot kind of an expert of these arguments, registered on first use."""
+    if (playouts, POLICIES[policy], phases) == (PLAYOUTS, StrongBot, SEARCHED):
+        return "expert"
+    searched = "+".join(sorted(p.value for p in phases))
+    name = f"expert@{playouts}:{policy}:{searched}"
+
+    class Variant(ExpertBot):
+        def __init__(self, rng: random.Random) -> None:
+            super().__init__(rng, playouts=playouts, policy=POLICIES[policy], phases=phases)
+
+    Variant.name = name
+    register_bot(Variant)
+    return name
+
+
+def timing(args: argparse.Namespace) -> None:
+    for playouts in args.playouts:
+        print(f"expert at {playouts} playouts, 3 strong, {args.hands} hands per rule set")
+        for rules in args.rules:
+            times: list[float] = []
+            for hand in range(args.hands):
+                round_ = Round(rules, seed=args.seed * 1000 + hand, dealer=hand % 4)
+                bots = [
+                    ExpertBot(random.Random(hand), playouts=playouts),
+                    *(StrongBot(random.Random(hand * 4 + s)) for s in (1, 2, 3)),
+                ]
+                while not round_.over:
+                    for seat in round_.pending():
+                        obs = round_.observe(seat)
+                        start = time.process_time()
+                        action = bots[seat].act(obs)
+                        if seat == 0 and len(obs.legal) > 1:
+                            times.append(time.process_time() - start)
+                        round_.act(seat, action)
+            p90 = quantiles(times, n=10)[-1]
+            print(
+                f"   {rules:<18}{len(times):5} decisions  mean {fmean(times) * 1e3:6.0f} ms"
+                f"  median {median(times) * 1e3:5.0f}  p90 {p90 * 1e3:5.0f}"
+                f"  max {max(times) * 1e3:5.0f}"
+            )
+
+
+def strength(args: argparse.Namespace) -> None:
+    phases = frozenset(Phase(p) for p in args.phases.split(","))
+    for playouts in args.playouts:
+        name = kind(playouts, args.policy, phases)
+        for rules in args.rules:
+            start = time.monotonic()
+            s = simulate(rules, args.hands, [name, "strong", "strong", "strong"],
+                         seed=args.seed, workers=args.workers, duplicate=True)  # fmt: skip
+            diff, ci = s.difference(name, "strong")
+            print(
+                f"   {name:<28}{rules:<18}{s.hands:6} hands  expert − strong {diff:+6.2f}"
+                f" ± {ci:5.2f}  wins {s.seats[0].win_rate:.1%}"
+                f"  ({time.monotonic() - start:.0f} s)"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["time", "strength"])
+    parser.add_argument("--playouts", type=int, nargs="*", default=[PLAYOUTS])
+    parser.add_argument("--hands", type=int, default=8)
+    parser.add_argument("--rules", nargs="*", default=[r.name for r in ALL_RULES])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--policy", choices=list(POLICIES), default="strong",
+                        help="the expert seat's own playout bot")  # fmt: skip
+    parser.add_argument("--phases", default="turn", help="decisions searched: turn,claim,que")
+    args = parser.parse_args()
+    (timing if args.what == "time" else strength)(args)
+
+
+if __name__ == "__main__":
+    main()
