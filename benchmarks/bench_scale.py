@@ -93,7 +93,7 @@ def _pg(sql: str, *params: Any) -> list[tuple[Any, ...]]:
 def _redis() -> Any:
     import redis
 
-    return redis.Redis.from_url(REDIS)
+    return redis.Redis.from_url(REDIS, decode_responses=True)
 
 
 @dataclass
@@ -121,6 +121,7 @@ class Cluster:
     size: int
     lease_ms: int
     redis: bool  # run as a cluster (else: one process, no Redis)
+    durable: bool = True  # PostgreSQL's synchronous_commit (off: --pg-async)
     name: str = field(default_factory=lambda: f"fangcheng_bench_{uuid.uuid4().hex[:12]}")
     processes: list[Process] = field(default_factory=list)
     folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="bench_scale_")))
@@ -139,6 +140,8 @@ class Cluster:
 
     async def __aenter__(self) -> Cluster:
         _pg(f"CREATE DATABASE {self.name}")
+        if not self.durable:  # the experiment: commits that do not wait for the disk
+            _pg(f"ALTER DATABASE {self.name} SET synchronous_commit TO off")
         try:
             self.processes = [Process(free_port()) for _ in range(self.size)]
             for index in range(self.size):
@@ -193,12 +196,19 @@ class Cluster:
         process.wait()
         self.processes[index].process = None
 
-    def owners(self) -> dict[str, int]:
-        """Table code → the index of the process holding its lease (every table on the
-        one process without Redis)."""
+    def owners(self, codes: list[str]) -> dict[str, int]:
+        """Table code → the index of the process holding its lease, as the cluster's keys
+        say (`fangcheng.server.cluster`: ``code:`` → uid, ``lease:`` → process id,
+        ``proc:`` → its advertised URL); every table is process 0's without Redis, and a
+        table whose lease is held by none is left out."""
         if not self.redis:
-            return {}
-        raise NotImplementedError("the cluster's lease keys")
+            return dict.fromkeys(codes, 0)
+        client = _redis()
+        uids = client.mget([f"{self.prefix}code:{code}" for code in codes])
+        ids = client.mget([f"{self.prefix}lease:{uid}" for uid in uids])
+        urls = client.mget([f"{self.prefix}proc:{id_}" for id_ in ids])
+        where = {f"http://{HOST}:{port}": i for i, port in enumerate(self.ports)}
+        return {code: where[url] for code, url in zip(codes, urls, strict=True) if url in where}
 
     def clean(self) -> None:
         """Stop every process, drop the database, delete the keys, remove the logs;
@@ -284,6 +294,7 @@ class LoadResult:
     redis_per_s: float  # commands, server-wide
     errors: dict[str, int]
     lost: int
+    load: float  # the machine's load average (1 min) at the end
 
     @property
     def held(self) -> bool:
@@ -299,13 +310,13 @@ class LoadResult:
             f" ms ({self.samples} samples)  generator lag p99 {self.lag99:5.1f} ms"
             f"  CPU per process {cpu} (sum {sum(self.cpu):.0%})  tables per process {owned}"
             f"  PostgreSQL {self.pg_per_s:6.1f} commits/s  Redis {self.redis_per_s:6.1f} cmd/s"
-            f"  errors: {errors}  lost: {self.lost}"
+            f"  errors: {errors}  lost: {self.lost}  load average {self.load:.1f}"
         )
 
 
 async def load_stage(size: int, tables: int, args: argparse.Namespace) -> LoadResult:
     """``tables`` tables at human pace on a new cluster of ``size`` processes, measured."""
-    async with Cluster(size, args.lease_ms, args.redis) as cluster:
+    async with Cluster(size, args.lease_ms, args.redis, not args.pg_async) as cluster:
         generator = Generator(cluster.ports, args.rules, PACE)
         opened: list[Table] = []
         try:
@@ -327,8 +338,8 @@ async def load_stage(size: int, tables: int, args: argparse.Namespace) -> LoadRe
             stats.recording = False
             stop.set()
             await lag_task
-            owners = cluster.owners()
-            owned = [sum(1 for t in opened if owners.get(t.code, 0) == i) for i in range(size)]
+            owners = cluster.owners([t.code for t in opened])
+            owned = [sum(1 for t in opened if owners.get(t.code) == i) for i in range(size)]
             ms = [x * 1000 for x in stats.latencies]
             return LoadResult(
                 processes=size,
@@ -346,6 +357,7 @@ async def load_stage(size: int, tables: int, args: argparse.Namespace) -> LoadRe
                 redis_per_s=commands / elapsed,
                 errors=dict(stats.errors),
                 lost=stats.lost,
+                load=os.getloadavg()[0],
             )
         finally:
             await generator.close(opened)
@@ -460,7 +472,7 @@ async def failover(args: argparse.Namespace, deadline: float) -> FailoverResult:
     size = args.failover_processes if args.redis else 1
     timeout = args.lease_ms / 1000 + 30
     rng = random.Random(19)
-    async with Cluster(size, args.lease_ms, args.redis) as cluster:
+    async with Cluster(size, args.lease_ms, args.redis, not args.pg_async) as cluster:
         generator = Reconnecting(cluster.ports, args.rules, timeout)
         opened: list[Table] = []
         missing = kills = 0
@@ -477,14 +489,16 @@ async def failover(args: argparse.Namespace, deadline: float) -> FailoverResult:
                 if not playing:
                     continue
                 table = rng.choice(playing)
-                owners = cluster.owners()
-                victim = owners.get(table.code, 0)
+                owners = cluster.owners([t.code for t in opened])
+                if table.code not in owners:
+                    continue  # between owners (a takeover not yet done)
+                victim = owners[table.code]
                 port = cluster.processes[victim].port
                 generator.waiting = {
-                    (t.index, seat): Waiting(owners.get(t.code, 0) == victim)
+                    (t.index, seat): Waiting(owners.get(t.code) == victim)
                     for t in opened
                     for seat in range(4)
-                    if owners.get(t.code, 0) == victim or generator.at[t.index, seat] == port
+                    if owners.get(t.code) == victim or generator.at[t.index, seat] == port
                 }
                 generator.all_back.clear()
                 generator.killed_at = loop.time()
@@ -581,6 +595,11 @@ def main() -> None:
     parser.add_argument("--failover-processes", type=int, default=2)
     parser.add_argument("--failover-tables", type=int, default=20)
     parser.add_argument("--budget", type=float, default=1800.0, help="total seconds at most")
+    parser.add_argument(
+        "--pg-async",
+        action="store_true",
+        help="the database with synchronous_commit off (a commit does not wait for the disk)",
+    )
     args = parser.parse_args()
     asyncio.run(bounded(args))
 
