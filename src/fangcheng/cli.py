@@ -230,6 +230,27 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--rate", type=float, default=20.0, help="frames a second one connection may send"
     )
+    many = serve.add_argument_group(
+        "many processes (docs/deploy.md)",
+        "with --redis this is one of N interchangeable processes behind one address, sharing "
+        "--db (PostgreSQL) and Redis: each table is leased to one process, the others pass "
+        "its requests on, and a table whose process dies is rebuilt by another from its log",
+    )
+    many.add_argument("--redis", metavar="URL", help="Redis URL, e.g. redis://127.0.0.1:6379/0")
+    many.add_argument(
+        "--redis-prefix", default="fangcheng:", help="prefix of every Redis key (%(default)s)"
+    )
+    many.add_argument(
+        "--advertise",
+        metavar="URL",
+        help="this process's URL as the other processes reach it (default http://HOST:PORT)",
+    )
+    many.add_argument(
+        "--lease-ms",
+        type=int,
+        default=5000,
+        help="a table lease's ttl: a dead process's tables move after about this (default 5000)",
+    )
     serve.set_defaults(run=_serve)
     sub.add_parser("bot", help="play a seat at a server's table with a bot (fangcheng bot -h)")
     return parser
@@ -252,6 +273,19 @@ def _serve(args: argparse.Namespace) -> int:
         )
         return 2
     url = args.db or os.environ.get("FANGCHENG_DB") or default_url(Path(args.data))
+    if args.redis is not None:
+        try:
+            import httpx  # noqa: F401
+            import redis  # noqa: F401
+        except ImportError as exc:
+            print(
+                f"fangcheng serve: {exc.name} is missing: pip install 'fangcheng[cluster]'",
+                file=sys.stderr,
+            )
+            return 2
+        if args.lease_ms < 300:
+            print("fangcheng serve: --lease-ms: at least 300", file=sys.stderr)
+            return 2
     setup_logging()
     settings = ServerSettings(
         db=url,
@@ -261,9 +295,14 @@ def _serve(args: argparse.Namespace) -> int:
         match_wait_ms=args.match_wait_ms,
         rate=args.rate,
         burst=2 * args.rate,
+        redis=args.redis,
+        redis_prefix=args.redis_prefix,
+        advertise=args.advertise or f"http://{args.host}:{args.port}",
+        lease_ms=args.lease_ms,
     )
     app = create_app(settings)
-    print(f"fangcheng: open http://{args.host}:{args.port}/  (database {url})", flush=True)
+    many = "" if args.redis is None else f", one of many via {args.redis}"
+    print(f"fangcheng: open http://{args.host}:{args.port}/  (database {url}{many})", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=65536)
     return 0
 

@@ -99,6 +99,7 @@ ErrorCode = Literal[
     "state",
     "internal",
     "confirm",  # a coin table: leaving mid-hand is 逃跑, leave again to confirm (D85)
+    "unavailable",  # many processes: the table's lease (Redis) or the database is out of reach
 ]
 ERROR_CODES: Final[tuple[str, ...]] = get_args(ErrorCode)
 #: The project's bots a table can seat (`fangcheng.players.make_bot` names).

@@ -11,6 +11,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from fangcheng.platform import Session
+from fangcheng.server import relay
+from fangcheng.server.cluster import RELAYED
 from fangcheng.server.coins import ROOMS, quick_match
 from fangcheng.server.http import body_of, guarded, hub_of, person_of
 from fangcheng.server.store import Person
@@ -93,6 +95,8 @@ async def profile(request: Request) -> Response:
     assert person.account is not None
     p = hub.platform.profile(person.account)
     code = hub.sitting.get(person.id)
+    if code not in hub.tables:  # many processes: it may sit at another's table
+        code = await hub.directory.seated_elsewhere(person.id, ())
     return JSONResponse(
         {
             "name": p.person.name,
@@ -104,7 +108,7 @@ async def profile(request: Request) -> Response:
             "recent": [
                 {"hand": r.hand_id, "room": r.room, "total": r.total, "at": r.at} for r in p.recent
             ],
-            "table": code if code in hub.tables else None,
+            "table": code,
         }
     )
 
@@ -149,7 +153,14 @@ async def rooms(request: Request) -> Response:
 async def match(request: Request) -> Response:
     person = _account(request)
     body = await body_of(request, MatchRequest)
-    table = quick_match(hub_of(request), person, body.room, _address(request))
+    hub = hub_of(request)
+    if hub.directory.clustered and RELAYED not in request.headers:
+        # one process matches each room, so that people of every process meet
+        where = await hub.directory.room_owner(body.room)
+        if where is not None:
+            return await relay.http(hub.directory, request, where)
+    await relay.leave_elsewhere(request, person)
+    table = quick_match(hub, person, body.room, _address(request))
     return JSONResponse(
         {"code": table.code, "seat": table.seat_of(person.id), "table": table.info()}
     )

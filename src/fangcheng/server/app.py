@@ -1,12 +1,17 @@
 """The table server: HTTP calls for sessions, tables and records, one websocket per
 connection for play (docs/protocol.md). `create_app` builds it from `ServerSettings`, so
 tests build it with a fake clock, no bot pace and no timer tasks.
+
+With ``redis`` set it is one of many processes (`fangcheng.server.cluster`): the hub's
+directory says which tables are its own; a request or websocket for another process's
+table is passed on to it (`fangcheng.server.relay`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -30,13 +35,14 @@ from fangcheng.engine import Round, record_of
 from fangcheng.platform import Platform, PlatformError
 from fangcheng.protocol import wire
 from fangcheng.protocol.wire import TableSettings, WireError
-from fangcheng.server import accounts, recovery
+from fangcheng.server import accounts, recovery, relay
+from fangcheng.server.cluster import RELAYED, Directory, RedisDirectory
 from fangcheng.server.coins import CoinTable, coin_settings
 from fangcheng.server.http import body_of as _body
 from fangcheng.server.http import guarded as _guarded
 from fangcheng.server.http import hub_of as _hub
 from fangcheng.server.http import person_of as _person
-from fangcheng.server.log import TableLog, crash_on_commit
+from fangcheng.server.log import Fenced, TableLog, crash_on_commit
 from fangcheng.server.security import LOOPBACK, RateLimit, log_event, now_ms, origin_ok
 from fangcheng.server.store import Person, Store
 from fangcheng.server.tables import Table, TableError, check_settings
@@ -52,8 +58,6 @@ __all__ = [
 ]
 
 STATIC: Final = Path(__file__).parent / "static"
-#: Table codes: no 0/O, 1/I/L, so a code read aloud is typed right.
-_CODE_LETTERS: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 #: Frames waiting for a slow client before it is dropped.
 _MAX_QUEUE: Final = 2000
 #: The fastest a table's bots may act (ms): a match of bots never holds the server up.
@@ -90,6 +94,12 @@ class ServerSettings:
     #: The collector policy (`collector`): how often the server freezes its heap, s;
     #: None leaves the collector as Python sets it.
     freeze_s: float | None = 5.0
+    #: Many processes (docs/deploy.md): Redis's URL (None: this process alone), the
+    #: prefix of its keys, this process's URL as the others reach it, the leases' ttl.
+    redis: str | None = None
+    redis_prefix: str = "fangcheng:"
+    advertise: str = "http://127.0.0.1:8000"
+    lease_ms: int = 5000
 
 
 class PracticeRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -118,6 +128,7 @@ class Hub:
     tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     wakes: dict[str, asyncio.Event] = field(default_factory=dict)
     session_limits: dict[str, RateLimit] = field(default_factory=dict)
+    directory: Directory = field(default_factory=Directory)
 
     def __post_init__(self) -> None:
         seed = self.settings.seed
@@ -168,12 +179,6 @@ class Hub:
             )
         return limit.allow(self.now())
 
-    def _code(self) -> str:
-        while True:
-            code = "".join(self.rng.choice(_CODE_LETTERS) for _ in range(6))
-            if code not in self.tables:
-                return code
-
     def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
         check_settings(settings)
         bot_ms = self.settings.bot_ms
@@ -184,8 +189,10 @@ class Hub:
             between_ms=settings.between_ms if between_ms is None else between_ms,
         )
         self.leave(owner.id)
+        code, uid = self.directory.reserve(self.tables, self.rng)
         table = Table(
-            code=self._code(),
+            code=code,
+            uid=uid,
             owner=owner.id,
             settings=settings,
             seed=self.rng.randrange(2**63),
@@ -207,8 +214,10 @@ class Hub:
             default.between_ms if between_ms is None else between_ms,
         )
         now = self.now()
+        code, uid = self.directory.reserve(self.tables, self.rng)
         table = CoinTable(
-            code=self._code(),
+            code=code,
+            uid=uid,
             owner=owner.id,
             settings=settings,
             seed=self.rng.randrange(2**63),
@@ -288,13 +297,49 @@ class Hub:
         task = self.tasks.pop(table.code, None)
         if task is not None:
             task.cancel()
+        self.directory.closed(table, ended)
         log_event("table_close", code=table.code)
+
+    def drop(self, table: Table) -> None:
+        """Stop running a table at once: another process owns it now (its lease was lost,
+        or its log refused a write). Its log refuses this copy's writes from here on,
+        and its connections are closed with 1012, so that its people reconnect (through
+        any process) to the new owner."""
+        if self.tables.get(table.code) is not table:
+            return
+        if table.log is not None:
+            table.log.fenced = True
+        listeners = table.listeners()
+        self.close(table, ended=False)
+        for listener in listeners:
+            if isinstance(listener, Connection):
+                listener.drop(1012)
+        log_event("table_dropped", 30, code=table.code, uid=table.uid)
+
+    def fenced(self, table: Table) -> bool:
+        """Whether the table's log found another writer: if so it is dropped here."""
+        if table.log is not None and table.log.fenced:
+            self.drop(table)
+            return True
+        return False
+
+    def lobby_tables(self) -> list[Table]:
+        """This process's tables the lobby lists: public ones waiting for people, and
+        those being played that take spectators."""
+        return [
+            t
+            for t in self.tables.values()
+            if t.settings.public
+            and not t.practice
+            and (t.status == "waiting" or (t.status != "finished" and t.settings.spectators))
+        ]
 
     def poke(self, table: Table) -> None:
         """The table changed: its timer task looks at the next deadline again."""
         wake = self.wakes.get(table.code)
         if wake is not None:
             wake.set()
+        self.directory.changed()
 
     def tick(self) -> None:
         """Apply every table's due moves and timeouts at the clock's time."""
@@ -306,16 +351,25 @@ class Hub:
         """Sleep until the table's next deadline (or a change), then tick it."""
         wake = self.wakes[table.code]
         while True:
+            if not self.directory.holds(table.uid):  # Redis away: the table waits
+                await asyncio.sleep(0.1)
+                continue
             at = table.next_wake()
             delay = None if at is None else max(0.0, (at - self.now()) / 1000)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), delay)
             wake.clear()
+            if not self.directory.holds(table.uid):
+                continue
             try:
                 table.tick(self.now())
             except Exception:  # a bug must not stop the table's clock
+                if self.fenced(table):
+                    return
                 log_event("tick_failed", 40, code=table.code, exc_info=True)
                 await asyncio.sleep(1)
+            if self.fenced(table):
+                return
 
     def _store_hand(self, table: Table, hand: int, round_: Round) -> int | None:
         """Keep a finished hand; a database failure is logged and play goes on."""
@@ -356,6 +410,27 @@ class Hub:
 # --- HTTP --------------------------------------------------------------------------------
 
 
+def _routed(
+    endpoint: Callable[[Request], Awaitable[Response]],
+) -> Callable[[Request], Awaitable[Response]]:
+    """A call about table ``{code}``: answered here if this process runs it, else passed
+    on to the process that does (many processes)."""
+
+    @functools.wraps(endpoint)
+    async def routed(request: Request) -> Response:
+        hub = _hub(request)
+        code = request.path_params["code"].upper()
+        if code not in hub.tables and hub.directory.clustered:
+            if RELAYED in request.headers:  # sent here as its owner, which it no longer is
+                raise TableError("unavailable", f"table {code} is moving: try again shortly")
+            where = await hub.directory.locate(code)
+            if where is not None:
+                return await relay.http(hub.directory, request, where)
+        return await endpoint(request)
+
+    return routed
+
+
 def _table(request: Request) -> Table:
     table = _hub(request).tables.get(request.path_params["code"].upper())
     if table is None:
@@ -376,13 +451,8 @@ async def session(request: Request) -> Response:
 
 @_guarded
 async def lobby(request: Request) -> Response:
-    tables = [
-        t.info()
-        for t in _hub(request).tables.values()
-        if t.settings.public
-        and not t.practice
-        and (t.status == "waiting" or (t.status != "finished" and t.settings.spectators))
-    ]
+    hub = _hub(request)
+    tables = hub.directory.lobby([t.info() for t in hub.lobby_tables()])
     tables.sort(key=lambda t: (t["rules"], t["status"] != "waiting", t["code"]))
     return JSONResponse({"tables": tables})
 
@@ -395,6 +465,7 @@ async def open_table(request: Request) -> Response:
         settings = wire.table_settings(body)
     except WireError as exc:
         raise TableError("malformed", str(exc)) from None
+    await relay.leave_elsewhere(request, person)
     table = _hub(request).open(person, settings)
     return JSONResponse({"code": table.code, "table": table.info()})
 
@@ -416,6 +487,7 @@ async def practice(request: Request) -> Response:
         )
     except WireError as exc:
         raise TableError("malformed", str(exc)) from None
+    await relay.leave_elsewhere(request, person)
     table = hub.open(person, settings, practice=True)
     table.start(person.id, body.bot, hub.now())
     hub.poke(table)
@@ -423,11 +495,13 @@ async def practice(request: Request) -> Response:
 
 
 @_guarded
+@_routed
 async def table_info(request: Request) -> Response:
     return JSONResponse({"table": _table(request).info()})
 
 
 @_guarded
+@_routed
 async def join(request: Request) -> Response:
     person = _person(request)
     table = _table(request)
@@ -439,6 +513,7 @@ async def join(request: Request) -> Response:
         return JSONResponse({"seat": None})
     if isinstance(table, CoinTable):
         raise TableError("forbidden", "a coin table is joined by quick match: /api/coins/match")
+    await relay.leave_elsewhere(request, person)
     return JSONResponse({"seat": hub.sit(person, table)})
 
 
@@ -447,6 +522,7 @@ class LeaveRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 
 @_guarded
+@_routed
 async def leave(request: Request) -> Response:
     person = _person(request)
     body = await _body(request, LeaveRequest)
@@ -455,6 +531,7 @@ async def leave(request: Request) -> Response:
 
 
 @_guarded
+@_routed
 async def bot_token(request: Request) -> Response:
     person = _person(request)
     table = _table(request)
@@ -507,15 +584,21 @@ class Connection:
         self.seat = seat
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.lagging = False
+        self.close_code: int | None = None  # set: the writer closes the socket so
+
+    def drop(self, code: int) -> None:
+        """Close the connection with ``code`` (its pending frames are not sent)."""
+        self.lagging, self.close_code = True, code
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(None)
 
     def send(self, frame: dict[str, Any]) -> None:
         if self.lagging:
             return
         if self.queue.qsize() >= _MAX_QUEUE:
-            self.lagging = True
-            while not self.queue.empty():
-                self.queue.get_nowait()
-            self.queue.put_nowait(None)
+            log_event("lagging", seat=self.seat)
+            self.drop(1013)
             return
         self.queue.put_nowait(frame)
 
@@ -526,9 +609,8 @@ _ENCODE: Final = msgspec.json.Encoder()
 async def _writer(ws: WebSocket, conn: Connection) -> None:
     while (frame := await conn.queue.get()) is not None:
         await ws.send_text(_ENCODE.encode(frame).decode())
-    if conn.lagging:
-        log_event("lagging", seat=conn.seat)
-        await ws.close(1013)
+    if conn.close_code is not None:
+        await ws.close(conn.close_code)
 
 
 def _err(code: str, message: str, seq: int | None = None) -> dict[str, Any]:
@@ -578,9 +660,25 @@ async def _play(ws: WebSocket) -> None:
         await ws.close(4401)
         return
     table = hub.tables.get(hello.table.upper())
+    if table is None and hub.directory.clustered:
+        try:
+            if RELAYED in ws.headers:  # sent here as its owner, which it no longer is
+                raise TableError("unavailable", "the table is moving: reconnect shortly")
+            where = await hub.directory.locate(hello.table.upper())
+        except TableError as exc:
+            await ws.send_json(_err(exc.code, exc.message))
+            await ws.close(1013)
+            return
+        if where is not None:
+            await relay.socket(ws, where, first)
+            return
     if table is None:
         await ws.send_json(_err("not_found", "no table has that code"))
         await ws.close(4404)
+        return
+    if not hub.directory.holds(table.uid):
+        await ws.send_json(_err("unavailable", _PAUSED))
+        await ws.close(1013)
         return
     seat = table.seat_of(person.id)
     if seat is None and not table.settings.spectators:
@@ -598,14 +696,18 @@ async def _play(ws: WebSocket) -> None:
     try:
         while (raw := await _receive(ws)) is not None:
             reply = _handle(hub, table, conn, person, raw, limit)
+            if hub.fenced(table):
+                break
             if reply is not None:
                 conn.send(reply)
             hub.poke(table)
             if not table.has(conn):  # left the table
                 break
     finally:
-        table.detach(conn, hub.now())
-        hub.poke(table)
+        if hub.tables.get(table.code) is table:  # (a dropped table is another's now)
+            table.detach(conn, hub.now())
+            hub.fenced(table)
+            hub.poke(table)
         conn.queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await writer
@@ -634,6 +736,9 @@ def _handle(
     seq = None
     try:
         frame = wire.decode_client(raw)
+        if not isinstance(frame, wire.PingFrame) and not hub.directory.holds(table.uid):
+            seq = frame.seq if isinstance(frame, wire.ActFrame) else None
+            return _err("unavailable", _PAUSED, seq)
         match frame:
             case wire.ActFrame():
                 seq = frame.seq
@@ -663,10 +768,15 @@ def _handle(
         return _err(exc.code, str(exc))
     except TableError as exc:
         return _err(exc.code, exc.message, seq)
+    except Fenced:
+        return None  # the table is another process's now: the connection is closed
     except Exception:
         log_event("frame_failed", 40, code=table.code, seat=conn.seat, exc_info=True)
         return _err("internal", "the server failed on this frame", seq)
     return None
+
+
+_PAUSED: Final = "the table is paused: its process cannot reach Redis; nothing was applied"
 
 
 # --- the app --------------------------------------------------------------------------------
@@ -737,11 +847,21 @@ async def collector(
 def create_app(settings: ServerSettings | None = None) -> Starlette:
     """The ASGI application."""
     settings = settings or ServerSettings()
-    hub = Hub(settings, Store(settings.db))
+    directory = (
+        Directory()
+        if settings.redis is None
+        else RedisDirectory(
+            settings.redis, settings.redis_prefix, settings.lease_ms, settings.advertise
+        )
+    )
+    hub = Hub(settings, Store(settings.db), directory=directory)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        hub.recover()
+        if directory.clustered:
+            await directory.start(hub)  # it takes over tables whose owner is gone
+        else:
+            hub.recover()
         policy = (
             None if settings.freeze_s is None else asyncio.create_task(collector(settings.freeze_s))
         )
@@ -752,6 +872,7 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
                 await policy
         for table in list(hub.tables.values()):  # their logs rebuild them at the next start
             hub.close(table, ended=False)
+        await directory.stop()  # (many processes: another takes them over now)
 
     routes = [
         Route("/", index),

@@ -32,6 +32,7 @@ _STATUS: Final = {
     "confirm": 409,
     "too_big": 413,
     "rate": 429,
+    "unavailable": 503,
 }
 _MAX_BODY: Final = 16384
 

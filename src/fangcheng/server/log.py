@@ -7,7 +7,9 @@ deal (a coin hand's `HandStart`), every decision the table applies (a person's, 
 committed before the table acts on it, so a table rebuilt from its log
 (`fangcheng.server.recovery`) is where the table was, or one entry further — never
 behind what a client was shown. Entries are numbered per table; the primary key
-(``uid``, ``n``) refuses a second writer of the same entry.
+(``uid``, ``n``) refuses a second writer of the same entry: with many processes
+(`fangcheng.server.cluster`) that is the fence that keeps a process which lost a table's
+lease from acting on it (`Fenced`).
 
 `crash_point` kills the process (SIGKILL) at a named point when $FANGCHENG_CRASH_AT
 says so: the crash tests' way into the narrow windows (between an entry's commit and
@@ -31,12 +33,14 @@ from fangcheng.server.store import table_log_entries, table_logs
 __all__ = [
     "CRASH_ENV",
     "Entry",
+    "Fenced",
     "LogError",
     "Replay",
     "TableLog",
     "crash_on_commit",
     "crash_point",
     "live_logs",
+    "live_uids",
     "read_log",
     "settling",
 ]
@@ -54,6 +58,11 @@ Entry = tuple[str, dict[str, Any]]
 
 class LogError(Exception):
     """A log that does not replay: an entry the table did not expect."""
+
+
+class Fenced(Exception):
+    """Another process wrote this entry first (it took the table over): this copy of the
+    table must stop at once; its log refuses every later write too."""
 
 
 def _crash_plan() -> tuple[str, int] | None:
@@ -110,6 +119,9 @@ class TableLog:
 
     def __init__(self, engine: sa.Engine, uid: str, n: int) -> None:
         self.engine, self.uid, self.n = engine, uid, n
+        #: Set when a write found its entry taken (or the process gave the table up):
+        #: the server drops this copy of the table (`fangcheng.server.cluster`).
+        self.fenced = False
 
     @classmethod
     def open(
@@ -130,8 +142,15 @@ class TableLog:
         self.n += 1
 
     def write_in(self, db: sa.Connection, kind: str, data: dict[str, Any]) -> None:
-        """Append an entry in the caller's transaction (call `advanced` after its commit)."""
-        db.execute(_INSERT, {"uid": self.uid, "n": self.n, "kind": kind, "data": _json(data)})
+        """Append an entry in the caller's transaction (call `advanced` after its commit);
+        `Fenced` if another writer has it (the transaction then fails as a whole)."""
+        if self.fenced:
+            raise Fenced(f"table {self.uid}: this process no longer runs it")
+        try:
+            db.execute(_INSERT, {"uid": self.uid, "n": self.n, "kind": kind, "data": _json(data)})
+        except sa.exc.IntegrityError:
+            self.fenced = True
+            raise Fenced(f"table {self.uid}: entry {self.n} was written elsewhere") from None
 
     def advanced(self) -> None:
         """An entry written by `write_in` was committed."""
@@ -168,6 +187,14 @@ def live_logs(engine: sa.Engine) -> dict[str, list[Entry]]:
         for uid, kind, data in rows:
             logs[uid].append((kind, _DECODE.decode(data)))
     return logs
+
+
+def live_uids(engine: sa.Engine) -> list[str]:
+    """The uids of every live table's log (what a process may take over)."""
+    with engine.connect() as db:
+        return list(
+            db.execute(sa.select(table_logs.c.uid).where(table_logs.c.closed.is_(None))).scalars()
+        )
 
 
 def read_log(engine: sa.Engine, uid: str) -> list[Entry]:

@@ -26,7 +26,7 @@ from fangcheng.server.tables import Table
 if TYPE_CHECKING:
     from fangcheng.server.app import Hub
 
-__all__ = ["opening", "rebuild", "recover", "replay"]
+__all__ = ["bring_back", "opening", "rebuild", "recover", "replay"]
 
 
 def opening(table: Table) -> dict[str, Any]:
@@ -127,26 +127,35 @@ def recover(hub: Hub) -> list[Table]:
     whose log does not replay is logged and left (its log stays for a person to read)."""
     tables: list[Table] = []
     for uid, entries in live_logs(hub.store.engine).items():
-        now = hub.now()
         try:
-            table = rebuild(hub, uid, entries, now)
+            table = bring_back(hub, uid, entries)
         except Exception:
             log_event("recovery_failed", 40, uid=uid, exc_info=True)
             continue
-        hub.tables[table.code] = table
-        hub.start_timer(table)
-        for person in table.people():
-            hub.sitting[person] = table.code
-        if isinstance(table, CoinTable):
-            table.retry_settlements()  # hands the database had failed on
-            _stand_the_gone(table)
-        log_event("table_recovered", code=table.code, uid=uid, entries=len(entries))
-        table._advance(now)
-        if not table.people() or table.status == "finished":
-            hub.close(table)  # everyone had left, or nobody is back to see the match end
-            continue
-        tables.append(table)
+        if table is not None:
+            tables.append(table)
     return tables
+
+
+def bring_back(hub: Hub, uid: str, entries: list[Entry]) -> Table | None:
+    """Rebuild one table from its log and put it in play on this hub: at a start, or
+    when this process takes the table over from one that died (`fangcheng.server.cluster`).
+    None: everyone had left, or nobody is back to see the match end (it is closed)."""
+    now = hub.now()
+    table = rebuild(hub, uid, entries, now)
+    hub.tables[table.code] = table
+    hub.start_timer(table)
+    for person in table.people():
+        hub.sitting[person] = table.code
+    if isinstance(table, CoinTable):
+        table.retry_settlements()  # hands the database had failed on
+        _stand_the_gone(table)
+    log_event("table_recovered", code=table.code, uid=uid, entries=len(entries))
+    table._advance(now)
+    if not table.people() or table.status == "finished":
+        hub.close(table)
+        return None
+    return table
 
 
 def _stand_the_gone(table: CoinTable) -> None:

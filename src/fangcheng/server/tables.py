@@ -233,6 +233,10 @@ class Table:
     def has(self, listener: Listener) -> bool:
         return listener in self._listeners
 
+    def listeners(self) -> list[Listener]:
+        """The connections at the table (the server closes them when it gives it up)."""
+        return list(self._listeners)
+
     def attach(self, listener: Listener, now: int) -> None:
         """A connection joins: the welcome, then everything its seat may see so far."""
         self._listeners[listener] = _Sent()

@@ -1,0 +1,147 @@
+"""Passing a request or a websocket on to the process that runs its table (many
+processes, `fangcheng.server.cluster`): every process serves one public address, so a
+client and the reverse proxy in front need no stickiness, and a table that moves looks
+to its people like a dropped connection, then a reconnect to the same address.
+
+The request goes on with the caller's ``Authorization`` (sessions live in the shared
+database, so the owner knows the token) and the `RELAYED` header, which makes the
+owner answer it itself, never pass it on again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING, Final
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.websockets import WebSocket
+
+from fangcheng.server.cluster import RELAYED
+from fangcheng.server.http import hub_of
+from fangcheng.server.store import Person
+from fangcheng.server.tables import TableError
+
+if TYPE_CHECKING:
+    from fangcheng.server.cluster import Directory
+
+__all__ = ["http", "leave_elsewhere", "post", "socket"]
+
+_PASSED: Final = ("authorization", "content-type")
+#: Close codes a client may be sent (1005/1006 are never sent, 1011 is a failure here).
+_MOVED: Final = 1012  # service restart: reconnect
+
+
+async def http(directory: Directory, request: Request, base: str) -> Response:
+    """``request`` answered by the process at ``base``."""
+    import httpx
+
+    headers = {k: request.headers[k] for k in _PASSED if k in request.headers}
+    headers[RELAYED] = "1"
+    url = base + request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    try:
+        answer = await directory.http().request(
+            request.method, url, content=await request.body(), headers=headers
+        )
+    except httpx.TransportError:
+        raise TableError(
+            "unavailable", "the table's process is out of reach: try again shortly"
+        ) from None
+    return Response(
+        answer.content, answer.status_code, media_type=answer.headers.get("content-type")
+    )
+
+
+async def post(directory: Directory, request: Request, base: str, path: str) -> Response:
+    """A POST of an empty body to ``path`` at ``base`` as the caller (a leave)."""
+    import httpx
+
+    headers = {"authorization": request.headers.get("authorization", ""), RELAYED: "1"}
+    try:
+        answer = await directory.http().post(base + path, json={}, headers=headers)
+    except httpx.TransportError:
+        raise TableError(
+            "unavailable", "the table's process is out of reach: try again shortly"
+        ) from None
+    return Response(
+        answer.content, answer.status_code, media_type=answer.headers.get("content-type")
+    )
+
+
+async def leave_elsewhere(request: Request, person: Person) -> None:
+    """Off the table the person sits at in another process (one table at a time), as
+    `Hub.leave` does here; its refusal (a coin hand: 逃跑 needs confirming) is raised."""
+    hub = hub_of(request)
+    code = await hub.directory.seated_elsewhere(person.id, hub.tables)
+    if code is None:
+        return
+    where = await hub.directory.locate(code)
+    if where is None:
+        return
+    answer = await post(hub.directory, request, where, f"/api/tables/{code}/leave")
+    if answer.status_code != 200:
+        error = msgspec.json.decode(answer.body).get("error", {})
+        raise TableError(error.get("code", "state"), error.get("message", "could not leave"))
+
+
+async def socket(ws: WebSocket, base: str, hello: str | bytes) -> None:
+    """Pass an accepted websocket, whose ``hello`` was read here, on to ``base``'s
+    ``/ws`` until either side closes; the owner's close code is the client's (a lost
+    owner: 1012, reconnect), and an owner out of reach is an ``unavailable`` error."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+    url = "ws" + base.removeprefix("http") + "/ws"
+    try:
+        upstream = await connect(
+            url, additional_headers={RELAYED: "1"}, max_size=2**22, open_timeout=5
+        )
+    except (OSError, InvalidHandshake, TimeoutError):
+        await ws.send_json(
+            {
+                "type": "error",
+                "code": "unavailable",
+                "message": "the table's process is out of reach: reconnect shortly",
+            }
+        )
+        await ws.close(1013)
+        return
+    async with upstream:
+        await upstream.send(hello)
+
+        async def down() -> int:
+            try:
+                async for frame in upstream:
+                    if isinstance(frame, str):
+                        await ws.send_text(frame)
+                    else:
+                        await ws.send_bytes(frame)
+            except ConnectionClosed:
+                pass
+            code = upstream.close_code
+            return _MOVED if code in (None, 1005, 1006, 1011) else int(code)
+
+        async def up() -> None:
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    return
+                data = message.get("text")
+                await upstream.send(data if data is not None else message.get("bytes") or b"")
+
+        downs, ups = asyncio.ensure_future(down()), asyncio.ensure_future(up())
+        done, _ = await asyncio.wait({downs, ups}, return_when=asyncio.FIRST_COMPLETED)
+        if ups in done and ups.exception() is None and not downs.done():  # the client left
+            await upstream.close()
+            downs.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await downs
+            return
+        ups.cancel()
+        with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
+            await ups
+        code = await downs
+    with contextlib.suppress(Exception):
+        await ws.close(code)
