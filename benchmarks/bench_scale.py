@@ -286,6 +286,8 @@ class LoadResult:
     p50: float  # ms
     p99: float
     worst: float
+    direct99: float  # ms: p99 of the people talking to their table's owner
+    relayed99: float  # ms: p99 of those talking to another process (relayed)
     samples: int
     lag99: float  # ms, the generator's event loop
     cpu: list[float]  # share of one core, per process
@@ -295,6 +297,7 @@ class LoadResult:
     errors: dict[str, int]
     lost: int
     load: float  # the machine's load average (1 min) at the end
+    setup_retries: int  # setup requests answered 503 (unavailable) and tried again
 
     @property
     def held(self) -> bool:
@@ -307,10 +310,12 @@ class LoadResult:
         return (
             f"{self.processes} proc {self.tables:5d} tables {self.actions / self.seconds:7.1f}"
             f" actions/s  p50 {self.p50:6.1f} ms  p99 {self.p99:6.1f} ms  max {self.worst:6.1f}"
-            f" ms ({self.samples} samples)  generator lag p99 {self.lag99:5.1f} ms"
+            f" ms ({self.samples} samples; p99 direct {self.direct99:6.1f} ms, relayed"
+            f" {self.relayed99:6.1f} ms)  generator lag p99 {self.lag99:5.1f} ms"
             f"  CPU per process {cpu} (sum {sum(self.cpu):.0%})  tables per process {owned}"
             f"  PostgreSQL {self.pg_per_s:6.1f} commits/s  Redis {self.redis_per_s:6.1f} cmd/s"
-            f"  errors: {errors}  lost: {self.lost}  load average {self.load:.1f}"
+            f"  errors: {errors}  lost: {self.lost}  setup 503s {self.setup_retries}"
+            f"  load average {self.load:.1f}"
         )
 
 
@@ -340,7 +345,12 @@ async def load_stage(size: int, tables: int, args: argparse.Namespace) -> LoadRe
             await lag_task
             owners = cluster.owners([t.code for t in opened])
             owned = [sum(1 for t in opened if owners.get(t.code) == i) for i in range(size)]
+            if any(owners.get(t.code) != t.index % size for t in opened):
+                print("  some table is not its opener's: 'direct' and 'relayed' are mixed")
             ms = [x * 1000 for x in stats.latencies]
+            # the opener owns a table (checked in `owned`): seat s talks to it when s % N == 0
+            direct = [x for x, seat in zip(ms, stats.closers, strict=True) if seat % size == 0]
+            relayed = [x for x, seat in zip(ms, stats.closers, strict=True) if seat % size]
             return LoadResult(
                 processes=size,
                 tables=tables,
@@ -349,6 +359,8 @@ async def load_stage(size: int, tables: int, args: argparse.Namespace) -> LoadRe
                 p50=quantile(ms, 0.50),
                 p99=quantile(ms, 0.99),
                 worst=max(ms, default=float("nan")),
+                direct99=quantile(direct, 0.99),
+                relayed99=quantile(relayed, 0.99),
                 samples=len(ms),
                 lag99=quantile([x * 1000 for x in lags], 0.99),
                 cpu=[u / elapsed for u in used],
@@ -358,6 +370,7 @@ async def load_stage(size: int, tables: int, args: argparse.Namespace) -> LoadRe
                 errors=dict(stats.errors),
                 lost=stats.lost,
                 load=os.getloadavg()[0],
+                setup_retries=stats.setup_retries,
             )
         finally:
             await generator.close(opened)
@@ -584,7 +597,7 @@ def main() -> None:
     parser.add_argument("--processes", default="1,2,3", help="cluster sizes to load, in order")
     parser.add_argument(
         "--tables",
-        default="100,200,300,400,500,600",
+        default="25,50,100,150,200,300,400",
         help="table counts of each size's stages, in order ('' skips the load)",
     )
     parser.add_argument("--seconds", type=float, default=30.0, help="measured seconds a stage")
@@ -594,7 +607,7 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=20, help="failover kills (0 skips)")
     parser.add_argument("--failover-processes", type=int, default=2)
     parser.add_argument("--failover-tables", type=int, default=20)
-    parser.add_argument("--budget", type=float, default=1800.0, help="total seconds at most")
+    parser.add_argument("--budget", type=float, default=2400.0, help="total seconds at most")
     parser.add_argument(
         "--pg-async",
         action="store_true",

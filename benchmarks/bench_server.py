@@ -221,14 +221,17 @@ def choose(legal: list[str], drawn: str | None) -> str:
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)  # seconds
+    closers: list[int] = field(default_factory=list)  # the answering seat of each latency
     actions: int = 0
     hands: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     lost: int = 0  # connections closed under the generator
+    setup_retries: int = 0  # setup requests answered 503 and tried again
     recording: bool = False
 
     def clear(self) -> None:
         self.latencies.clear()
+        self.closers.clear()
         self.actions = self.hands = 0
         self.errors.clear()
         self.recording = True
@@ -266,22 +269,34 @@ class Generator:
         table = Table(index)
         clients = [https[(index + seat) % len(https)] for seat in range(4)]
         for seat, http in enumerate(clients):
-            answer = await http.post("/api/session", json={"name": f"t{index}s{seat}"})
-            table.tokens.append(answer.raise_for_status().json()["token"])
+            answer = await self.post(http, "/api/session", {"name": f"t{index}s{seat}"})
+            table.tokens.append(answer.json()["token"])
         settings = {"rules": self.rules, "quan": 16, "public": False, "spectators": False}
         owner = {"Authorization": f"Bearer {table.tokens[0]}"}
-        answer = await clients[0].post("/api/tables", json=settings, headers=owner)
-        table.code = answer.raise_for_status().json()["code"]
+        answer = await self.post(clients[0], "/api/tables", settings, owner)
+        table.code = answer.json()["code"]
         for http, token in zip(clients[1:], table.tokens[1:], strict=True):
             headers = {"Authorization": f"Bearer {token}"}
-            answer = await http.post(f"/api/tables/{table.code}/join", json={}, headers=headers)
-            answer.raise_for_status()
+            await self.post(http, f"/api/tables/{table.code}/join", {}, headers)
         for seat in range(4):
             table.sockets.append(await self.attach(table, seat, self.port_of(table, seat)))
         for seat, ws in enumerate(table.sockets):
             self.tasks.append(asyncio.create_task(self.read(table, seat, ws)))
         await table.sockets[0].send('{"type": "start", "fill": "efficient"}')
         return table
+
+    async def post(
+        self, http: httpx.AsyncClient, path: str, body: Any, headers: dict[str, str] | None = None
+    ) -> httpx.Response:
+        """A setup request; one answered 503 (``unavailable``: a cluster's process not
+        ready for it yet) is tried again after a pause, up to 5 s, and counted."""
+        for _ in range(100):
+            answer = await http.post(path, json=body, headers=headers)
+            if answer.status_code != 503:
+                return answer.raise_for_status()
+            self.stats.setup_retries += 1
+            await asyncio.sleep(0.05)
+        return answer.raise_for_status()
 
     async def attach(self, table: Table, seat: int, port: int) -> ClientConnection:
         """A websocket to the server at ``port``, the seat's ``hello`` sent."""
@@ -313,6 +328,7 @@ class Generator:
         if table.closer == seat and kind != "pong":
             if stats.recording:
                 stats.latencies.append(loop.time() - table.sent_at)
+                stats.closers.append(seat)
             table.closer = None
         if kind == "prompt":
             table.open.add(seat)
