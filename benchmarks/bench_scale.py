@@ -564,7 +564,11 @@ async def run(args: argparse.Namespace) -> None:
                 if time.monotonic() + args.warmup + args.seconds + 60 > deadline:
                     print("budget spent: stopped", flush=True)
                     break
-                result = await load_stage(size, n, args)
+                try:
+                    result = await load_stage(size, n, args)
+                except Exception as exc:  # cleaned up; the next size is tried
+                    print(f"{size} proc {n:5d} tables: the stage failed: {exc!r}", flush=True)
+                    break
                 print(result.line(), flush=True)
                 if not result.held:
                     break
@@ -603,7 +607,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0, help="measured seconds a stage")
     parser.add_argument("--warmup", type=float, default=8.0, help="seconds before measuring")
     parser.add_argument("--rules", default="baishan")
-    parser.add_argument("--lease-ms", type=int, default=2000, help="the table lease, ms")
+    parser.add_argument(
+        "--lease-ms", type=int, default=5000, help="the table lease, ms (the server's default)"
+    )
     parser.add_argument("--kills", type=int, default=20, help="failover kills (0 skips)")
     parser.add_argument("--failover-processes", type=int, default=2)
     parser.add_argument("--failover-tables", type=int, default=20)
