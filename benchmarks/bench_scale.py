@@ -22,10 +22,13 @@ round-robin (seat s of table i to process (i + s) mod N, the table opened on pro
 i mod N), as a load balancer would spread them, so that most of them are relayed to
 the table's owner.
 
-(a) Load: for each N, stages of growing table counts; the first whose p99 is over 100 ms
-    (or that loses a connection) ends N's search. Per stage: the latency, the CPU of each
-    process, the tables each owns (from the leases), PostgreSQL commits on the database
-    (``pg_stat_database``) and Redis commands (server-wide: ``INFO stats``) per second.
+(a) Load: stages of growing table counts, each run on every N in turn (so that the
+    sizes meet similar load from the machine's other users); the first stage of an N
+    whose p99 is over 100 ms (or that loses a connection) ends N's search. Per stage:
+    the latency (also apart for the people talking to their table's owner and those
+    relayed), the CPU of each process, the tables each owns (from the leases),
+    PostgreSQL commits on the database (``pg_stat_database``) and Redis commands
+    (server-wide: ``INFO stats``) per second, the machine's load average.
 (b) Failover: ``--failover-tables`` tables on ``--failover-processes`` processes at the
     same pace; ``--kills`` times, a table in mid-hand is picked (seeded), its owner
     killed with SIGKILL, and every client of the tables it owned (and every client that
@@ -144,9 +147,13 @@ class Cluster:
             _pg(f"ALTER DATABASE {self.name} SET synchronous_commit TO off")
         try:
             self.processes = [Process(free_port()) for _ in range(self.size)]
-            for index in range(self.size):
+            # the first alone: it creates the schema (processes started together on an
+            # empty database race on its CREATE TABLEs, and one of them dies)
+            self.launch(0)
+            await self.ready(0)
+            for index in range(1, self.size):
                 self.launch(index)
-            await asyncio.gather(*(self.ready(i) for i in range(self.size)))
+            await asyncio.gather(*(self.ready(i) for i in range(1, self.size)))
         except BaseException:
             self.clean()
             raise
@@ -555,24 +562,27 @@ async def run(args: argparse.Namespace) -> None:
         f" lease {args.lease_ms} ms; load average {os.getloadavg()[0]:.1f}",
         flush=True,
     )
-    held: dict[int, LoadResult | None] = {}
+    held: dict[int, LoadResult | None] = dict.fromkeys(sizes)
     if args.tables:
         print("(a) human pace: each seat answers 1-2 s after its prompt", flush=True)
-        for size in sizes:
-            held[size] = None
-            for n in map(int, args.tables.split(",")):
+        active = list(sizes)  # the sizes whose search goes on
+        for n in map(int, args.tables.split(",")):
+            for size in list(active):  # the sizes one after another: similar machine load
                 if time.monotonic() + args.warmup + args.seconds + 60 > deadline:
                     print("budget spent: stopped", flush=True)
+                    active.clear()
                     break
                 try:
                     result = await load_stage(size, n, args)
-                except Exception as exc:  # cleaned up; the next size is tried
+                except Exception as exc:  # cleaned up; this size's search ends
                     print(f"{size} proc {n:5d} tables: the stage failed: {exc!r}", flush=True)
-                    break
+                    active.remove(size)
+                    continue
                 print(result.line(), flush=True)
-                if not result.held:
-                    break
-                held[size] = result
+                if result.held:
+                    held[size] = result
+                else:
+                    active.remove(size)
         for size, result in held.items():
             if result is None:
                 print(f"{size} processes: no stage held p99 <= 100 ms", flush=True)
