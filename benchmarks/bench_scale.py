@@ -34,7 +34,7 @@ the table's owner.
     killed with SIGKILL, and every client of the tables it owned (and every client that
     was connected through it) reconnects — to its own process if it lives, else to the
     next one, as a load balancer would — and the time from the kill to the first
-    ``events`` frame it receives after the kill is one sample; the killed process is
+    ``events`` frame it receives after its new ``welcome`` is one sample; the killed process is
     then started again on its port. p50/p99 over the samples.
 
 Bounded: stages, seconds, kills, and a total ``--budget`` (the whole run is cancelled at
@@ -408,7 +408,7 @@ class Reconnecting(Generator):
         self.mid_hand: set[int] = set()  # tables that have prompted since their last hand end
         self.killed_at = 0.0
         self.waiting: dict[tuple[int, int], Waiting] = {}
-        self.samples: list[tuple[float, bool, bool]] = []  # (seconds, owned, reconnected)
+        self.samples: list[tuple[float, bool]] = []  # (seconds, owned)
         self.reconnects = 0
         self.all_back = asyncio.Event()
 
@@ -447,9 +447,9 @@ class Reconnecting(Generator):
         if waiting is not None:
             if kind == "welcome":
                 waiting.welcomed = True
-            elif kind == "events":
+            elif kind == "events" and waiting.welcomed:  # not a frame in flight at the kill
                 elapsed = asyncio.get_running_loop().time() - self.killed_at
-                self.samples.append((elapsed, waiting.owned, waiting.welcomed))
+                self.samples.append((elapsed, waiting.owned))
                 del self.waiting[table.index, seat]
                 if not self.waiting:
                     self.all_back.set()
@@ -461,7 +461,8 @@ class FailoverResult:
     processes: int
     tables: int
     kills: int
-    samples: list[tuple[float, bool, bool]]
+    samples: list[tuple[float, bool]]
+    moved: list[int]  # tables the killed process owned, by kill
     missing: int  # clients that had no event within the timeout
     lost: int
     errors: dict[str, int]
@@ -472,16 +473,17 @@ class FailoverResult:
             ("clients of the killed owner's tables", True),
             ("clients connected through it (other tables)", False),
         ):
-            ms = [s * 1000 for s, o, _ in self.samples if o == owned]
-            reattached = sum(1 for _, o, w in self.samples if o == owned and w)
+            ms = [s * 1000 for s, o in self.samples if o == owned]
             out.append(
-                f"  {label}: {len(ms)} samples ({reattached} after a new welcome)"
+                f"  {label}: {len(ms)} samples"
                 f"  p50 {quantile(ms, 0.5):7.0f} ms  p99 {quantile(ms, 0.99):7.0f} ms"
                 f"  max {max(ms, default=float('nan')):7.0f} ms"
             )
         errors = ", ".join(f"{k} {v}" for k, v in sorted(self.errors.items())) or "none"
         out.append(
-            f"  {self.kills} kills, {self.processes} processes, {self.tables} tables;"
+            f"  {self.kills} kills, {self.processes} processes, {self.tables} tables"
+            f" (the killed process owned {min(self.moved, default=0)}-{max(self.moved, default=0)},"
+            f" {sum(self.moved) / max(1, len(self.moved)):.1f} on average);"
             f" no event within the timeout: {self.missing}; lost: {self.lost}; errors: {errors}"
         )
         return out
@@ -496,6 +498,7 @@ async def failover(args: argparse.Namespace, deadline: float) -> FailoverResult:
         generator = Reconnecting(cluster.ports, args.rules, timeout)
         opened: list[Table] = []
         missing = kills = 0
+        moved: list[int] = []
         try:
             opened = await open_tables(generator, cluster.ports, args.failover_tables)
             await asyncio.sleep(args.warmup)
@@ -513,6 +516,7 @@ async def failover(args: argparse.Namespace, deadline: float) -> FailoverResult:
                 if table.code not in owners:
                     continue  # between owners (a takeover not yet done)
                 victim = owners[table.code]
+                moved.append(sum(1 for t in opened if owners.get(t.code) == victim))
                 port = cluster.processes[victim].port
                 generator.waiting = {
                     (t.index, seat): Waiting(owners.get(t.code) == victim)
@@ -538,6 +542,7 @@ async def failover(args: argparse.Namespace, deadline: float) -> FailoverResult:
                 tables=len(opened),
                 kills=kills,
                 samples=generator.samples,
+                moved=moved,
                 missing=missing,
                 lost=generator.stats.lost,
                 errors=dict(generator.stats.errors),
