@@ -160,6 +160,7 @@ async def match(request: Request) -> Response:
         if where is not None:
             return await relay.http(hub.directory, request, where)
     await relay.leave_elsewhere(request, person)
+    await hub.directory.ready()
     table = quick_match(hub, person, body.room, _address(request))
     return JSONResponse(
         {"code": table.code, "seat": table.seat_of(person.id), "table": table.info()}

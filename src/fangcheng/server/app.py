@@ -188,8 +188,8 @@ class Hub:
             bot_ms=max(settings.bot_ms, MIN_BOT_MS) if bot_ms is None else bot_ms,
             between_ms=settings.between_ms if between_ms is None else between_ms,
         )
+        code, uid = self.directory.reserve(self.tables, self.rng)  # (may refuse: first)
         self.leave(owner.id)
-        code, uid = self.directory.reserve(self.tables, self.rng)
         table = Table(
             code=code,
             uid=uid,
@@ -431,10 +431,15 @@ def _routed(
     return routed
 
 
-def _table(request: Request) -> Table:
-    table = _hub(request).tables.get(request.path_params["code"].upper())
+def _table(request: Request, acting: bool = True) -> Table:
+    """The table of the path's ``{code}``; ``acting``: a call that changes it, refused
+    while the table is paused (many processes: its lease is not confirmed)."""
+    hub = _hub(request)
+    table = hub.tables.get(request.path_params["code"].upper())
     if table is None:
         raise TableError("not_found", "no table has that code")
+    if acting and not hub.directory.holds(table.uid):
+        raise TableError("unavailable", _PAUSED)
     return table
 
 
@@ -466,6 +471,7 @@ async def open_table(request: Request) -> Response:
     except WireError as exc:
         raise TableError("malformed", str(exc)) from None
     await relay.leave_elsewhere(request, person)
+    await _hub(request).directory.ready()
     table = _hub(request).open(person, settings)
     return JSONResponse({"code": table.code, "table": table.info()})
 
@@ -488,6 +494,7 @@ async def practice(request: Request) -> Response:
     except WireError as exc:
         raise TableError("malformed", str(exc)) from None
     await relay.leave_elsewhere(request, person)
+    await hub.directory.ready()
     table = hub.open(person, settings, practice=True)
     table.start(person.id, body.bot, hub.now())
     hub.poke(table)
@@ -497,7 +504,7 @@ async def practice(request: Request) -> Response:
 @_guarded
 @_routed
 async def table_info(request: Request) -> Response:
-    return JSONResponse({"table": _table(request).info()})
+    return JSONResponse({"table": _table(request, acting=False).info()})
 
 
 @_guarded
@@ -526,7 +533,11 @@ class LeaveRequest(msgspec.Struct, forbid_unknown_fields=True):
 async def leave(request: Request) -> Response:
     person = _person(request)
     body = await _body(request, LeaveRequest)
-    _hub(request).leave(person.id, body.confirm)
+    hub = _hub(request)
+    table = hub.tables.get(hub.sitting.get(person.id, ""))
+    if table is not None and not hub.directory.holds(table.uid):
+        raise TableError("unavailable", _PAUSED)
+    hub.leave(person.id, body.confirm)
     return JSONResponse({})
 
 
@@ -859,6 +870,7 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if directory.clustered:
+            hub.platform  # noqa: B018  (migrated now, not at a first coin call)
             await directory.start(hub)  # it takes over tables whose owner is gone
         else:
             hub.recover()

@@ -61,7 +61,7 @@ DRIFT: Final = 0.1
 #: Codes (with their uids' leases) reserved ahead, so that opening a table waits on no
 #: round trip; a reserved code's key expires unless a table takes it (a process killed
 #: with reserved codes leaks none).
-POOL: Final = 4
+POOL: Final = 8
 RESERVED_MS: Final = 600_000
 #: The header of a request one process passes on to another: it is answered there, never
 #: passed on again.
@@ -109,6 +109,9 @@ class Directory:
     def holds(self, uid: str) -> bool:
         """Whether this process may act on the table now."""
         return True
+
+    async def ready(self) -> None:
+        """Before a call that may open a table: a code is ready for `reserve`."""
 
     def changed(self) -> None:
         """A table changed (its lobby row or who sits there may have)."""
@@ -228,6 +231,8 @@ class RedisDirectory(Directory):
         self._published: dict[str, str] = {}  # code → the row this process put up
         self._sat: dict[int, str] = {}  # person → the code put up as where they sit
         self._broken: set[str] = set()  # uids whose log would not replay here
+        #: codes of tables given up, not closed: their people's seats are the new owner's
+        self._handed: set[str] = set()
         self._dirty = asyncio.Event()
         self._publishing = asyncio.Lock()  # one writer of the rows at a time
         self._tasks: list[asyncio.Task[None]] = []
@@ -246,7 +251,14 @@ class RedisDirectory(Directory):
                 self._spawn(self._persist(self._key("code", code)))
                 self._spawn(self._refill())
                 return code, uid
+        if self.up:
+            raise TableError("unavailable", "no table code is ready this moment: try again")
         raise TableError("unavailable", "the server cannot reach Redis: no new table now")
+
+    async def ready(self) -> None:
+        if not self.pool and self.up:
+            with contextlib.suppress(*_REDIS_ERRORS):
+                await self._refill()
 
     async def _persist(self, key: str) -> None:
         await self.redis.persist(key)
@@ -259,6 +271,8 @@ class RedisDirectory(Directory):
 
     def closed(self, table: Table, ended: bool) -> None:
         self._dirty.set()
+        if not ended:
+            self._handed.add(table.code)
         self._spawn(self._closed(table.uid, table.code, ended))
 
     async def _closed(self, uid: str, code: str, ended: bool) -> None:
@@ -440,6 +454,9 @@ class RedisDirectory(Directory):
         gone = [code for code in self._published if code not in rows]
         sat = dict(hub.sitting)
         seat = {p: code for p, code in sat.items() if self._sat.get(p) != code}
+        handed, self._handed = self._handed, set()
+        for person in [p for p, code in self._sat.items() if code in handed and p not in sat]:
+            del self._sat[person]  # the new owner puts these up (and takes them down)
         stood = {p: code for p, code in self._sat.items() if p not in sat}
         if not (put or gone or seat or stood):
             return
@@ -511,6 +528,9 @@ class RedisDirectory(Directory):
             if not self.up or time.monotonic() - self.up_since < self.lease_ms / 1000:
                 continue
             try:
+                if await self.redis.get(self._key("proc", self.id)) is None:
+                    self.up = False  # Redis lost its keys: the owners put theirs back first
+                    continue
                 uids = await asyncio.to_thread(live_uids, engine)
                 here = {t.uid for t in hub.tables.values()} | self._broken
                 candidates = [u for u in uids if u not in here]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Final
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from fangcheng.server.cluster import RELAYED
 from fangcheng.server.http import hub_of
@@ -111,7 +111,8 @@ async def socket(ws: WebSocket, base: str, hello: str | bytes) -> None:
     async with upstream:
         await upstream.send(hello)
 
-        async def down() -> int:
+        async def down() -> int | None:
+            """Owner → client; the owner's close code, or None: the client went away."""
             try:
                 async for frame in upstream:
                     if isinstance(frame, str):
@@ -120,10 +121,13 @@ async def socket(ws: WebSocket, base: str, hello: str | bytes) -> None:
                         await ws.send_bytes(frame)
             except ConnectionClosed:
                 pass
+            except (WebSocketDisconnect, RuntimeError, OSError):  # the client's side closed
+                return None
             code = upstream.close_code
             return _MOVED if code in (None, 1005, 1006, 1011) else int(code)
 
         async def up() -> None:
+            """Client → owner, until the client goes."""
             while True:
                 message = await ws.receive()
                 if message["type"] == "websocket.disconnect":
@@ -132,16 +136,21 @@ async def socket(ws: WebSocket, base: str, hello: str | bytes) -> None:
                 await upstream.send(data if data is not None else message.get("bytes") or b"")
 
         downs, ups = asyncio.ensure_future(down()), asyncio.ensure_future(up())
-        done, _ = await asyncio.wait({downs, ups}, return_when=asyncio.FIRST_COMPLETED)
-        if ups in done and ups.exception() is None and not downs.done():  # the client left
+        await asyncio.wait({downs, ups}, return_when=asyncio.FIRST_COMPLETED)
+        client_left = ups.done() and ups.exception() is None
+        if client_left or (downs.done() and downs.result() is None):
+            ups.cancel()
             await upstream.close()
-            downs.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await downs
+            for task in (ups, downs):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
             return
-        ups.cancel()
-        with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
+        ups.cancel()  # the owner closed (or broke: its send failed)
+        with contextlib.suppress(asyncio.CancelledError, Exception):
             await ups
         code = await downs
+        if code is None:
+            return
     with contextlib.suppress(Exception):
         await ws.close(code)

@@ -1,0 +1,135 @@
+"""The table leases of many processes (`fangcheng.server.cluster.Leases`) against the
+machine's Redis under a key prefix of the test's own, and the action log's fence
+(`fangcheng.server.log.Fenced`): what keeps two processes from running one table."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from clustering import REDIS, redis_problem
+from fangcheng.server.cluster import DRIFT, Leases
+from fangcheng.server.log import Fenced, TableLog, read_log
+from fangcheng.server.store import Store
+
+TTL = 600
+
+
+@pytest.fixture
+def prefix() -> Iterator[str]:
+    problem = redis_problem()
+    if problem:
+        pytest.skip(problem)
+    import redis
+
+    name = f"fctest{uuid.uuid4().hex[:10]}:"
+    yield name
+    r = redis.Redis.from_url(REDIS)
+    keys = list(r.scan_iter(f"{name}*"))
+    if keys:
+        r.delete(*keys)
+
+
+@asynccontextmanager
+async def owners(prefix: str, *names: str) -> AsyncIterator[list[Leases]]:
+    import redis.asyncio
+
+    client = redis.asyncio.from_url(REDIS, decode_responses=True)
+    try:
+        yield [Leases(client, prefix, name, TTL) for name in names]
+    finally:
+        await client.aclose()
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(test())  # type: ignore[arg-type]
+
+
+def test_a_lease_has_one_owner_and_renewal_keeps_it(prefix: str) -> None:
+    async def test() -> None:
+        async with owners(prefix, "a", "b") as (a, b):
+            assert await a.acquire("t1")
+            assert not await b.acquire("t1")
+            assert a.held("t1") and not b.held("t1")
+            for _ in range(4):  # past the ttl, renewed every third of it
+                await asyncio.sleep(TTL / 3000)
+                assert await a.renew() == []
+            assert a.held("t1") and not await b.acquire("t1")
+            ttl = await a.redis.pttl(a.key("t1"))
+            assert TTL * 0.6 < ttl <= TTL
+            await a.release("t1")
+            assert not a.held("t1")
+            assert await b.acquire("t1")
+
+    run(test)
+
+
+def test_an_expired_lease_goes_to_another_and_the_old_owner_learns_it(prefix: str) -> None:
+    async def test() -> None:
+        async with owners(prefix, "a", "b") as (a, b):
+            assert await a.acquire("t1")
+            await asyncio.sleep(TTL * 0.95 / 1000)
+            assert not a.held("t1")  # a stops acting before the key expires
+            await asyncio.sleep(TTL * 0.1 / 1000)
+            assert await b.acquire("t1")
+            assert await a.renew() == ["t1"]  # lost: never renewed into b's hands
+            assert not a.held("t1") and b.held("t1")
+            assert await a.redis.get(a.key("t1")) == "b"
+            await a.release("t1")  # only its owner's release deletes it
+            assert await a.redis.get(a.key("t1")) == "b"
+
+    run(test)
+
+
+def test_held_says_no_once_renewals_fail(prefix: str) -> None:
+    """Redis out of reach: the lease counts as held until its last renewal's ttl (less
+    the drift margin), then not, with no round trip."""
+
+    async def test() -> None:
+        async with owners(prefix, "a") as (a,):
+            asked = time.monotonic()
+            assert await a.acquire("t1")
+            assert a.held("t1")
+            # ours until the ttl from before it was asked for, less the drift margin
+            assert a.valid["t1"] <= asked + TTL * (1 - DRIFT) / 1000
+            await asyncio.sleep(max(0.0, a.valid["t1"] - time.monotonic()) + 0.01)
+            assert not a.held("t1")
+
+    run(test)
+
+
+def test_a_lease_whose_key_vanished_is_taken_again(prefix: str) -> None:
+    """Redis restarted empty: the owner's renewal sets the key again."""
+
+    async def test() -> None:
+        async with owners(prefix, "a", "b") as (a, b):
+            assert await a.acquire("t1")
+            await a.redis.delete(a.key("t1"))
+            assert await a.renew() == []
+            assert a.held("t1") and not await b.acquire("t1")
+
+    run(test)
+
+
+def test_the_log_fences_a_second_writer(tmp_path: Path) -> None:
+    """Two processes' copies of one table: the one that writes an entry second gets
+    `Fenced`, writes nothing, and refuses every later write without trying."""
+    store = Store(f"sqlite:///{tmp_path / 'fence.db'}")
+    first = TableLog.open(store.engine, "u1", "ABCDEF", "point", {"code": "ABCDEF"})
+    second = TableLog(store.engine, "u1", 1)  # rebuilt from the same entries elsewhere
+    first.write("sit", {"person": 1})
+    with pytest.raises(Fenced):
+        second.write("sit", {"person": 2})
+    assert second.fenced and not first.fenced
+    second.n = 5
+    with pytest.raises(Fenced):
+        second.write("leave", {"person": 2})
+    first.write("leave", {"person": 1})
+    assert [kind for kind, _ in read_log(store.engine, "u1")] == ["open", "sit", "leave"]
+    assert read_log(store.engine, "u1")[1][1] == {"person": 1}
