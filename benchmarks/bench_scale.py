@@ -159,7 +159,11 @@ class Cluster:
             raise
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
+    async def __aexit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is not None and not issubclass(kind, asyncio.CancelledError):
+            for index in range(len(self.processes)):  # what the processes said, if anything
+                lines = self.tail(index).strip().splitlines()[-6:]
+                print(f"  process {index}'s log ends:", *lines, sep="\n    ", flush=True)
         self.clean()
 
     def launch(self, index: int) -> None:
