@@ -196,8 +196,8 @@ class Cluster:
         raise SystemExit(f"process {index} did not answer within {seconds:g} s")
 
     def tail(self, index: int) -> str:
-        text = (self.folder / f"process{index}.log").read_text(errors="replace")
-        return text[-2000:]
+        log = self.folder / f"process{index}.log"
+        return log.read_text(errors="replace")[-2000:] if log.exists() else ""
 
     def kill(self, index: int) -> None:
         """SIGKILL process ``index`` (the failover's cause) and reap it."""
