@@ -2,9 +2,9 @@
 server processes on this machine sharing one PostgreSQL database and one Redis key
 prefix, and the failover time when the owner of a table is killed mid-hand.
 
-    .venv/bin/python benchmarks/bench_scale.py [--processes 1,2,3] [--tables 100,200,...]
+    .venv/bin/python benchmarks/bench_scale.py [--processes 1,2,3] [--tables 25,50,...]
         [--seconds S] [--warmup S] [--kills K] [--failover-processes N]
-        [--failover-tables T] [--lease-ms MS] [--budget S]
+        [--failover-tables T] [--lease-ms MS] [--budget S] [--pg-async]
 
 Each configuration is its own cluster: a fresh PostgreSQL database (``fangcheng_bench_…``
 on 127.0.0.1:5432, created and dropped here), a fresh Redis key prefix (``fcbench-…``,
@@ -33,9 +33,12 @@ the table's owner.
     same pace; ``--kills`` times, a table in mid-hand is picked (seeded), its owner
     killed with SIGKILL, and every client of the tables it owned (and every client that
     was connected through it) reconnects — to its own process if it lives, else to the
-    next one, as a load balancer would — and the time from the kill to the first
-    ``events`` frame it receives after its new ``welcome`` is one sample; the killed process is
-    then started again on its port. p50/p99 over the samples.
+    next one, as a load balancer would, every 50 ms — and the time from the kill to
+    the first ``events`` frame after its new ``welcome`` is one sample; the killed
+    process is then started again on its port. p50/p99 over the samples.
+
+``--pg-async`` runs the database with ``synchronous_commit`` off: the experiment that
+shows what the table log's commit (on the server's event loop) costs.
 
 Bounded: stages, seconds, kills, and a total ``--budget`` (the whole run is cancelled at
 it, cleaning up). Figures: benchmarks/RESULTS.md, "Scale-out".
