@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -220,14 +221,17 @@ def choose(legal: list[str], drawn: str | None) -> str:
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)  # seconds
+    closers: list[int] = field(default_factory=list)  # the answering seat of each latency
     actions: int = 0
     hands: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     lost: int = 0  # connections closed under the generator
+    setup_retries: int = 0  # setup requests answered 503 and tried again
     recording: bool = False
 
     def clear(self) -> None:
         self.latencies.clear()
+        self.closers.clear()
         self.actions = self.hands = 0
         self.errors.clear()
         self.recording = True
@@ -237,6 +241,7 @@ class Stats:
 class Table:
     index: int
     code: str = ""
+    tokens: list[str] = field(default_factory=list)  # by seat
     sockets: list[ClientConnection] = field(default_factory=list)
     open: set[int] = field(default_factory=set)  # seats with an unanswered prompt
     closer: int | None = None  # the seat whose answer completed the last decision
@@ -244,66 +249,103 @@ class Table:
 
 
 class Generator:
-    def __init__(self, server: Server, rules: str, pace: tuple[float, float] | None) -> None:
-        self.server, self.rules, self.pace = server, rules, pace
+    """Tables of four websocket clients against the servers at ``ports`` (one, or the
+    processes of a cluster: a table's people are spread over them round-robin, as a load
+    balancer would, and the table is opened on ``ports[index % len(ports)]``)."""
+
+    def __init__(self, ports: Sequence[int], rules: str, pace: tuple[float, float] | None) -> None:
+        self.ports, self.rules, self.pace = list(ports), rules, pace
         self.stats = Stats()
         self.rng = random.Random(7)
         self.tasks: list[asyncio.Task[None]] = []
 
-    async def open_table(self, http: httpx.AsyncClient, index: int) -> Table:
-        """Four people at one table, attached and started."""
+    def port_of(self, table: Table, seat: int) -> int:
+        """The process a seat's person talks to (the opener's: seat 0's)."""
+        return self.ports[(table.index + seat) % len(self.ports)]
+
+    async def open_table(self, https: Sequence[httpx.AsyncClient], index: int) -> Table:
+        """Four people at one table, attached and started; ``https[i]`` talks to
+        ``ports[i]``."""
         table = Table(index)
-        tokens = []
-        for seat in range(4):
-            answer = await http.post("/api/session", json={"name": f"t{index}s{seat}"})
-            tokens.append(answer.raise_for_status().json()["token"])
+        clients = [https[(index + seat) % len(https)] for seat in range(4)]
+        for seat, http in enumerate(clients):
+            answer = await self.post(http, "/api/session", {"name": f"t{index}s{seat}"})
+            table.tokens.append(answer.json()["token"])
         settings = {"rules": self.rules, "quan": 16, "public": False, "spectators": False}
-        owner = {"Authorization": f"Bearer {tokens[0]}"}
-        answer = await http.post("/api/tables", json=settings, headers=owner)
-        table.code = answer.raise_for_status().json()["code"]
-        for token in tokens[1:]:
+        owner = {"Authorization": f"Bearer {table.tokens[0]}"}
+        answer = await self.post(clients[0], "/api/tables", settings, owner)
+        table.code = answer.json()["code"]
+        for http, token in zip(clients[1:], table.tokens[1:], strict=True):
             headers = {"Authorization": f"Bearer {token}"}
-            answer = await http.post(f"/api/tables/{table.code}/join", json={}, headers=headers)
-            answer.raise_for_status()
-        url = f"ws://{HOST}:{self.server.port}/ws"
-        for token in tokens:
-            ws = await connect(url, max_size=2**22, compression=None)
-            hello = {"type": "hello", "v": 1, "token": token, "table": table.code}
-            await ws.send(msgspec.json.encode(hello).decode())
-            table.sockets.append(ws)
+            await self.post(http, f"/api/tables/{table.code}/join", {}, headers)
+        for seat in range(4):
+            table.sockets.append(await self.attach(table, seat, self.port_of(table, seat)))
         for seat, ws in enumerate(table.sockets):
             self.tasks.append(asyncio.create_task(self.read(table, seat, ws)))
         await table.sockets[0].send('{"type": "start", "fill": "efficient"}')
         return table
 
-    async def read(self, table: Table, seat: int, ws: ClientConnection) -> None:
+    async def post(
+        self, http: httpx.AsyncClient, path: str, body: Any, headers: dict[str, str] | None = None
+    ) -> httpx.Response:
+        """A setup request; one answered 503 (``unavailable``: a cluster's process not
+        ready for it yet) is tried again after a pause, up to 5 s, and counted."""
+        for _ in range(100):
+            answer = await http.post(path, json=body, headers=headers)
+            if answer.status_code != 503:
+                return answer.raise_for_status()
+            self.stats.setup_retries += 1
+            await asyncio.sleep(0.05)
+        return answer.raise_for_status()
+
+    async def attach(self, table: Table, seat: int, port: int) -> ClientConnection:
+        """A websocket to the server at ``port``, the seat's ``hello`` sent."""
+        ws = await connect(f"ws://{HOST}:{port}/ws", max_size=2**22, compression=None)
+        hello = {"type": "hello", "v": 1, "token": table.tokens[seat], "table": table.code}
+        await ws.send(msgspec.json.encode(hello).decode())
+        return ws
+
+    async def read(self, table: Table, seat: int, ws: ClientConnection | None) -> None:
+        """The seat's frames until its connection closes; a failed one is `dropped`,
+        which may give a new connection to go on with."""
+        while ws is not None:
+            try:
+                async for text in ws:
+                    await self.handle(table, seat, ws, DECODE(text))
+                return
+            except Exception:  # a closed or failed connection: the stage goes on
+                ws = await self.dropped(table, seat)
+
+    async def dropped(self, table: Table, seat: int) -> ClientConnection | None:
+        """A seat's connection failed under it: counted (here, no reconnecting)."""
+        self.stats.lost += 1
+        return None
+
+    async def handle(self, table: Table, seat: int, ws: ClientConnection, frame: Frame) -> None:
+        """One frame to a seat: time it, and answer what asks for an answer."""
         stats, loop = self.stats, asyncio.get_running_loop()
-        try:
-            async for text in ws:
-                frame = DECODE(text)
-                kind = frame.type
-                if table.closer == seat and kind != "pong":
-                    if stats.recording:
-                        stats.latencies.append(loop.time() - table.sent_at)
-                    table.closer = None
-                if kind == "prompt":
-                    table.open.add(seat)
-                    drawn = frame.observation.drawn if frame.observation else None
-                    action = choose(frame.legal, drawn)
-                    if self.pace is None:
-                        await self.answer(table, seat, ws, frame.seq, action)
-                    else:
-                        delay = self.rng.uniform(*self.pace)
-                        loop.call_later(delay, self.later, table, seat, ws, frame.seq, action)
-                elif kind == "hand_end":
-                    stats.hands += seat == 0
-                    await ws.send('{"type": "next"}')
-                elif kind == "match_end" and seat == 0:
-                    await ws.send('{"type": "start", "fill": "efficient"}')
-                elif kind == "error":
-                    stats.errors[frame.code] += 1
-        except Exception:  # a closed or failed connection: counted, the stage goes on
-            stats.lost += 1
+        kind = frame.type
+        if table.closer == seat and kind != "pong":
+            if stats.recording:
+                stats.latencies.append(loop.time() - table.sent_at)
+                stats.closers.append(seat)
+            table.closer = None
+        if kind == "prompt":
+            table.open.add(seat)
+            drawn = frame.observation.drawn if frame.observation else None
+            action = choose(frame.legal, drawn)
+            if self.pace is None:
+                await self.answer(table, seat, ws, frame.seq, action)
+            else:
+                delay = self.rng.uniform(*self.pace)
+                loop.call_later(delay, self.later, table, seat, ws, frame.seq, action)
+        elif kind == "hand_end":
+            stats.hands += seat == 0
+            await ws.send('{"type": "next"}')
+        elif kind == "match_end" and seat == 0:
+            await ws.send('{"type": "start", "fill": "efficient"}')
+        elif kind == "error":
+            stats.errors[frame.code] += 1
 
     def later(self, table: Table, seat: int, ws: ClientConnection, seq: int, action: str) -> None:
         self.tasks.append(asyncio.create_task(self.answer(table, seat, ws, seq, action)))
@@ -386,7 +428,7 @@ async def stage(
     profile = args.profile if pace is None else None
     server = await start_server(pace is None, profile, args.pin, args.gc_freeze, args.nice)
     rules, seconds = args.rules, args.seconds
-    generator = Generator(server, rules, pace)
+    generator = Generator([server.port], rules, pace)
     opened: list[Table] = []
     try:
         limits = httpx.Limits(max_connections=20)
@@ -395,7 +437,7 @@ async def stage(
 
             async def one(index: int) -> None:
                 async with gate:
-                    opened.append(await generator.open_table(http, index))
+                    opened.append(await generator.open_table([http], index))
 
             await asyncio.gather(*(one(i) for i in range(tables)))
         await asyncio.sleep(warmup)
