@@ -78,9 +78,15 @@ def _sqlite_begin(connection: sa.Connection) -> None:
 def lock_schema(connection: sa.Connection) -> None:
     """Hold the schema lock for the rest of ``connection``'s transaction, so that
     processes starting at once on one database (many servers, issue 19) make its tables
-    in turn instead of colliding; on SQLite the transaction's write lock does it."""
+    in turn instead of colliding; on SQLite the transaction's write lock does it, taken
+    here where the driver has not begun one (it defers BEGIN to the first write, and
+    a schema's first statements only read)."""
     if connection.dialect.name == "postgresql":
         connection.execute(sa.select(sa.func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
+    elif connection.dialect.name == "sqlite":
+        driver: Any = connection.connection.dbapi_connection
+        if not driver.in_transaction:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def migrate(engine: Engine) -> None:

@@ -36,31 +36,30 @@ _MOVED: Final = 1012  # service restart: reconnect
 
 async def http(directory: Directory, request: Request, base: str) -> Response:
     """``request`` answered by the process at ``base``."""
-    import httpx
-
     headers = {k: request.headers[k] for k in _PASSED if k in request.headers}
-    headers[RELAYED] = "1"
     url = base + request.url.path + (f"?{request.url.query}" if request.url.query else "")
-    try:
-        answer = await directory.http().request(
-            request.method, url, content=await request.body(), headers=headers
-        )
-    except httpx.TransportError:
-        raise TableError(
-            "unavailable", "the table's process is out of reach: try again shortly"
-        ) from None
-    return Response(
-        answer.content, answer.status_code, media_type=answer.headers.get("content-type")
-    )
+    return await _forward(directory, request.method, url, await request.body(), headers)
 
 
 async def post(directory: Directory, request: Request, base: str, path: str) -> Response:
     """A POST of an empty body to ``path`` at ``base`` as the caller (a leave)."""
+    headers = {
+        "authorization": request.headers.get("authorization", ""),
+        "content-type": "application/json",
+    }
+    return await _forward(directory, "POST", base + path, b"{}", headers)
+
+
+async def _forward(
+    directory: Directory, method: str, url: str, body: bytes, headers: dict[str, str]
+) -> Response:
+    """One request passed on (marked, so it is never passed on again), its answer as is."""
     import httpx
 
-    headers = {"authorization": request.headers.get("authorization", ""), RELAYED: "1"}
     try:
-        answer = await directory.http().post(base + path, json={}, headers=headers)
+        answer = await directory.http().request(
+            method, url, content=body, headers={**headers, RELAYED: "1"}
+        )
     except httpx.TransportError:
         raise TableError(
             "unavailable", "the table's process is out of reach: try again shortly"
