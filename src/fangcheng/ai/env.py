@@ -122,9 +122,9 @@ more; `encode_observation` also fills a caller's buffer (``out=``). For training
 the claim-window leak does not matter (self-play, a learner that never reads
 ``agent_selection`` for information), pass ``ask_all=False``: a hand then takes about a
 third of the decisions, and ``benchmarks/bench_env.py`` (baishan, random masked agents,
-one core, process CPU time, on a loaded machine) measured 381 hands/s against 135 with
-``ask_all=True`` (39,845 and 48,854 decisions/s; riichienv's Rust environment 63,250 in
-the same run).
+one core, process CPU time, on a quiet machine) measured 274–323 hands/s against 106–128
+with ``ask_all=True`` (28,693–33,773 and 38,171–46,151 decisions/s; benchmarks/RESULTS.md
+has riichienv's Rust environment beside them, about 63,000 on a loaded machine).
 
 Rewards
 =======
