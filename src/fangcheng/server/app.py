@@ -181,13 +181,8 @@ class Hub:
 
     def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
         check_settings(settings)
-        bot_ms = self.settings.bot_ms
-        between_ms = self.settings.between_ms
-        settings = msgspec.structs.replace(
-            settings,
-            bot_ms=max(settings.bot_ms, MIN_BOT_MS) if bot_ms is None else bot_ms,
-            between_ms=settings.between_ms if between_ms is None else between_ms,
-        )
+        bot_ms, between_ms = self._pace(settings)
+        settings = msgspec.structs.replace(settings, bot_ms=bot_ms, between_ms=between_ms)
         code, uid = self.directory.reserve(self.tables, self.rng)  # (may refuse: first)
         self.leave(owner.id)
         table = Table(
@@ -203,16 +198,18 @@ class Hub:
         self.sit(owner, table)
         return table
 
+    def _pace(self, asked: TableSettings) -> tuple[int, int]:
+        """A new table's bot pace and pause between hands: the server's where it sets
+        them (tests: 0), else the table's own, its bots no faster than `MIN_BOT_MS`."""
+        bot_ms, between_ms = self.settings.bot_ms, self.settings.between_ms
+        return (
+            max(asked.bot_ms, MIN_BOT_MS) if bot_ms is None else bot_ms,
+            asked.between_ms if between_ms is None else between_ms,
+        )
+
     def open_coin(self, owner: Person, room: str, tier: int) -> CoinTable:
         """A new coin table of ``room`` for quick match (`fangcheng.server.coins`)."""
-        bot_ms = self.settings.bot_ms
-        between_ms = self.settings.between_ms
-        default = TableSettings()  # a person's pace, as at point tables
-        settings = coin_settings(
-            room,
-            default.bot_ms if bot_ms is None else bot_ms,
-            default.between_ms if between_ms is None else between_ms,
-        )
+        settings = coin_settings(room, *self._pace(TableSettings()))  # a point table's pace
         now = self.now()
         code, uid = self.directory.reserve(self.tables, self.rng)
         table = CoinTable(
