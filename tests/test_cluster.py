@@ -133,9 +133,12 @@ def test_the_owner_killed_mid_hand_its_tables_go_on_elsewhere(group: Cluster, se
 
     async def play() -> None:
         async def kill() -> None:
-            while not clients[0].events:  # the coin match has been dealt
-                await asyncio.sleep(0.02)
-            await asyncio.sleep(rng.uniform(0.0, 1.0))
+            # at a random point of the first hand or two, counted in the events a coin
+            # seat was shown (a time would outlast the whole match on a quiet machine:
+            # its bots act every 2 ms)
+            at = rng.randint(1, 100)
+            while sum(map(len, clients[0].events.values())) < at:
+                await asyncio.sleep(0.002)
             assert not clients[0].seat.over
             owner.kill()  # kill -9, mid-hand: the coin match is several hands long
             await asyncio.to_thread(group.add)  # a process to take the dead one's place
