@@ -14,9 +14,10 @@ import pytest
 from rich.cells import cell_len
 from textual.widgets import Static
 
+from fangcheng.ai.advice import advise, measures
 from fangcheng.cli import main as cli_main
 from fangcheng.engine.record import read_record, replay
-from fangcheng.players.bots import EfficientBot, StrongBot, table_of
+from fangcheng.players.bots import EfficientBot, StrongBot
 from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.rules import fans
@@ -32,7 +33,6 @@ from fangcheng.ui.terminal.game import (
     glyphs_likely,
     main,
     replay_command,
-    suggest,
 )
 from fangcheng.ui.terminal.view import (
     BACK,
@@ -178,7 +178,8 @@ def test_keys_and_the_choices_they_make(tmp_path):
         game.choose("")
     with pytest.raises(InputError, match="not in your hand"):
         game.choose(next(tile_name(t) for t in range(27) if not obs.hand[t]))
-    best = suggest(obs)[0]
+    rng = random.Random(f"3/1/{len(game.round.decisions)}")  # the game's seed, hand, decision
+    best = advise(obs, rng, strong=StrongBot(random.Random(1)))[0]
     assert game.hint().startswith(f"hint: {order.index(best.tile) + 1} ({best})")
 
 
@@ -641,23 +642,41 @@ def test_replay_show_needs_a_terminal(tmp_path, capsys):
     assert "needs a terminal" in capsys.readouterr().err
 
 
-def test_hint_is_the_strong_bots_and_says_why(tmp_path, monkeypatch):
-    """The hint folds against a declared seat as the strong bot does, and names the
-    danger; ready, it names the waits."""
+def test_hint_is_the_experts_and_says_why(tmp_path, monkeypatch):
+    """The hint is the expert's (its playouts drawn from the game's seed: asked twice,
+    the same), with the strong bot's measures: against a declared seat it names the
+    danger."""
     game = Game("baishan", seat=0, bots="efficient", seed=3, records=tmp_path)
-    assert isinstance(game.adviser, StrongBot)
     obs = game.observe()
     declared = obs._replace(seats=(obs.seats[0], obs.seats[1]._replace(ready=True), *obs.seats[2:]))
     monkeypatch.setattr(game, "observe", lambda: declared)
     hint = game.hint()
+    assert hint == game.hint()
     assert "danger" in hint and "South 报听" in hint and "useful tiles unseen" in hint
-    strong, _ = suggest(declared, StrongBot(random.Random(0)))
-    efficient = EfficientBot(random.Random(0)).act(declared)
-    bot = StrongBot(random.Random(0))
-    table = table_of(declared)
-    threat = bot.threats(declared)
-    assert bot.danger(table, strong.tile, threat) <= bot.danger(table, efficient.tile, threat)
-    assert f"({strong})" in hint
+    rng = random.Random(f"3/1/{len(game.round.decisions)}")  # the game's seed, hand, decision
+    expert, why = advise(declared, rng, strong=StrongBot(random.Random(1)))
+    assert f"({expert})" in hint and hint.endswith(why)
+
+
+def test_hint_says_where_the_playouts_overruled_the_strong_bot(tmp_path):
+    """Over a few hands the expert overrules the strong bot somewhere, and its hint then
+    names the strong bot's choice; elsewhere it is the strong bot's own."""
+    overruled = agreed = 0
+    for seed in range(3):
+        game = Game("baicheng", seat=0, bots="efficient", seed=seed, records=tmp_path)
+        me = EfficientBot(random.Random(0))
+        while not game.round.over and not (overruled and agreed):
+            obs = game.observe()
+            if sum(a.kind is Act.DISCARD for a in obs.legal) > 1:
+                hint = game.hint()
+                if "playouts chose it over the strong bot's discard" in hint:
+                    overruled += 1
+                else:
+                    agreed += 1
+            game.play(me.act(obs))
+        if overruled and agreed:
+            return
+    raise AssertionError(f"overruled {overruled}, agreed {agreed}")
 
 
 def test_hint_names_the_waits_when_ready(tmp_path):
@@ -667,7 +686,8 @@ def test_hint_names_the_waits_when_ready(tmp_path):
         while not game.round.over:
             obs = game.observe()
             if any(a.kind is Act.DISCARD for a in obs.legal):
-                action, why = suggest(obs, game.adviser)
+                action = StrongBot(random.Random(0)).act(obs)
+                why = measures(obs, action, game.adviser)
                 if why.startswith("听 ready: waits"):
                     assert action.kind in (Act.DISCARD, Act.READY)
                     return

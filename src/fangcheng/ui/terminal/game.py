@@ -8,7 +8,8 @@ the library keeps no dependency.
 
 The bots move one `Game.step` at a time when the game is ``paced`` (the app times the
 steps, ``--speed`` seconds apart); `ReplayView` puts a saved record on the same table,
-step by step (``fangcheng replay FILE --show``). Hints come from the strong bot.
+step by step (``fangcheng replay FILE --show``). Hints are the expert bot's
+(`fangcheng.ai.advice`).
 
 What the player types, besides the keys listed on screen: a position in the hand
 (``3``), a tile in any notation (``5m``, ``五万``, ``C``), ``t`` and a position or tile
@@ -34,27 +35,24 @@ from typing import Final
 
 import msgspec
 
-from fangcheng.analysis.hand import shanten
+from fangcheng.ai.advice import SEAT_NAMES, advise
 from fangcheng.engine.match import Match
 from fangcheng.engine.record import ESCAPE, RecordInput, record_of, replay
-from fangcheng.players.bots import BOTS, StrongBot, make_bot, table_of
+from fangcheng.players.bots import BOTS, StrongBot, make_bot
 from fangcheng.protocol.actions import Act, Action, IllegalActionError
 from fangcheng.protocol.events import Draw, Event, Replacement
 from fangcheng.protocol.observation import Observation
-from fangcheng.rules.requirements import wait_set
 from fangcheng.rules.ruleset import ALL_RULES
 from fangcheng.scoring.situation import MAX_BASE
 from fangcheng.tiles.notation import (
     InvalidNotationError,
     format_counts,
-    format_tiles,
     parse_tiles,
     tile_name,
 )
 
-__all__ = ["Game", "InputError", "Key", "ReplayView", "main", "replay_command", "suggest"]
+__all__ = ["Game", "InputError", "Key", "ReplayView", "main", "replay_command"]
 
-SEAT_NAMES: Final = ("East", "South", "West", "North")
 SUIT_KEYS: Final = "mps"
 
 
@@ -110,7 +108,8 @@ class Game:
         self.record: Path | None = None  # where this hand's record was saved
         self.save_error = ""
         self.round = self.match.new_round()
-        self.adviser = StrongBot(random.Random(self.hands))  # it tracks one hand's table
+        # the hint's measures: a strong bot that tracks one hand's table
+        self.adviser = StrongBot(random.Random(self.hands))
         if not self.paced:
             self.advance()
 
@@ -298,12 +297,14 @@ class Game:
         raise InputError(f"{name} cannot be discarded now; you may discard: {' '.join(allowed)}")
 
     def hint(self) -> str:
-        """The suggestion of `suggest` by the strongest bot, with what to type for it (a
-        discard's position) and why."""
+        """The expert bot's suggestion (`advise`), with what to type for it (a discard's
+        position) and why; the same for one decision however often it is asked (its
+        playouts are drawn from the game's seed, the hand and the decision)."""
         obs = self.observe()
         if not obs.legal:
             raise InputError("nothing to decide now: the bots are playing")
-        action, measure = suggest(obs, self.adviser)
+        rng = random.Random(f"{self.seed}/{self.hands}/{len(self.round.decisions)}")
+        action, measure = advise(obs, rng, strong=self.adviser)
         if action.kind is Act.DISCARD and action.tile is not None:
             key = str(self.order(obs).index(action.tile) + 1)
         else:
@@ -342,42 +343,6 @@ class Game:
     def quit(self) -> Path | None:
         """Save the unfinished hand (its record replays as far as it went)."""
         return None if self.round.over else self.save()
-
-
-def suggest(obs: Observation, bot: StrongBot | None = None) -> tuple[Action, str]:
-    """The strong bot's choice (``bot``, which has tracked the hand, or a fresh one) and
-    why: the waits and their unseen tiles when ready, else the shanten and the useful
-    tiles unseen; for a discard, its chance of dealing in when another seat may be ready."""
-    bot = bot or StrongBot(random.Random(0))
-    action = bot.act(obs)
-    table = table_of(obs)
-    h = bytearray(obs.hand)
-    if action.kind in (Act.DISCARD, Act.READY) and action.tile is not None:
-        h[action.tile] -= 1
-    hand = bytes(h)
-    if sum(hand) % 3 != 1:  # 14 - 3k tiles: a win or a kong is the suggestion
-        return action, ""
-    rules, melds, unseen = table.rules, table.melds, table.unseen
-    n = shanten(hand, shapes=rules.shapes)
-    waits = wait_set(rules, hand, melds, table.que) if n == 0 else ()
-    if waits:
-        live = sum(unseen[w] for w in waits)
-        shown = " ".join(f"{tile_name(w)}×{unseen[w]}" for w in waits)
-        why = [f"听 ready: waits {shown} ({live} unseen)"]
-    else:
-        d = bot.distance(table, hand, melds)
-        useful = bot.useful_faces(table, hand, melds, d)
-        count = sum(unseen[t] for t in useful)
-        shown = format_tiles(t for t in useful if unseen[t])
-        extra = f" ({d} with the win requirements)" if d != n else ""
-        why = [f"向听 (shanten) {n}{extra}", f"{count} useful tiles unseen: {shown or 'none'}"]
-    threat = bot.threats(obs)
-    if action.tile is not None and action.kind in (Act.DISCARD, Act.READY) and max(threat) > 0:
-        risk = bot.danger(table, action.tile, threat)
-        ready = [SEAT_NAMES[s] for s, p in enumerate(threat) if p >= 1.0]
-        told = f", {' '.join(ready)} 报听" if ready else ""
-        why.append(f"danger {risk:.0%} (deal-in risk{told})")
-    return action, " · ".join(why)
 
 
 class ReplayView(Game):

@@ -17,6 +17,7 @@ from typing import Final
 from rich.cells import cell_len
 from rich.text import Text
 
+from fangcheng.ai.advice import SEAT_NAMES
 from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase
@@ -25,7 +26,7 @@ from fangcheng.scoring.scorer import Payment, Score, cap_of
 from fangcheng.scoring.situation import Situation
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import format_counts, format_tiles, glyph, parse_tiles, tile_name
-from fangcheng.ui.terminal.game import SEAT_NAMES, Game, default_records, replay_command
+from fangcheng.ui.terminal.game import Game, default_records, replay_command
 
 __all__ = ["board", "event_line", "help_text", "settlement", "standings", "tiles_text"]
 
@@ -47,7 +48,7 @@ Type a key, then Enter. The keys of the moment are listed under your hand.
   m p s      定缺 (void suit): the suit you will not keep (sichuan)
   0 5 10     漂 (bet): × 底注 (base stake) (baishan_platform)
   Enter      alone: the only thing there is to do
-  hint       the strong bot's choice and why: waits, useful tiles, danger
+  hint       the expert bot's choice and why: waits, useful tiles, danger
   ascii      tiles as notation (5m) instead of glyphs, or back
   help       this page (F1)    q  quit (asks first; the hand's record is kept)
 In a claim window the claim keys come first: P is 碰 peng there, not 白板.

@@ -1,0 +1,87 @@
+"""A hint for one decision: the expert bot's choice and why, from one observation.
+
+The terminal game's ``hint`` and the table server's ``hint`` frame both ask `advise`.
+It receives the seat's `Observation` and nothing else (a generator and a budget), so a
+hint cannot use what the seat may not know: two tables that differ only in the others'
+concealed tiles or the wall give the same hint. The reason names only the seat's own
+tiles and public ones: the waits and their unseen copies when ready, else the shanten
+and the useful tiles unseen, a discard's chance of dealing in when another seat may be
+ready (the strong bot's measures), and, where the expert's playouts overruled the
+strong bot, the strong bot's choice.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Final
+
+from fangcheng.ai.expert import PLAYOUTS, ExpertBot
+from fangcheng.analysis.hand import shanten
+from fangcheng.players.bots import StrongBot, table_of
+from fangcheng.protocol.actions import Act, Action
+from fangcheng.protocol.observation import Observation
+from fangcheng.rules.requirements import wait_set
+from fangcheng.tiles.notation import format_tiles, tile_name
+
+__all__ = ["HINT_PLAYOUTS", "SEAT_NAMES", "advise", "measures"]
+
+SEAT_NAMES: Final = ("East", "South", "West", "North")
+#: Playouts of an interactive hint: twice a simulated decision's, a fraction of a second.
+HINT_PLAYOUTS: Final = 2 * PLAYOUTS
+
+
+def advise(
+    obs: Observation,
+    rng: random.Random,
+    playouts: int = HINT_PLAYOUTS,
+    strong: StrongBot | None = None,
+) -> tuple[Action, str]:
+    """The expert's choice at ``obs`` (``playouts`` per decision, drawn from ``rng``) and
+    why: the measures of `measures`, and the strong bot's own choice where the playouts
+    overruled it. ``strong``: a strong bot that has tracked the hand (the terminal's),
+    else a fresh one reads the observation alone."""
+    strong = strong or StrongBot(random.Random(0))
+    strong.rng = random.Random(rng.getrandbits(64))  # its ties broken alike each time
+    plain = strong.act(obs)
+    action = ExpertBot(rng, playouts=playouts).act(obs)
+    why = measures(obs, action, strong)
+    if action != plain:
+        said = f"{playouts} playouts chose it over the strong bot's {plain}"
+        why = f"{why} · {said}" if why else said
+    return action, why
+
+
+def measures(obs: Observation, action: Action, bot: StrongBot) -> str:
+    """Why ``action``, by ``bot``'s measures of the hand it leaves: the waits and their
+    unseen tiles when ready, else the shanten and the useful tiles unseen; for a
+    discard, its chance of dealing in when another seat may be ready. Empty after a win
+    or a kong (no hand of 3k+1 tiles is left to measure)."""
+    table = table_of(obs)
+    h = bytearray(obs.hand)
+    discard = action.kind in (Act.DISCARD, Act.READY) and action.tile is not None
+    if discard and action.tile is not None:
+        h[action.tile] -= 1
+    hand = bytes(h)
+    if sum(hand) % 3 != 1:  # 14 - 3k tiles: a win or a kong is the suggestion
+        return ""
+    rules, melds, unseen = table.rules, table.melds, table.unseen
+    n = shanten(hand, shapes=rules.shapes)
+    waits = wait_set(rules, hand, melds, table.que) if n == 0 else ()
+    if waits:
+        live = sum(unseen[w] for w in waits)
+        shown = " ".join(f"{tile_name(w)}×{unseen[w]}" for w in waits)
+        why = [f"听 ready: waits {shown} ({live} unseen)"]
+    else:
+        d = bot.distance(table, hand, melds)
+        useful = bot.useful_faces(table, hand, melds, d)
+        count = sum(unseen[t] for t in useful)
+        shown = format_tiles(t for t in useful if unseen[t])
+        extra = f" ({d} with the win requirements)" if d != n else ""
+        why = [f"向听 (shanten) {n}{extra}", f"{count} useful tiles unseen: {shown or 'none'}"]
+    threat = bot.threats(obs)
+    if discard and action.tile is not None and max(threat) > 0:
+        risk = bot.danger(table, action.tile, threat)
+        ready = [SEAT_NAMES[s] for s, p in enumerate(threat) if p >= 1.0]
+        told = f", {' '.join(ready)} 报听" if ready else ""
+        why.append(f"danger {risk:.0%} (deal-in risk{told})")
+    return " · ".join(why)
