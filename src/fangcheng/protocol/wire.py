@@ -51,6 +51,8 @@ __all__ = [
     "EventsFrame",
     "HandEndFrame",
     "HelloFrame",
+    "HintAnswerFrame",
+    "HintFrame",
     "LeaveFrame",
     "MatchEndFrame",
     "MeldData",
@@ -193,6 +195,8 @@ class TableSettings(_Struct, frozen=True):
     bot_ms: Annotated[int, msgspec.Meta(ge=0, le=600_000)] = 500
     #: The pause after a hand (or until every person has sent `NextFrame`).
     between_ms: Annotated[int, msgspec.Meta(ge=0, le=600_000)] = 10_000
+    #: Whether a seated person may ask for a hint (`HintFrame`); never at coin tables.
+    hints: bool = True
 
 
 class SeatInfo(_Open, frozen=True):
@@ -469,7 +473,16 @@ class PingFrame(_ClientFrame, frozen=True, tag="ping"):
     pass
 
 
-ClientFrame = HelloFrame | ActFrame | StartFrame | NextFrame | LeaveFrame | AutoFrame | PingFrame
+class HintFrame(_ClientFrame, frozen=True, tag="hint"):
+    """Ask for the expert bot's suggestion for the open prompt ``seq`` (an extension of
+    version 1): answered by a `HintAnswerFrame`, or an error."""
+
+    seq: Count
+
+
+ClientFrame = (
+    HelloFrame | ActFrame | StartFrame | NextFrame | LeaveFrame | AutoFrame | PingFrame | HintFrame
+)
 _CLIENT: Final[dict[str, type[_ClientFrame]]] = {
     "hello": HelloFrame,
     "act": ActFrame,
@@ -478,6 +491,7 @@ _CLIENT: Final[dict[str, type[_ClientFrame]]] = {
     "leave": LeaveFrame,
     "auto": AutoFrame,
     "ping": PingFrame,
+    "hint": HintFrame,
 }
 #: The ``type`` of each frame a client may send.
 CLIENT_TYPES: Final = tuple(_CLIENT)
@@ -597,6 +611,15 @@ class PongFrame(_ServerFrame, frozen=True, tag="pong"):
     pass
 
 
+class HintAnswerFrame(_ServerFrame, frozen=True, tag="hint"):
+    """The suggestion for prompt ``seq``: one of its legal actions, and why in one line
+    (the seat's own tiles and public ones only)."""
+
+    seq: Count
+    action: ActionText
+    why: Message
+
+
 ServerFrame = (
     WelcomeFrame
     | TableFrame
@@ -607,6 +630,7 @@ ServerFrame = (
     | MatchEndFrame
     | ErrorFrame
     | PongFrame
+    | HintAnswerFrame
 )
 _SERVER: Final[dict[str, type[_ServerFrame]]] = {
     "welcome": WelcomeFrame,
@@ -618,6 +642,7 @@ _SERVER: Final[dict[str, type[_ServerFrame]]] = {
     "match_end": MatchEndFrame,
     "error": ErrorFrame,
     "pong": PongFrame,
+    "hint": HintAnswerFrame,
 }
 _ENCODER: Final = msgspec.json.Encoder()
 _SERVER_DECODER: Final = msgspec.json.Decoder(ServerFrame)

@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from fangcheng.ai.expert import PLAYOUTS
 from fangcheng.engine import Round, record_of
 from fangcheng.platform import Platform, PlatformError
 from fangcheng.protocol import wire
@@ -46,6 +47,7 @@ from fangcheng.server.log import Fenced, TableLog, crash_on_commit
 from fangcheng.server.security import LOOPBACK, RateLimit, log_event, now_ms, origin_ok
 from fangcheng.server.store import Person, Store
 from fangcheng.server.tables import Table, TableError, check_settings
+from fangcheng.server.thinking import Thinker
 
 __all__ = [
     "HELLO_S",
@@ -89,6 +91,9 @@ class ServerSettings:
     #: one machine); ``hasher``: argon2id parameters (cheap ones in tests).
     match_wait_ms: int = 15_000
     house_bot: wire.BotKind = "efficient"
+    #: The expert bot's playouts per decision, at tables and in hints
+    #: (`fangcheng.server.thinking`: off the event loop, at most `MAX_PLAYOUTS`).
+    expert_playouts: int = PLAYOUTS
     address_checks: bool = True
     hasher: PasswordHasher | None = None
     #: The collector policy (`collector`): how often the server freezes its heap, s;
@@ -134,6 +139,7 @@ class Hub:
         seed = self.settings.seed
         self.rng = random.Random(seed) if seed is not None else random.SystemRandom()
         self._platform: Platform | None = None
+        self.thinker = Thinker(self.settings.expert_playouts, self.poke)
 
     @property
     def platform(self) -> Platform:
@@ -193,6 +199,7 @@ class Hub:
             seed=self.rng.randrange(2**63),
             on_hand=self._store_hand,
             practice=practice,
+            thinker=self.thinker,
         )
         self._add(table, "point")
         self.sit(owner, table)
@@ -219,6 +226,7 @@ class Hub:
             settings=settings,
             seed=self.rng.randrange(2**63),
             on_hand=self._store_hand,
+            thinker=self.thinker,
             room=room,
             platform=self.platform,
             house_bot=self.settings.house_bot,
@@ -290,6 +298,7 @@ class Hub:
             if self.sitting.get(person) == table.code:
                 del self.sitting[person]
         self.tables.pop(table.code, None)
+        self.thinker.forget(table)
         self.wakes.pop(table.code, None)
         task = self.tasks.pop(table.code, None)
         if task is not None:
@@ -755,6 +764,9 @@ def _handle(
                 table.act(conn.seat, frame.seq, frame.action, now)
             case wire.PingFrame():
                 return {"type": "pong"}
+            case wire.HintFrame():  # answered when made (`fangcheng.server.thinking`)
+                seq = frame.seq
+                hub.thinker.hint(table, conn, frame.seq)
             case wire.NextFrame():
                 table.ready(person.id, now)
             case wire.StartFrame():
@@ -882,6 +894,7 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
         for table in list(hub.tables.values()):  # their logs rebuild them at the next start
             hub.close(table, ended=False)
         await directory.stop()  # (many processes: another takes them over now)
+        hub.thinker.close()
 
     routes = [
         Route("/", index),

@@ -48,7 +48,8 @@ __all__ = ["ROOMS", "CoinTable", "coin_settings", "quick_match"]
 
 def coin_settings(room: str, bot_ms: int, between_ms: int) -> TableSettings:
     """A coin table's settings: the room's rules, no outside bots, not in the point
-    lobby, spectators in the normal rooms only (D87)."""
+    lobby, spectators in the normal rooms only (D87), no hints (an adviser would play
+    for a person against the others' coins)."""
     return TableSettings(
         rules="baishan_platform",
         options={"room": room},
@@ -57,6 +58,7 @@ def coin_settings(room: str, bot_ms: int, between_ms: int) -> TableSettings:
         outside_bots=False,
         spectators=not ROOMS[room].anti_cheat,
         public=False,
+        hints=False,
         bot_ms=bot_ms,
         between_ms=between_ms,
     )

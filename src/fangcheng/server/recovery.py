@@ -64,6 +64,7 @@ def rebuild(hub: Hub, uid: str, entries: list[Entry], now: int) -> Table:
         "practice": data["practice"],
         "uid": uid,
         "log": TableLog(hub.store.engine, uid, len(entries)),
+        "thinker": hub.thinker,
     }
     table: Table
     if "room" in data:

@@ -26,12 +26,20 @@ import msgspec
 
 from fangcheng.engine import Match, Round
 from fangcheng.players import Bot, EfficientBot, make_bot
-from fangcheng.protocol import Action, Event, IllegalActionError, Phase, for_seat
+from fangcheng.protocol import Action, Event, IllegalActionError, Observation, Phase, for_seat
 from fangcheng.protocol.wire import TableSettings, observation_data, observation_json
 from fangcheng.rules.ruleset import OptionError, configure, find_rules
 from fangcheng.server.log import Replay, TableLog, crash_point
 
-__all__ = ["Listener", "Table", "TableError", "check_settings", "claim_ms", "public_view"]
+__all__ = [
+    "Listener",
+    "Table",
+    "TableError",
+    "Thinker",
+    "check_settings",
+    "claim_ms",
+    "public_view",
+]
 
 #: Phases whose prompt is a claim window (``claim_ms``); the others are a turn.
 _WINDOWS: Final = (Phase.CLAIM, Phase.ROB)
@@ -67,6 +75,16 @@ class Listener(Protocol):
     seat: int | None
 
     def send(self, frame: dict[str, Any]) -> None: ...
+
+
+class Thinker(Protocol):
+    """Where slow bots decide off the server's event loop (`fangcheng.server.thinking`):
+    ``think`` starts ``bot``'s answer to prompt ``seq`` and hands it to `Table.thought`
+    later (True), or leaves the decision to the table, at once (False)."""
+
+    def bot(self, kind: str, rng: random.Random) -> Bot: ...
+
+    def think(self, table: Table, seat: int, seq: int, bot: Bot, obs: Observation) -> bool: ...
 
 
 @dataclass
@@ -121,6 +139,8 @@ class Table:
     practice: bool = False
     uid: str = field(default_factory=lambda: secrets.token_hex(6))
     log: TableLog | None = field(default=None, repr=False)
+    #: Slow bots (the expert) decide there; None: every bot at once, in the table's call.
+    thinker: Thinker | None = field(default=None, repr=False)
     seats: list[Seat] = field(default_factory=lambda: [Seat() for _ in range(4)])
     status: Literal["waiting", "playing", "between", "finished"] = "waiting"
     match: Match | None = None
@@ -148,6 +168,10 @@ class Table:
         #: Rebuilding from the log (`fangcheng.server.recovery`): each change takes its
         #: entry instead of writing one, and the table acts for no seat by itself.
         self._replay: Replay | None = None
+        #: The seats whose bot is deciding off the loop, and the answers it has given (a
+        #: None: it failed, 托管's bot answers), of the open prompts.
+        self._thinking: set[int] = set()
+        self._thoughts: dict[int, Action | None] = {}
 
     # --- the log -------------------------------------------------------------------
 
@@ -297,8 +321,9 @@ class Table:
         self._deal(now)
 
     def _new_bot(self, kind: str, seat: int) -> Bot:
-        """A bot for ``seat``, seeded from the table's seed."""
-        return make_bot(kind, random.Random(f"{self.seed}/{self.matches}/{seat}/{kind}"))
+        """A bot for ``seat``, seeded from the table's seed (the thinker's budget)."""
+        rng = random.Random(f"{self.seed}/{self.matches}/{seat}/{kind}")
+        return make_bot(kind, rng) if self.thinker is None else self.thinker.bot(kind, rng)
 
     def _deal(self, now: int) -> None:
         assert self.match is not None
@@ -409,7 +434,8 @@ class Table:
             return self.next_deal
         if self.status != "playing":
             return None
-        return min((self._due(s, p) for s, p in self.prompts.items()), default=None)
+        due = (self._due(s, p) for s, p in self.prompts.items() if s not in self._thinking)
+        return min(due, default=None)
 
     def tick(self, now: int) -> None:
         """Apply what is due: bots' moves, timeouts (the seat goes into 托管), the next
@@ -438,7 +464,7 @@ class Table:
                 continue
             self._open_prompts(r, now)
             due = [(self._due(s, p), s) for s, p in self.prompts.items()]
-            due = [(t, s) for t, s in due if t <= now]
+            due = [(t, s) for t, s in due if t <= now and s not in self._thinking]
             if not due:
                 break
             _, seat = min(due)
@@ -461,6 +487,26 @@ class Table:
             else:
                 deadline = now + settings.turn_ms + self.seats[seat].bank
             self.prompts[seat] = Prompt(self.seq, now, deadline, window)
+        self._think(r)
+
+    def _think(self, r: Round) -> None:
+        """Start the slow bots' answers to the new prompts, off the loop: each is made
+        while the bots' pace runs, and applied in `_act_for` when due and done."""
+        self._thinking, self._thoughts = set(), {}
+        if self.thinker is None:
+            return
+        for seat, prompt in self.prompts.items():
+            bot = self.seats[seat].bot if self.seats[seat].kind == "bot" else None
+            if bot is not None and self.thinker.think(self, seat, prompt.seq, bot, r.observe(seat)):
+                self._thinking.add(seat)
+
+    def thought(self, seat: int, seq: int, action: Action | None) -> None:
+        """A slow bot's answer to prompt ``seq`` (None: it failed), made off the loop:
+        applied when due (the next `tick`), dropped if the prompt is no longer open."""
+        prompt = self.prompts.get(seat)
+        if seat in self._thinking and prompt is not None and prompt.seq == seq:
+            self._thinking.discard(seat)
+            self._thoughts[seat] = action
 
     def _act_for(self, seat: int, now: int) -> None:
         """The table decides for ``seat``: its bot, or 托管 (a person whose time ran out
@@ -476,7 +522,10 @@ class Table:
             s.auto = True  # a turn's bank is spent as `_apply` books the time taken
             self._broadcast_table()
         player = s.bot if s.kind == "bot" and s.bot is not None else self._autos[seat]
-        action = player.act(self.round.observe(seat))
+        thought = seat in self._thoughts  # a slow bot's answer, made off the loop
+        action = self._thoughts.pop(seat) if thought else player.act(self.round.observe(seat))
+        if action is None:  # its bot failed there: 托管's bot answers
+            action = self._autos[seat].act(self.round.observe(seat))
         self._apply(seat, action, now)
 
     def _hand_over(self, now: int) -> None:

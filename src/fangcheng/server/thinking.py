@@ -1,0 +1,144 @@
+"""The expert bot at the server: its decisions and the hints, off the event loop.
+
+An expert decision is tens to hundreds of ms of CPU (its playouts), where the other
+bots take about a millisecond; made on the event loop, one expert table would hold up
+every other table and connection for that long. So the `Thinker` makes them in one
+worker thread, in the order asked: a table's slow bot starts its answer when its prompt
+opens (`Table._think`), while the bots' pace runs, and the table applies it when due,
+through `Table._apply` like any decision, so it is logged before it is made and a
+rebuilt table replays it from the log (the bot is not asked again). A bot is asked one
+observation at a time and in order (the one worker), as it keeps the hand's state.
+Python runs one thread at a time, so the loop is not faster for it, but it is never held
+for more than the interpreter's switch interval (5 ms): frames, timers and the other
+tables go on while an expert thinks.
+
+Hints (``{"type": "hint", "seq": N}``, docs/protocol.md) are made there too, from the
+seat's own observation alone (`fangcheng.ai.advice`), once per seat and prompt: a
+second request for the same prompt is answered with the same hint. They are offered at
+point and practice tables whose owner allows them (``hints``), never at coin tables,
+where an adviser would play for a person against others' coins.
+
+The budget of both is the server's (``ServerSettings.expert_playouts``): playouts per
+decision, at most `MAX_PLAYOUTS`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Final
+
+from fangcheng.ai.advice import advise
+from fangcheng.ai.expert import ExpertBot
+from fangcheng.players import Bot, make_bot
+from fangcheng.protocol import Action, Observation
+from fangcheng.server.coins import CoinTable
+from fangcheng.server.security import log_event
+from fangcheng.server.tables import Listener, Table, TableError
+
+__all__ = ["MAX_PLAYOUTS", "Thinker"]
+
+#: The most playouts per decision a server may give its experts (about 2 s of a core).
+MAX_PLAYOUTS: Final = 256
+
+
+class Thinker:
+    """One worker thread for the server's slow bots and hints; ``poke(table)`` wakes a
+    table's timer when an answer is in (`fangcheng.server.app.Hub.poke`)."""
+
+    def __init__(self, playouts: int, poke: Callable[[Table], None]) -> None:
+        if not 1 <= playouts <= MAX_PLAYOUTS:
+            raise ValueError(f"expert playouts: 1..{MAX_PLAYOUTS}, not {playouts}")
+        self.playouts, self.poke = playouts, poke
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="expert")
+        #: (table uid, seat) → (prompt seq, its hint, done or under way)
+        self._hints: dict[tuple[str, int], tuple[int, asyncio.Future[dict[str, Any]]]] = {}
+
+    def close(self) -> None:
+        """Stop the worker (what it has not begun is dropped)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # --- bots ------------------------------------------------------------------------
+
+    def bot(self, kind: str, rng: random.Random) -> Bot:
+        """The bot of ``kind``; an expert with the server's budget."""
+        if kind == ExpertBot.name:
+            return ExpertBot(rng, playouts=self.playouts)
+        return make_bot(kind, rng)
+
+    def think(self, table: Table, seat: int, seq: int, bot: Bot, obs: Observation) -> bool:
+        """Start an expert's answer in the worker, handed to `Table.thought` when made;
+        False for any other bot (the table asks it at once) or without an event loop."""
+        if not isinstance(bot, ExpertBot):
+            return False
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a table driven without a server (tests, tools)
+            return False
+
+        def done(future: asyncio.Future[Action]) -> None:
+            if future.cancelled():
+                return
+            action = None
+            try:
+                action = future.result()
+            except Exception:  # a bug of the bot's: 托管's bot answers for it
+                log_event("bot_failed", 40, code=table.code, seat=seat, exc_info=True)
+            table.thought(seat, seq, action)
+            self.poke(table)
+
+        loop.run_in_executor(self._pool, bot.act, obs).add_done_callback(done)
+        return True
+
+    # --- hints -----------------------------------------------------------------------
+
+    def hint(self, table: Table, listener: Listener, seq: int) -> None:
+        """Send ``listener`` (a seat's connection) the hint for its open prompt ``seq``
+        when it is made: at once if it was made before; a `TableError` if there is none
+        to give (a spectator, a table without hints, no such prompt)."""
+        seat = listener.seat
+        if seat is None:
+            raise TableError("forbidden", "a spectator gets no hints")
+        if not table.settings.hints or isinstance(table, CoinTable):  # (a log of before)
+            raise TableError("forbidden", "this table gives no hints")
+        prompt = table.prompts.get(seat)
+        r = table.round
+        if prompt is None or r is None or r.over:
+            raise TableError("not_your_turn", "no decision of yours is awaited")
+        if seq != prompt.seq:
+            raise TableError("stale", f"seq {seq} is not the open prompt's ({prompt.seq})")
+        key = (table.uid, seat)
+        known = self._hints.get(key)
+        if known is None or known[0] != seq:
+            obs = r.observe(seat)  # the seat's own view: all a hint is made from
+            rng = random.Random(f"{table.seed}/hint/{table.deals}/{seq}")
+            made = asyncio.get_running_loop().run_in_executor(
+                self._pool, _hint, obs, rng, self.playouts, seq
+            )
+            known = self._hints[key] = (seq, made)
+        known[1].add_done_callback(lambda future: _send(listener, seq, future))
+
+    def forget(self, table: Table) -> None:
+        """A closed table's hints are dropped."""
+        for key in [k for k in self._hints if k[0] == table.uid]:
+            del self._hints[key]
+
+
+def _hint(obs: Observation, rng: random.Random, playouts: int, seq: int) -> dict[str, Any]:
+    """The ``hint`` frame of ``obs`` (made in the worker)."""
+    action, why = advise(obs, rng, playouts)
+    return {"type": "hint", "seq": seq, "action": str(action), "why": why}
+
+
+def _send(listener: Listener, seq: int, future: asyncio.Future[dict[str, Any]]) -> None:
+    if future.cancelled():
+        return
+    try:
+        listener.send(future.result())
+    except Exception:
+        log_event("hint_failed", 40, seq=seq, exc_info=True)
+        listener.send(
+            {"type": "error", "code": "internal", "message": "no hint was made", "seq": seq}
+        )

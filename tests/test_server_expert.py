@@ -1,0 +1,228 @@
+"""The expert bot at the server (`fangcheng.server.thinking`): expert tables play over
+the real protocol with their decisions made off the event loop (another table plays a
+whole hand while an expert is held mid-thought), logged and reproducible from the
+table's seed; hints for a seat's open prompt, made once from its own observation
+(tables differing only in hidden tiles give the same hints), refused to spectators,
+at other moments and where the table gives none.
+
+The apps run on a fake clock with no bot pace; their timer tasks run (an expert's answer
+comes back to the table's task), so a test waits for frames, never for a time."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+import pytest
+
+from fangcheng.ai import expert
+from fangcheng.ai.expert import ExpertBot
+from fangcheng.engine import Match, Round
+from fangcheng.protocol.wire import TableSettings, decode_client
+from fangcheng.server import tables, thinking
+from fangcheng.server.app import ServerSettings
+from fangcheng.server.log import read_log
+from fangcheng.server.thinking import MAX_PLAYOUTS, Thinker
+from test_server_protocol import Seat, Server, _server
+from test_server_tables import T0, Seen, _twin_wall, new_table
+
+pytestmark = pytest.mark.timeout(300)
+
+#: A small budget: the tests check the plumbing, not the bot's strength.
+PLAYOUTS = 4
+
+
+def _experts(**options: Any) -> Iterator[Server]:
+    yield from _server(timers=True, expert_playouts=PLAYOUTS, between_ms=600_000, **options)
+
+
+def _practice(server: Server, bot: str = "expert", rules: str = "baicheng") -> tuple[Any, str]:
+    headers = server.session()
+    answer = server.client.post("/api/practice", json={"rules": rules, "bot": bot}, headers=headers)
+    assert answer.status_code == 200, answer.text
+    return headers, answer.json()["code"]
+
+
+def _until(seat: Seat, kind: str) -> dict[str, Any]:
+    """The next frame of ``kind`` (every frame before it kept in ``seat.frames``)."""
+    while (frame := seat.next())["type"] != kind:
+        pass
+    return frame
+
+
+def _hand(server: Server) -> tuple[list[Any], dict[str, Any]]:
+    """A practice hand of three experts, the person in 托管: its events and settlement."""
+    headers, code = _practice(server)
+    table = server.hub.tables[code]
+    assert [s.bot.name for s in table.seats[1:] if s.bot is not None] == ["expert"] * 3
+    assert all(isinstance(s.bot, ExpertBot) and s.bot.playouts == PLAYOUTS for s in table.seats[1:])
+    with server.client.websocket_connect("/ws") as ws:
+        me = Seat(ws)
+        me.hello(headers, code)
+        ws.send_json({"type": "auto", "on": True})
+        end = _until(me, "hand_end")
+    assert table.round is not None
+    entries = read_log(server.hub.store.engine, table.uid)
+    acts = [d for kind, d in entries if kind == "act"]
+    assert [a["action"] for a in acts] == [d["action"] for d in table.round.decisions]
+    return msgspec.to_builtins(table.round.events), end["settlement"]
+
+
+def test_an_expert_practice_table_plays_a_hand_to_its_end_as_its_seed_says() -> None:
+    """Every decision is logged before it is made, in the order made; a second server of
+    the same seed plays the same hand (the order in which a claim window's answers come
+    back from the worker may differ; what they decide does not)."""
+    hands = [_hand(server) for _ in range(2) for server in _experts()]
+    assert hands[0] == hands[1]
+
+
+def test_another_table_plays_a_hand_while_an_expert_thinks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started, release = threading.Event(), threading.Event()
+    act = ExpertBot.act
+
+    def held(self: ExpertBot, obs: Any) -> Any:
+        assert threading.current_thread().name.startswith("expert")  # the worker's
+        started.set()
+        release.wait(60)
+        return act(self, obs)
+
+    monkeypatch.setattr(ExpertBot, "act", held)
+    for server in _experts():
+        ann, expert_code = _practice(server)
+        bob, plain_code = _practice(server, "efficient")
+        experts = server.hub.tables[expert_code]
+        with server.client.websocket_connect("/ws") as ws:
+            me = Seat(ws)
+            me.hello(ann, expert_code)
+            ws.send_json({"type": "auto", "on": True})
+            assert started.wait(60)  # an expert is deciding in the worker, held there
+            with server.client.websocket_connect("/ws") as other:
+                you = Seat(other)
+                you.hello(bob, plain_code)
+                other.send_json({"type": "auto", "on": True})
+                assert _until(you, "hand_end")["hand"] == 0
+            assert experts.status == "playing" and not release.is_set()
+            release.set()
+            assert _until(me, "hand_end")["hand"] == 0
+
+
+def test_the_budget_is_the_servers_and_bounded() -> None:
+    assert ServerSettings().expert_playouts == expert.PLAYOUTS
+    with pytest.raises(ValueError, match="expert playouts"):
+        Thinker(MAX_PLAYOUTS + 1, lambda table: None)
+
+
+# --- hints ---------------------------------------------------------------------------------
+
+
+def _prompted(server: Server, headers: Any, code: str, ws: Any) -> tuple[Seat, dict[str, Any]]:
+    me = Seat(ws)
+    me.hello(headers, code)
+    return me, _until(me, "prompt")
+
+
+def test_a_hint_is_one_of_the_legal_actions_with_why_made_once_per_prompt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made = []
+    advise = thinking.advise
+
+    def counted(*args: Any) -> Any:
+        made.append(args[0])
+        return advise(*args)
+
+    monkeypatch.setattr(thinking, "advise", counted)
+    for server in _experts():
+        headers, code = _practice(server, "efficient")
+        with server.client.websocket_connect("/ws") as ws:
+            me, prompt = _prompted(server, headers, code, ws)
+            ws.send_json({"type": "hint", "seq": prompt["seq"]})
+            first = _until(me, "hint")
+            ws.send_json({"type": "hint", "seq": prompt["seq"]})
+            again = _until(me, "hint")
+            assert first == again and len(made) == 1
+            assert first["seq"] == prompt["seq"] and first["action"] in prompt["legal"]
+            assert "向听 (shanten)" in first["why"] or "听 ready" in first["why"]
+            stale = me.send({"type": "hint", "seq": prompt["seq"] + 1})
+            assert stale[-1]["type"] == "error" and stale[-1]["code"] == "stale"
+            me.send({"type": "act", "seq": prompt["seq"], "action": first["action"]})
+            late = me.send({"type": "hint", "seq": prompt["seq"]})  # answered: no hint
+            assert late[-1]["code"] in ("not_your_turn", "stale")
+
+
+def test_a_hint_is_refused_to_spectators_and_where_the_table_gives_none() -> None:
+    for server in _experts():
+        ann, eve = server.session("Ann"), server.session("Eve")
+        c = server.client
+        for hints in (True, False):
+            opened = c.post("/api/tables", json={"hints": hints}, headers=ann).json()
+            assert opened["table"]["settings"]["hints"] is hints
+            code = opened["code"]
+            with c.websocket_connect("/ws") as ws:
+                me = Seat(ws)
+                me.hello(ann, code)
+                ws.send_json({"type": "start", "fill": "efficient"})
+                prompt = _until(me, "prompt")
+                refused = me.send({"type": "hint", "seq": prompt["seq"]})
+                if not hints:
+                    assert refused[-1]["code"] == "forbidden"
+                    continue
+                with c.websocket_connect("/ws") as watching:
+                    spectator = Seat(watching)
+                    assert spectator.hello(eve, code)["seat"] is None
+                    answer = spectator.send({"type": "hint", "seq": prompt["seq"]})
+                    assert answer[-1]["code"] == "forbidden"
+                    assert "spectator" in answer[-1]["message"]
+
+
+def test_a_hint_frame_is_read_strictly() -> None:
+    assert decode_client('{"type": "hint", "seq": 3}').seq == 3  # type: ignore[union-attr]
+    for bad in ('{"type": "hint"}', '{"type": "hint", "seq": "3"}', '{"type": "hint", "seq": -1}'):
+        with pytest.raises(ValueError, match="seq"):
+            decode_client(bad)
+
+
+@pytest.mark.parametrize("rules", ["baicheng", "sichuan"])
+def test_tables_differing_only_in_hidden_tiles_give_the_same_hints(
+    rules: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hint is made from the seat's observation alone: two tables that deal another
+    seat one different concealed tile give seat 0 the same hint at every decision."""
+    seed, wall_a, wall_b, decisions = _twin_wall(rules)
+    hints = []
+    for wall in (wall_a, wall_b):
+
+        class Dealt(Match):
+            def new_round(self, *, _wall: list[int] = wall) -> Round:
+                return Round(self.rules, seed=seed, dealer=0, wall=_wall, ask_all=True)
+
+        monkeypatch.setattr(tables, "Match", Dealt)
+        table, seen = new_table(TableSettings(rules=rules), people=4)
+        table.start(1, "efficient", T0)
+        hints.append(asyncio.run(_hints_of(table, seen[0], decisions)))
+    assert len(hints[0]) > 5
+    assert hints[0] == hints[1]
+
+
+async def _hints_of(table: tables.Table, me: Seen, decisions: list[dict[str, Any]]) -> list[Any]:
+    """Seat 0's hint at each of its decisions (of more than one action) of the hand."""
+    thinker = Thinker(PLAYOUTS, lambda table: None)
+    r = table.round
+    assert r is not None
+    asked: set[int] = set()
+    while not r.over:
+        prompt = table.prompts.get(0)
+        if prompt is not None and prompt.seq not in asked and len(r.legal_actions(0)) > 1:
+            asked.add(prompt.seq)
+            thinker.hint(table, me, prompt.seq)
+            while len(me.of("hint")) < len(asked):
+                await asyncio.sleep(0.01)
+        d = decisions[len(r.decisions)]
+        table.act(d["seat"], table.prompts[d["seat"]].seq, d["action"], T0)
+    thinker.close()
+    return me.of("hint")
