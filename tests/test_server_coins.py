@@ -449,6 +449,18 @@ def test_d87_a_normal_coin_room_takes_spectators_who_see_the_public_view(
         assert all(h is None for e in deal if e["type"] == "deal" for h in e["hands"])
 
 
+def test_a_coin_table_gives_no_hints(server: Server) -> None:
+    """An adviser would play for a person against the others' coins (docs/protocol.md)."""
+    me, table = _alone_with_house_bots(server, "Ann")
+    assert table.settings.hints is False
+    with server.client.websocket_connect("/ws") as ws:
+        seat = Seat(ws)
+        seat.hello(me, table.code)
+        prompt = next(f for f in seat.drain() if f["type"] == "prompt")
+        refused = seat.send({"type": "hint", "seq": prompt["seq"]})
+        assert refused[-1]["code"] == "forbidden" and "no hints" in refused[-1]["message"]
+
+
 def test_d82_a_person_below_100_coins_at_a_deal_ends_the_match(tmp_path: Path) -> None:
     for server in _server(f"sqlite:///{tmp_path / 'coins.db'}", between_ms=60_000):
         ann, table = _alone_with_house_bots(server, "Ann")

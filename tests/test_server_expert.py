@@ -85,8 +85,10 @@ def test_another_table_plays_a_hand_while_an_expert_thinks(
     started, release = threading.Event(), threading.Event()
     act = ExpertBot.act
 
+    threads = []
+
     def held(self: ExpertBot, obs: Any) -> Any:
-        assert threading.current_thread().name.startswith("expert")  # the worker's
+        threads.append(threading.current_thread().name)
         started.set()
         release.wait(60)
         return act(self, obs)
@@ -109,6 +111,7 @@ def test_another_table_plays_a_hand_while_an_expert_thinks(
             assert experts.status == "playing" and not release.is_set()
             release.set()
             assert _until(me, "hand_end")["hand"] == 0
+    assert threads and all(name.startswith("expert") for name in threads)  # the worker
 
 
 def test_the_budget_is_the_servers_and_bounded() -> None:

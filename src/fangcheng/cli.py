@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fangcheng import __version__
+from fangcheng.ai.expert import PLAYOUTS
 from fangcheng.analysis.hand import CLASSIC, Shapes, shanten, wait_shapes
 from fangcheng.tiles.notation import (
     InvalidNotationError,
@@ -230,6 +231,14 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--rate", type=float, default=20.0, help="frames a second one connection may send"
     )
+    serve.add_argument(
+        "--expert-playouts",
+        type=int,
+        default=PLAYOUTS,
+        metavar="N",
+        help="the expert bot's playouts per decision, at tables and in hints, made off the"
+        " event loop one decision at a time (default %(default)s, at most 256)",
+    )
     many = serve.add_argument_group(
         "many processes (docs/deploy.md)",
         "with --redis this is one of N interchangeable processes behind one address, sharing "
@@ -266,6 +275,7 @@ def _serve(args: argparse.Namespace) -> int:
         from fangcheng.server.app import ServerSettings, create_app
         from fangcheng.server.security import setup_logging
         from fangcheng.server.store import default_url
+        from fangcheng.server.thinking import MAX_PLAYOUTS
     except ImportError as exc:
         print(
             f"fangcheng serve: {exc.name} is missing: pip install 'fangcheng[server]'",
@@ -286,6 +296,9 @@ def _serve(args: argparse.Namespace) -> int:
         if args.lease_ms < 300:
             print("fangcheng serve: --lease-ms: at least 300", file=sys.stderr)
             return 2
+    if not 1 <= args.expert_playouts <= MAX_PLAYOUTS:
+        print(f"fangcheng serve: --expert-playouts: 1..{MAX_PLAYOUTS}", file=sys.stderr)
+        return 2
     setup_logging()
     settings = ServerSettings(
         db=url,
@@ -295,6 +308,7 @@ def _serve(args: argparse.Namespace) -> int:
         match_wait_ms=args.match_wait_ms,
         rate=args.rate,
         burst=2 * args.rate,
+        expert_playouts=args.expert_playouts,
         redis=args.redis,
         redis_prefix=args.redis_prefix,
         advertise=args.advertise or f"http://{args.host}:{args.port}",
