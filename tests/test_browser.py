@@ -150,6 +150,48 @@ def test_a_whole_hand_at_a_practice_table_by_clicking(server: str, browser: Any)
     assert page.errors == []
 
 
+@pytest.fixture(scope="module")
+def experts() -> Iterator[tuple[str, Any]]:
+    """A server whose experts play at a small budget: its base URL and its hub."""
+    app = create_app(ServerSettings(bot_ms=0, between_ms=60_000, seed=8, expert_playouts=4))
+    with serving(app) as url:
+        yield url, app.state.hub
+
+
+def test_the_hint_button_at_an_expert_practice_table(
+    experts: tuple[str, Any], browser: Any
+) -> None:
+    """Practice against the expert: 提示 shows the suggested action, its tile framed, and
+    why; asked once per decision; the hand is played to its settlement."""
+    url, hub = experts
+    page = _page(browser)
+    _login(page, url, "Ann")
+    page.select_option(".practice-bot", "expert")
+    page.click(".practice-baicheng")
+    page.wait_for_selector(".hand.mine .tile")
+    table = next(iter(hub.tables.values()))
+    assert [s.name for s in table.seats[1:]] == ["expert bot"] * 3
+    hinted = False
+    while True:
+        page.wait_for_selector(ACTIONABLE, state="attached")
+        if page.locator(".settlement").count():
+            break
+        if not hinted and page.locator(".hand.mine .tile.playable").count():
+            page.click(".actions .advise")
+            advice = page.wait_for_selector(".actions .advice")
+            action = advice.inner_text()
+            assert "提示 hint" in action and ("向听 (shanten)" in action or "听 ready" in action)
+            assert page.locator(".actions .advise").is_disabled()  # one hint a decision
+            tile = page.locator(".hand.mine .tile.advised")
+            assert tile.count() == 1
+            page.screenshot(path=ARTIFACTS / "hint.png")
+            tile.click()  # take the hint
+            hinted = True
+            continue
+        _play_one(page)
+    assert hinted and page.errors == []
+
+
 def test_two_browsers_at_one_private_table_see_only_their_own_hands(
     server: str, browser: Any
 ) -> None:

@@ -49,7 +49,7 @@ export const leaderboard = () => call("GET", "/api/leaderboard");
 export const rooms = () => call("GET", "/api/coins/rooms");
 export const quickMatch = (room) => call("POST", "/api/coins/match", { room });
 export const lobby = () => call("GET", "/api/lobby");
-export const practice = (rules) => call("POST", "/api/practice", { rules });
+export const practice = (rules, bot) => call("POST", "/api/practice", { rules, bot });
 export const openTable = (settings) => call("POST", "/api/tables", settings);
 export const join = (code, spectate = false) => call("POST", `/api/tables/${code}/join`, { spectate });
 export const botToken = (code) => call("POST", `/api/tables/${code}/bot-token`);

@@ -4,7 +4,7 @@ import * as api from "./api.js";
 import { h } from "./board.js";
 import { accountBar, accountForm, leadersPage, profilePage, roomsPanel } from "./coins.js";
 import { replayPage } from "./replay.js";
-import { TableView } from "./table.js";
+import { BOT_LEVELS, TableView } from "./table.js";
 import { RULES, WINDS, rulesName } from "./text.js";
 import { tilesEl } from "./tiles.js";
 
@@ -81,12 +81,16 @@ async function startPage() {
   // quick practice: one person and three bots, at once
   const quick = h("div", "panel quick", h("h2", "", "练习 Quick practice"), h("p", "note", "你和三个机器人 You and three bots, started at once"));
   const row = h("div", "row");
+  const level = h("select", "practice-bot");
+  for (const [v, label] of BOT_LEVELS) {
+    const o = h("option", "", label); o.value = v; o.selected = v === "strong"; level.append(o);
+  }
   for (const [k, v] of Object.entries(RULES)) {
     const b = h("button", `primary practice practice-${k}`, v);
-    b.onclick = async () => { try { const r = await api.practice(k); goTable(r.code); } catch (x) { report(err, x); } };
+    b.onclick = async () => { try { const r = await api.practice(k, level.value); goTable(r.code); } catch (x) { report(err, x); } };
     row.append(b);
   }
-  quick.append(row);
+  quick.append(field("对手 Bots", level), row);
 
   // join by code
   const code = input("text", "", { placeholder: "K7QF2M", maxLength: 6, name: "code" });

@@ -8,6 +8,16 @@ import { actionLabel, actionTiles, eventLine, plainWhy, rulesName, WINDS } from 
 import { unseen, waits } from "./aids.js";
 import { parseTiles, removeOne, tileEl, tilesEl } from "./tiles.js";
 
+/** The bot levels a table's owner may fill seats with (and a practice table's). */
+export const BOT_LEVELS = [["efficient", "机器人 efficient bots"], ["strong", "强 strong bots"],
+  ["expert", "专家 expert bots (search, slower)"], ["random", "随机 random bots"]];
+
+/** The tile a suggested discard (or 报听 discard) names, else null. */
+function adviceTile(action) {
+  const [kind, tile] = action.split(" ");
+  return kind === "discard" || kind === "ting" ? tile : null;
+}
+
 export class TableView {
   constructor(root, code) {
     this.root = root; this.code = code;
@@ -72,14 +82,18 @@ export class TableView {
         this.events.splice(f.start, f.events.length, ...f.events);
         break;
       case "prompt":
-        this.sendingNext = false; this.selected = null;
+        this.sendingNext = false; this.selected = null; this.advice = null; this.asking = false;
         this.prompt = f; this.obs = f.observation; this.sent = false; this.ting = false;
         this.clock(f);
         // a claim window where passing is all there is: answered at once, nothing to decide
         if (f.legal.length === 1 && f.legal[0] === "pass") { this.act("pass"); return; }
         break;
       case "view":
-        this.obs = f.observation; this.prompt = null; this.sent = false; break;
+        this.obs = f.observation; this.prompt = null; this.sent = false; this.advice = null; break;
+      case "hint": // the expert's suggestion for the prompt asked about (docs/protocol.md, "Hints")
+        this.asking = false;
+        if (this.prompt && f.seq === this.prompt.seq) this.advice = f;
+        break;
       case "hand_end": { // a hand none of whose events came (an escape at once) shows none of the last one's
         const events = f.hand === this.hand ? [...this.events] : [];
         this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events }; this.showEnd = true; this.prompt = null; break;
@@ -98,7 +112,7 @@ export class TableView {
           if (this.info?.status === "between") this.send({ type: "start", fill: "efficient" });
           return;
         }
-        this.sent = false;
+        this.sent = false; this.asking = false;
         this.flash(`${f.code}: ${f.message}`);
         break;
       default: break;
@@ -227,7 +241,7 @@ export class TableView {
         : "匹配中 matching: 15 秒后机器人补位 house bots take the empty seats after the wait"));
     } else if (this.isOwner() || info.owner == null) {
       const fill = h("select", "fill");
-      for (const [v, label] of [["efficient", "机器人 efficient bots"], ["strong", "强 strong bots"], ["random", "随机 random bots"]]) {
+      for (const [v, label] of BOT_LEVELS) {
         const o = h("option", "", label); o.value = v; fill.append(o);
       }
       const start = h("button", "primary start-table", "开始 Start (bots fill empty seats)");
@@ -275,6 +289,11 @@ export class TableView {
       center, onTile: this.sent ? null : onTile, playable: this.sent ? new Set() : playable,
       highlight: aids ? new Set(Object.keys(aids.after)) : null,
     });
+    const advised = this.advice && adviceTile(this.advice.action);
+    if (advised) { // the suggested discard: the last of its face (the drawn tile, if it is one)
+      const els = board.querySelectorAll(`.hand.mine .tile[data-tile="${advised}"]`);
+      if (els.length) els[els.length - 1].classList.add("advised");
+    }
     const panel = aids ? this.aidsEl(aids) : inPlay ? this.aidsOffEl() : null;
     if (touch && this.selected && playable.has(this.selected)) {
       const el = board.querySelector(`.hand.mine .tile.playable[data-tile="${this.selected}"]`);
@@ -379,9 +398,16 @@ export class TableView {
       b.onclick = () => { this.ting = !this.ting; this.render(); };
       buttons.append(b);
     }
+    if (this.info?.settings?.hints && this.seat !== null && !me?.auto) {
+      // 提示: the expert bot's suggestion, asked once per prompt (the server keeps it)
+      const ask = h("button", "link advise", this.asking ? "思考中 thinking…" : "提示 Hint");
+      ask.disabled = this.asking || this.sent || Boolean(this.advice);
+      ask.onclick = () => { this.asking = true; this.send({ type: "hint", seq: p.seq }); this.render(); };
+      buttons.append(ask);
+    }
     for (const a of others) {
       const kind = a.split(" ")[0];
-      const b = h("button", `act act-${kind}`, actionLabel(a));
+      const b = h("button", `act act-${kind}${this.advice?.action === a ? " advised" : ""}`, actionLabel(a));
       b.dataset.action = a;
       const tiles = actionTiles(a);
       if (tiles.length) b.append(tilesEl(tiles, { size: "tiny" }));
@@ -390,6 +416,14 @@ export class TableView {
       buttons.append(b);
     }
     bar.append(buttons);
+    if (this.advice) {
+      const a = this.advice.action;
+      const tile = adviceTile(a);
+      bar.append(h("div", "advice",
+        h("b", "", "提示 hint: "), h("span", "advice-action", actionLabel(a)),
+        ...(tile ? [" ", tileEl(tile, { size: "tiny" })] : []),
+        h("span", "advice-why", this.advice.why ? ` · ${this.advice.why}` : "")));
+    }
     return bar;
   }
 
