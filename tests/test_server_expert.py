@@ -21,7 +21,7 @@ import pytest
 from fangcheng.ai import expert
 from fangcheng.ai.expert import ExpertBot
 from fangcheng.engine import Match, Round
-from fangcheng.protocol.wire import TableSettings, decode_client
+from fangcheng.protocol.wire import TableSettings
 from fangcheng.server import tables, thinking
 from fangcheng.server.app import ServerSettings
 from fangcheng.server.log import read_log
@@ -181,13 +181,6 @@ def test_a_hint_is_refused_to_spectators_and_where_the_table_gives_none() -> Non
                     answer = spectator.send({"type": "hint", "seq": prompt["seq"]})
                     assert answer[-1]["code"] == "forbidden"
                     assert "spectator" in answer[-1]["message"]
-
-
-def test_a_hint_frame_is_read_strictly() -> None:
-    assert decode_client('{"type": "hint", "seq": 3}').seq == 3  # type: ignore[union-attr]
-    for bad in ('{"type": "hint"}', '{"type": "hint", "seq": "3"}', '{"type": "hint", "seq": -1}'):
-        with pytest.raises(ValueError, match="seq"):
-            decode_client(bad)
 
 
 @pytest.mark.parametrize("rules", ["baicheng", "sichuan"])

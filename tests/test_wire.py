@@ -179,6 +179,7 @@ GOOD_CLIENT_FRAMES = [
     ({"type": "leave"}, wire.LeaveFrame),
     ({"type": "auto", "on": True}, wire.AutoFrame),
     ({"type": "ping"}, wire.PingFrame),
+    ({"type": "hint", "seq": 12}, wire.HintFrame),
 ]
 
 
@@ -233,7 +234,14 @@ BAD_CLIENT_FRAMES = [
     ),
     ('{"type": "fly"}', "malformed", "type: 'fly' is not a frame type; valid: act, auto, hello, "),
     ('{"type": 3}', "malformed", "type: 3 is not a frame type"),
-    ('{"seq": 3}', "malformed", "type: missing; valid: act, auto, hello, leave, next, ping, start"),
+    (
+        '{"seq": 3}',
+        "malformed",
+        "type: missing; valid: act, auto, hello, hint, leave, next, ping, start",
+    ),
+    ('{"type": "hint"}', "malformed", "seq: missing"),
+    ('{"type": "hint", "seq": "3"}', "malformed", "seq: expected an integer, got str '3'"),
+    ('{"type": "hint", "seq": 3, "tile": "5m"}', "malformed", "tile: unknown key; valid: seq"),
     ("[1, 2]", "malformed", "frame: expected an object, got a list"),
     ('"hello"', "malformed", "frame: expected an object, got a string"),
     ('{"type": "ping"', "malformed", "frame: the text is not JSON"),
@@ -348,6 +356,7 @@ def server_frames() -> list[wire.ServerFrame]:
         wire.MatchEndFrame(standings=standings((3, -1, -1, -1))),
         wire.ErrorFrame(code="stale", message="seq 6 is not the open prompt's (7)", seq=6),
         wire.PongFrame(),
+        wire.HintAnswerFrame(seq=7, action="discard 5m", why="向听 (shanten) 2"),
     ]
 
 
@@ -363,6 +372,7 @@ def test_every_server_frame_encodes_and_decodes_back():
         "match_end",
         "error",
         "pong",
+        "hint",
     }
     for frame in frames:
         text = wire.encode(frame)
