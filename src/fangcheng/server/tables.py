@@ -79,10 +79,12 @@ class Listener(Protocol):
 
 class Thinker(Protocol):
     """Where slow bots decide off the server's event loop (`fangcheng.server.thinking`):
-    ``think`` starts ``bot``'s answer to prompt ``seq`` and hands it to `Table.thought`
-    later (True), or leaves the decision to the table, at once (False)."""
+    ``think`` starts a `slow` bot's answer to prompt ``seq`` and hands it to
+    `Table.thought` later (True), or leaves the decision to the table, at once (False)."""
 
     def bot(self, kind: str, rng: random.Random) -> Bot: ...
+
+    def slow(self, bot: Bot) -> bool: ...
 
     def think(self, table: Table, seat: int, seq: int, bot: Bot, obs: Observation) -> bool: ...
 
@@ -497,7 +499,9 @@ class Table:
             return
         for seat, prompt in self.prompts.items():
             bot = self.seats[seat].bot if self.seats[seat].kind == "bot" else None
-            if bot is not None and self.thinker.think(self, seat, prompt.seq, bot, r.observe(seat)):
+            if bot is None or not self.thinker.slow(bot):
+                continue
+            if self.thinker.think(self, seat, prompt.seq, bot, r.observe(seat)):
                 self._thinking.add(seat)
 
     def thought(self, seat: int, seq: int, action: Action | None) -> None:

@@ -68,11 +68,13 @@ class Thinker:
             return ExpertBot(rng, playouts=self.playouts)
         return make_bot(kind, rng)
 
+    def slow(self, bot: Bot) -> bool:
+        """Whether ``bot`` decides in the worker: an expert."""
+        return isinstance(bot, ExpertBot)
+
     def think(self, table: Table, seat: int, seq: int, bot: Bot, obs: Observation) -> bool:
-        """Start an expert's answer in the worker, handed to `Table.thought` when made;
-        False for any other bot (the table asks it at once) or without an event loop."""
-        if not isinstance(bot, ExpertBot):
-            return False
+        """Start a slow bot's answer in the worker, handed to `Table.thought` when made;
+        False without an event loop (the table asks the bot at once)."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # a table driven without a server (tests, tools)
