@@ -25,8 +25,10 @@ from fangcheng.protocol.wire import TableSettings
 from fangcheng.server import tables, thinking
 from fangcheng.server.app import ServerSettings
 from fangcheng.server.log import read_log
+from fangcheng.server.recovery import rebuild
 from fangcheng.server.thinking import MAX_PLAYOUTS, Thinker
 from test_server_protocol import Seat, Server, _server
+from test_server_recovery import state
 from test_server_tables import T0, Seen, _twin_wall, new_table
 
 pytestmark = pytest.mark.timeout(300)
@@ -222,3 +224,43 @@ async def _hints_of(table: tables.Table, me: Seen, decisions: list[dict[str, Any
         table.act(d["seat"], table.prompts[d["seat"]].seq, d["action"], T0)
     thinker.close()
     return me.of("hint")
+
+
+def test_an_expert_table_rebuilt_while_an_expert_thinks_is_the_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A decision being made in the worker is not in the log yet: the table rebuilt from
+    its log then is the table as it stands (and shares the server's thinker)."""
+    asked, answers = threading.Semaphore(0), threading.Semaphore(0)
+    act = ExpertBot.act
+
+    def held(self: ExpertBot, obs: Any) -> Any:
+        asked.release()
+        answers.acquire(timeout=60)
+        return act(self, obs)
+
+    monkeypatch.setattr(ExpertBot, "act", held)
+    for server in _experts():
+        headers, code = _practice(server)
+        table = server.hub.tables[code]
+        with server.client.websocket_connect("/ws") as ws:
+            me = Seat(ws)
+            me.hello(headers, code)
+            ws.send_json({"type": "auto", "on": True})
+            for _ in range(3):  # a few expert decisions in, the fourth held in the worker
+                assert asked.acquire(timeout=60)
+                answers.release()
+            assert asked.acquire(timeout=60)
+            assert server.client.portal is not None
+            server.client.portal.call(_rebuilt_is, server.hub, table)
+            for _ in range(1000):
+                answers.release()
+            assert _until(me, "hand_end")["hand"] == 0
+
+
+def _rebuilt_is(hub: Any, table: tables.Table) -> None:
+    """On the loop (the table waits on the worker): the table rebuilt from its log."""
+    assert table._thinking
+    again = rebuild(hub, table.uid, read_log(hub.store.engine, table.uid), hub.now())
+    assert state(again) == state(table)
+    assert again.thinker is hub.thinker
