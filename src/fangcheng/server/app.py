@@ -91,11 +91,11 @@ class ServerSettings:
     #: one machine); ``hasher``: argon2id parameters (cheap ones in tests).
     match_wait_ms: int = 15_000
     house_bot: wire.BotKind = "efficient"
+    address_checks: bool = True
+    hasher: PasswordHasher | None = None
     #: The expert bot's playouts per decision, at tables and in hints
     #: (`fangcheng.server.thinking`: off the event loop, at most `MAX_PLAYOUTS`).
     expert_playouts: int = PLAYOUTS
-    address_checks: bool = True
-    hasher: PasswordHasher | None = None
     #: The collector policy (`collector`): how often the server freezes its heap, s;
     #: None leaves the collector as Python sets it.
     freeze_s: float | None = 5.0
