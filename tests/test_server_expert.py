@@ -264,3 +264,62 @@ def _rebuilt_is(hub: Any, table: tables.Table) -> None:
     again = rebuild(hub, table.uid, read_log(hub.store.engine, table.uid), hub.now())
     assert state(again) == state(table)
     assert again.thinker is hub.thinker
+
+
+class _Deferred:
+    """A thinker that keeps what it is asked, for the test to answer (or not)."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[int, int, Any]] = []
+
+    def bot(self, kind: str, rng: Any) -> Any:
+        return Thinker(PLAYOUTS, lambda table: None).bot(kind, rng)
+
+    def slow(self, bot: Any) -> bool:
+        return isinstance(bot, ExpertBot)
+
+    def think(self, table: Any, seat: int, seq: int, bot: Any, obs: Any) -> bool:
+        self.asked.append((seat, seq, obs))
+        return True
+
+
+def test_a_table_waits_for_its_thinking_bots_drops_stale_answers_and_survives_a_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nothing is applied for a seat whose bot thinks, and no wake is due for it; an
+    answer to another prompt is dropped; a failed one falls to 托管's bot. The table
+    never asks the expert itself."""
+
+    def never(self: ExpertBot, obs: Any) -> Any:
+        raise AssertionError("the table asked its expert on the loop")
+
+    monkeypatch.setattr(ExpertBot, "act", never)
+    table, _ = new_table(TableSettings(rules="baicheng"), people=1)
+    deferred = _Deferred()
+    table.thinker = deferred
+    table.start(1, "expert", T0)
+    table.set_auto(0, True, T0)  # the person's seat plays as 托管, at once
+    r = table.round
+    assert r is not None
+
+    def answered() -> int:
+        return sum(d["seat"] != 0 for d in r.decisions)
+
+    seen = 0
+    while not r.over and answered() < 40:
+        fresh = deferred.asked[seen:]
+        seen = len(deferred.asked)
+        assert fresh and {seat for seat, _, _ in fresh} == table._thinking == set(table.prompts)
+        assert table.next_wake() is None
+        before = answered()
+        table.tick(T0)
+        assert answered() == before  # it waits for them
+        for k, (seat, seq, obs) in enumerate(fresh):
+            assert obs == r.observe(seat)  # what the seat sees, and only that
+            table.thought(seat, seq + 1, obs.legal[-1])  # another prompt's: dropped
+            assert seat in table._thinking
+            # the first fails (托管's bot answers), the others answer
+            table.thought(seat, seq, None if k == 0 else obs.legal[0])
+        table.tick(T0)
+        assert answered() == before + len(fresh)
+    assert answered() >= 40 or r.over
