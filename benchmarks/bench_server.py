@@ -14,8 +14,10 @@ says ``next`` after a hand.
 
 (a) Human pace: each seat answers 1–2 s after its prompt. Stages of growing table counts;
     the first whose p99 is over 100 ms (or that loses frames) ends the search.
-(b) Flat out: each seat answers at once (the server's per-connection rate limit is
-    lifted for this stage); actions per second of the server.
+(b) Flat out: each seat answers at once (the server's per-connection rate limit and
+    its claim windows' floor, the bots' pace, are lifted for this stage: with the floor a
+    claim window waits out the table's 500 ms whatever the seats answer); actions per
+    second of the server.
 
 The latency is from the answer that completes a decision (the last one a claim window
 waits for) to the next frame the answering seat receives (its events): what a player
@@ -109,11 +111,11 @@ def serve(port: int, flat: bool, profile: str | None, freeze: float | None) -> N
 
     from fangcheng.server.app import ServerSettings, create_app
 
-    limits = {"rate": 1e9, "burst": 1e9} if flat else {}
+    limits: dict[str, Any] = {"rate": 1e9, "burst": 1e9, "bot_ms": 0} if flat else {}
     folder = tempfile.mkdtemp(prefix="bench_server_")
     if freeze is not None:  # the server's collector policy (`collector`); 0 turns it off
-        limits["freeze_s"] = freeze or None  # type: ignore[assignment]
-    settings = ServerSettings(db=f"sqlite:///{folder}/tables.db", **limits)  # type: ignore[arg-type]
+        limits["freeze_s"] = freeze or None
+    settings = ServerSettings(db=f"sqlite:///{folder}/tables.db", **limits)
     app = LagProbe(create_app(settings))
     config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
