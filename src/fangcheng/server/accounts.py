@@ -162,6 +162,7 @@ async def match(request: Request) -> Response:
     await relay.leave_elsewhere(request, person)
     await hub.directory.ready()
     table = quick_match(hub, person, body.room, _address(request))
+    await hub.durable(table)
     return JSONResponse(
         {"code": table.code, "seat": table.seat_of(person.id), "table": table.info()}
     )

@@ -199,6 +199,7 @@ class CoinTable(Table):
             if self.status in ("playing", "between"):
                 self.closing = True
         if account is not None and self.platform is not None and not replaying:
+            self._durable()
             self.platform.stand(account, self.uid)
         if self.status == "between" and self.closing:
             self._end_match()
@@ -279,6 +280,7 @@ class CoinTable(Table):
         start = self.starts[hand_id]
         crash_point("settle")
         try:
+            self._durable()  # the hand's decisions are logged before it is booked
             with settling(hand_id):
                 settled = self.platform.settle_hand(hand_id, start, record)
         except PlatformError as exc:  # refused: its content will not do better later
@@ -358,6 +360,7 @@ class CoinTable(Table):
         if self.platform is not None:
             self.retry_settlements()
             if self._replay is None:
+                self._durable()
                 for account in self.accounts.values():
                     self.platform.stand(account, self.uid)
         super()._end_match()

@@ -143,8 +143,7 @@ def bring_back(hub: Hub, uid: str, entries: list[Entry]) -> Table | None:
     None: everyone had left, or nobody is back to see the match end (it is closed)."""
     now = hub.now()
     table = rebuild(hub, uid, entries, now)
-    hub.tables[table.code] = table
-    hub.start_timer(table)
+    hub.run(table)
     for person in table.people():
         hub.sitting[person] = table.code
     if isinstance(table, CoinTable):

@@ -111,7 +111,8 @@ class Table:
     """One table; ``on_hand(table, hand index, round)`` stores a finished hand and
     returns its id (None if it could not be stored). ``uid`` names it beyond the
     server's life (codes are reused); ``log``: its action log (`fangcheng.server.log`),
-    every change the engine or the ledger depends on written there before it is made."""
+    every change the engine or the ledger depends on written there as it is made, and
+    committed before a client is shown, or the database told, what it led to."""
 
     code: str
     owner: int
@@ -168,6 +169,12 @@ class Table:
         if self.log is not None:
             self.log.write(kind, data)
         return data
+
+    def _durable(self) -> None:
+        """Commit the log's entries so far: the barrier before the database is told what
+        they led to (a settlement, the platform's seat)."""
+        if self.log is not None:
+            self.log.commit()
 
     # --- seats and people ----------------------------------------------------------
 
@@ -383,7 +390,6 @@ class Table:
         data = self._record(
             "act", lambda: {"seat": seat, "action": str(action), "bank": bank, "seq": self.seq}
         )
-        crash_point("act")
         self.prompts.pop(seat, None)
         s.bank, self.seq = data["bank"], max(self.seq, data["seq"])
         self.round.act(seat, action)
