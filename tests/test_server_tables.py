@@ -76,7 +76,7 @@ class Stored:
     def __init__(self) -> None:
         self.rounds: list[Round] = []
 
-    def __call__(self, table: Table, hand: int, round_: Round) -> int:
+    def __call__(self, table: Table, hand: int, round_: Round, record: dict[str, Any]) -> int:
         self.rounds.append(round_)
         return len(self.rounds)
 

@@ -31,7 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from fangcheng.engine import Round, record_of
+from fangcheng.engine import Round
 from fangcheng.platform import Platform, PlatformError
 from fangcheng.protocol import wire
 from fangcheng.protocol.wire import TableSettings, WireError
@@ -378,10 +378,11 @@ class Hub:
             if self.fenced(table):
                 return
 
-    def _store_hand(self, table: Table, hand: int, round_: Round) -> int | None:
+    def _store_hand(
+        self, table: Table, hand: int, round_: Round, record: dict[str, Any]
+    ) -> int | None:
         """Keep a finished hand; a database failure is logged and play goes on."""
-        record = record_of(round_)
-        views = [msgspec.to_builtins(round_.events_for(s)) for s in (0, 1, 2, 3, None)]
+        views = [table.events_for(s) for s in (0, 1, 2, 3, None)]
         seats = [s.person if s.kind in ("person", "outside") else None for s in table.seats]
         log, deal = table.log, table.deals
 

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fangcheng.engine import Round, record_of
 from fangcheng.platform import (
     MIN_TO_SIT,
     RELIEF_BELOW,
@@ -258,12 +257,12 @@ class CoinTable(Table):
         self.starts[data["hand_id"]] = HandStart(room, tuple(seats), tuple(balances), stake)
         return True
 
-    def _settle(self, round_: Round) -> dict[str, Any]:
+    def _settle(self, record: dict[str, Any]) -> dict[str, Any]:
         """Book the hand (once, by its id) and say what moved: the fees, each seat's
         coins and the new balances (None for a house bot). Replaying, what the log says
         was booked; a hand the log does not say was booked is booked again."""
         self.retry_settlements()
-        hand_id, record = self.hand_id(), record_of(round_)
+        hand_id = self.hand_id()
         if self._replaying():
             assert self._replay is not None
             data = self._replay.take_if("settled", _of_hand(hand_id))

@@ -24,7 +24,7 @@ from typing import Any, Final, Literal, Protocol
 
 import msgspec
 
-from fangcheng.engine import Match, Round
+from fangcheng.engine import Match, Round, record_of
 from fangcheng.players import Bot, EfficientBot, make_bot
 from fangcheng.protocol import Action, Event, IllegalActionError, Phase, for_seat
 from fangcheng.protocol.wire import TableSettings, observation_data, observation_json
@@ -108,17 +108,18 @@ class _Sent:
 
 @dataclass
 class Table:
-    """One table; ``on_hand(table, hand index, round)`` stores a finished hand and
-    returns its id (None if it could not be stored). ``uid`` names it beyond the
-    server's life (codes are reused); ``log``: its action log (`fangcheng.server.log`),
-    every change the engine or the ledger depends on written there as it is made, and
-    committed before a client is shown, or the database told, what it led to."""
+    """One table; ``on_hand(table, hand index, round, record)`` stores a finished hand
+    (its `record_of`) and returns its id (None if it could not be stored). ``uid`` names
+    it beyond the server's life (codes are reused); ``log``: its action log
+    (`fangcheng.server.log`), every change the engine or the ledger depends on written
+    there as it is made, and committed before a client is shown, or the database told,
+    what it led to."""
 
     code: str
     owner: int
     settings: TableSettings
     seed: int
-    on_hand: Callable[[Table, int, Round], int | None] = field(repr=False)
+    on_hand: Callable[[Table, int, Round, dict[str, Any]], int | None] = field(repr=False)
     practice: bool = False
     uid: str = field(default_factory=lambda: secrets.token_hex(6))
     log: TableLog | None = field(default=None, repr=False)
@@ -492,8 +493,9 @@ class Table:
         match.finish(r)
         self._flush()  # the hand's last events before its settlement
         crash_point("hand_over")
-        extra = self._settle(r)
-        self.last_hand_id = self._store(r)
+        record = record_of(r)  # booked and stored alike
+        extra = self._settle(record)
+        self.last_hand_id = self._store(r, record)
         self._last_end = [
             {
                 "type": "hand_end",
@@ -510,18 +512,18 @@ class Table:
         self.next_deal = now + self.settings.between_ms
         self._broadcast_table()
 
-    def _settle(self, round_: Round) -> dict[str, Any]:
+    def _settle(self, record: dict[str, Any]) -> dict[str, Any]:
         """What a finished hand adds to its ``hand_end`` frame (a coin table's coins)."""
         return {}
 
-    def _store(self, round_: Round) -> int | None:
+    def _store(self, round_: Round, record: dict[str, Any]) -> int | None:
         """Store the finished hand (``on_hand`` writes its ``stored`` entry in the same
         transaction); replaying, the id the log says it was stored under."""
         if self._replaying():
             assert self._replay is not None
             data = self._replay.take_if("stored", lambda d: d["deal"] == self.deals)
             return None if data is None else int(data["id"])
-        return self.on_hand(self, self.hand, round_)
+        return self.on_hand(self, self.hand, round_, record)
 
     def _deal_or_end(self, now: int) -> None:
         assert self.match is not None
@@ -568,21 +570,27 @@ class Table:
     def _broadcast_table(self) -> None:
         self._send_all({"type": "table", "table": self.info()})
 
+    def events_for(self, seat: int | None) -> list[dict[str, Any]]:
+        """The current hand's events ``seat`` may know so far, as JSON values: what its
+        connections are sent and what is stored of the hand, each event redacted once."""
+        assert self.round is not None
+        if self._streams_deal != self.deals:
+            self._streams, self._streams_deal = {}, self.deals
+        stream = self._streams.get(seat)
+        if stream is None:
+            stream = self._streams[seat] = _SeatStream(self.round, seat)
+        return stream.read()
+
     def _flush(self) -> None:
         """Send each listener its new events, then its prompt or its view."""
         r = self.round
         if r is None or not self._listeners:
             return
-        if self._streams_deal != self.deals:
-            self._streams, self._streams_deal = {}, self.deals
         views: dict[int | None, list[dict[str, Any]]] = {}
         for listener, sent in self._listeners.items():
             seat = listener.seat
             if seat not in views:
-                stream = self._streams.get(seat)
-                if stream is None:
-                    stream = self._streams[seat] = _SeatStream(r, seat)
-                views[seat] = stream.read()
+                views[seat] = self.events_for(seat)
             events = views[seat]
             if sent.deal != self.deals:
                 sent.deal, sent.events, sent.prompt = self.deals, 0, None
