@@ -38,6 +38,7 @@ from fangcheng.protocol.wire import TableSettings, WireError
 from fangcheng.server import accounts, recovery, relay
 from fangcheng.server.cluster import RELAYED, Directory, RedisDirectory
 from fangcheng.server.coins import CoinTable, coin_settings
+from fangcheng.server.http import address_of
 from fangcheng.server.http import body_of as _body
 from fangcheng.server.http import guarded as _guarded
 from fangcheng.server.http import hub_of as _hub
@@ -163,12 +164,13 @@ class Hub:
     def now(self) -> int:
         return self.settings.clock()
 
-    def may_open_session(self, address: str) -> bool:
-        """At most `SESSIONS_PER_MINUTE` new sessions a minute from one address (bursts
-        of twice that), so that a script cannot fill the database. Loopback is exempt:
-        it is this machine (tests, benchmarks) or a proxy in front, which limits."""
+    def admit_session(self, address: str) -> None:
+        """Refuse (`TableError` ``rate``) a new session beyond `SESSIONS_PER_MINUTE` a
+        minute from one address (bursts of twice that), so that a script cannot fill the
+        database. Loopback is exempt: it is this machine (tests, benchmarks) or a proxy in
+        front, which limits."""
         if address in LOOPBACK:
-            return True
+            return
         limits = self.session_limits
         if len(limits) > 10_000:  # forget the addresses of long ago
             limits.clear()
@@ -177,7 +179,8 @@ class Hub:
             limit = limits[address] = RateLimit(
                 SESSIONS_PER_MINUTE / 60, 2 * SESSIONS_PER_MINUTE, self.now()
             )
-        return limit.allow(self.now())
+        if not limit.allow(self.now()):
+            raise TableError("rate", "too many sessions from this address: wait a minute")
 
     def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
         check_settings(settings)
@@ -272,10 +275,7 @@ class Hub:
         if table is None:
             self.sitting.pop(person, None)
             return
-        if isinstance(table, CoinTable):
-            table.leave(person, self.now(), confirm)
-        else:
-            table.leave(person, self.now())
+        table.leave(person, self.now(), confirm)
         del self.sitting[person]
         self.poke(table)
         if not any(self.sitting.get(p) == table.code for p in table.people()):
@@ -456,8 +456,7 @@ def _table(request: Request, acting: bool = True) -> Table:
 @_guarded
 async def session(request: Request) -> Response:
     hub = _hub(request)
-    if not hub.may_open_session(request.client.host if request.client else ""):
-        raise TableError("rate", "too many sessions from this address: wait a minute")
+    hub.admit_session(address_of(request))
     body = await _body(request, SessionRequest)
     name = " ".join(body.name.split())[:24] or "guest"
     person, token = hub.store.new_session(name)

@@ -95,10 +95,7 @@ def replay(table: Table, entries: list[Entry], now: int) -> None:
         elif kind == "seat" and isinstance(table, CoinTable):
             table._seated(data, now)
         elif kind == "leave":
-            if isinstance(table, CoinTable):
-                table.leave(data["person"], now, confirm=True)
-            else:
-                table.leave(data["person"], now)
+            table.leave(data["person"], now, confirm=True)
         elif kind == "start":
             if isinstance(table, CoinTable):
                 table._begin(now)

@@ -216,20 +216,14 @@ class Table:
         self._broadcast_table()
         return free
 
-    def leave(self, person: int, now: int) -> None:
-        """The person leaves: between hands the seat empties (a bot takes it if a match
-        is on); during a hand a bot takes it at once (a point table: no 逃跑, D85)."""
+    def leave(self, person: int, now: int, confirm: bool = False) -> None:
+        """The person leaves, and `_vacate` says what becomes of the seat; ``confirm``:
+        a leave that must be confirmed is (a coin table's 逃跑; a point table asks none)."""
         seat = self.seat_of(person)
         if seat is None:
             return
         self._record("leave", lambda: {"person": person})
-        s = self.seats[seat]
-        if self.status in ("playing", "between"):
-            self.seats[seat] = Seat(
-                kind="bot", name="efficient bot", bot=self._new_bot("efficient", seat), bank=s.bank
-            )
-        else:
-            self.seats[seat] = Seat()
+        self._vacate(seat, person)
         heirs = [s.person for s in self.seats if s.kind == "person" and s.person is not None]
         if person == self.owner and heirs:  # the table passes to the next person
             self.owner = heirs[0]
@@ -237,6 +231,17 @@ class Table:
         for listener in [x for x in self._listeners if x.seat == seat]:
             del self._listeners[listener]
         self._advance(now)
+
+    def _vacate(self, seat: int, person: int) -> None:
+        """A person left the seat: between hands it empties (a bot takes it if a match is
+        on); during a hand a bot takes it at once (a point table: no 逃跑, D85)."""
+        s = self.seats[seat]
+        if self.status in ("playing", "between"):
+            self.seats[seat] = Seat(
+                kind="bot", name="efficient bot", bot=self._new_bot("efficient", seat), bank=s.bank
+            )
+        else:
+            self.seats[seat] = Seat()
 
     def has(self, listener: Listener) -> bool:
         return listener in self._listeners
