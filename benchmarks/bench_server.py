@@ -3,7 +3,7 @@ clients from this (separate) load-generator process.
 
     .venv/bin/python benchmarks/bench_server.py [--pace-tables 100,200,...]
         [--flat-tables 4,16] [--seconds S] [--rules R] [--budget S] [--pin] [--nice N]
-        [--gc-freeze S] [--profile FILE]
+        [--gc-freeze S] [--profile FILE] [--db URL]
 
 The script starts the server itself (``--serve PORT``: the app of `create_app` under
 uvicorn, on 127.0.0.1 and a free port) and stops it after each stage; ``--pin`` puts the
@@ -14,8 +14,10 @@ says ``next`` after a hand.
 
 (a) Human pace: each seat answers 1–2 s after its prompt. Stages of growing table counts;
     the first whose p99 is over 100 ms (or that loses frames) ends the search.
-(b) Flat out: each seat answers at once (the server's per-connection rate limit is
-    lifted for this stage); actions per second of the server.
+(b) Flat out: each seat answers at once (the server's per-connection rate limit and
+    its claim windows' floor, the bots' pace, are lifted for this stage: with the floor a
+    claim window waits out the table's 500 ms whatever the seats answer); actions per
+    second of the server.
 
 The latency is from the answer that completes a decision (the last one a claim window
 waits for) to the next frame the answering seat receives (its events): what a player
@@ -102,18 +104,18 @@ class LagProbe:
         await self.app(scope, receive, send)
 
 
-def serve(port: int, flat: bool, profile: str | None, freeze: float | None) -> None:
+def serve(port: int, flat: bool, profile: str | None, freeze: float | None, db: str | None) -> None:
     """Run the server (in the child process): the app as `fangcheng serve` builds it, on
-    a SQLite file of its own."""
+    ``db`` (a database URL), else a SQLite file of its own."""
     import uvicorn
 
     from fangcheng.server.app import ServerSettings, create_app
 
-    limits = {"rate": 1e9, "burst": 1e9} if flat else {}
+    limits: dict[str, Any] = {"rate": 1e9, "burst": 1e9, "bot_ms": 0} if flat else {}
     folder = tempfile.mkdtemp(prefix="bench_server_")
     if freeze is not None:  # the server's collector policy (`collector`); 0 turns it off
-        limits["freeze_s"] = freeze or None  # type: ignore[assignment]
-    settings = ServerSettings(db=f"sqlite:///{folder}/tables.db", **limits)  # type: ignore[arg-type]
+        limits["freeze_s"] = freeze or None
+    settings = ServerSettings(db=db or f"sqlite:///{folder}/tables.db", **limits)
     app = LagProbe(create_app(settings))
     config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
@@ -151,13 +153,19 @@ class Server:
 
 
 async def start_server(
-    flat: bool, profile: str | None, pin: bool, freeze: float | None, nice: int | None
+    flat: bool,
+    profile: str | None,
+    pin: bool,
+    freeze: float | None,
+    nice: int | None,
+    db: str | None,
 ) -> Server:
     port = free_port()
     command = [sys.executable, __file__, "--serve", str(port)]
     command += ["--flat"] if flat else []
     command += ["--profile", profile] if profile else []
     command += ["--gc-freeze", str(freeze)] if freeze is not None else []
+    command += ["--db", db] if db else []
     process = subprocess.Popen(command)
     if nice is not None:  # on a shared machine: the measured processes first
         os.setpriority(os.PRIO_PROCESS, process.pid, nice)
@@ -426,7 +434,7 @@ async def stage(
 ) -> Result:
     """One server, ``tables`` tables at ``pace`` (None: flat out), measured."""
     profile = args.profile if pace is None else None
-    server = await start_server(pace is None, profile, args.pin, args.gc_freeze, args.nice)
+    server = await start_server(pace is None, profile, args.pin, args.gc_freeze, args.nice, args.db)
     rules, seconds = args.rules, args.seconds
     generator = Generator([server.port], rules, pace)
     opened: list[Table] = []
@@ -529,11 +537,14 @@ def main() -> None:
         type=float,
         help="the server's heap freeze period, s (0: no collector policy)",
     )
+    parser.add_argument(
+        "--db", help="the server's database URL (an empty one; default: a new SQLite file)"
+    )
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)  # the server process
     parser.add_argument("--flat", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve is not None:
-        serve(args.serve, args.flat, args.profile, args.gc_freeze)
+        serve(args.serve, args.flat, args.profile, args.gc_freeze, args.db)
         return
     asyncio.run(run(args))
 

@@ -599,6 +599,21 @@ def test_a_record_whose_wall_was_changed_is_refused(rules, i, j):
     assert seeded_wall_refused(data).startswith(f"wall: not what seed {data['seed']} shuffles")
 
 
+@pytest.mark.parametrize("rules", RULES)
+def test_a_record_whose_wall_lacks_a_tile_is_refused_by_the_one_check_that_applies(rules):
+    """A played hand's wall short of one tile is not its seed's shuffle; a scripted hand's
+    (no events) is not the rule set's tile set, which `Round` alone checks."""
+    data = copy.deepcopy(RECORDS[rules])
+    short = parse_tiles(data["wall"])[:-1]
+    data["wall"] = format_tiles(short, sort=False)
+    assert seeded_wall_refused(data) == (
+        f"wall: not what seed {data['seed']} shuffles for {rules} (tile {len(short)} differs);"
+        ' a wall not shuffled from the seed is written {"head": ...}'
+    )
+    del data["events"]
+    assert seeded_wall_refused(data).startswith(f"wall: not an order of the {rules} tile set")
+
+
 @pytest.mark.parametrize("rules", ["baishan", "baishan_platform", "sichuan"])
 def test_a_record_whose_dice_were_changed_diverges_at_the_deal(rules, tmp_path, capsys):
     """The seed throws the dice before it shuffles: the deal event's dice are the seed's."""

@@ -108,8 +108,10 @@ def test_a_house_variant_plays_a_match_that_records_and_replays(rules, options):
     match = Match(rules, seed=5, quan=1, options=options)
     rng = random.Random(5)
     bots = [make_bot("efficient", random.Random(rng.random())) for _ in range(4)]
+    walls = []
     while not match.over:
         r = match.new_round()
+        walls.append(r.wall.tiles)
         assert r.rules.name == rules.name
         assert r.rules.cap_base == options.get("cap", rules.cap_base)
         while not r.over:
@@ -121,9 +123,8 @@ def test_a_house_variant_plays_a_match_that_records_and_replays(rules, options):
         record = json.loads(json.dumps(record_of(r)))
         assert (record["rules"], record["options"]) == (rules.name, options)
         assert replay(record, rules).divergence is None
-    assert len(match.rounds) >= 4
-    walls = {t for r in match.rounds for t in r.wall.tiles}
-    assert walls == set(rules.faces)
+    assert len(walls) >= 4
+    assert {t for wall in walls for t in wall} == set(rules.faces)
 
 
 def test_a_house_record_replays_only_with_its_rule_set():

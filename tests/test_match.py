@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from fangcheng.engine import Round
 from fangcheng.engine.match import Match, first_dealer, next_dealer
 from fangcheng.rules.ruleset import BAICHENG, BAISHAN, BAISHAN_PLATFORM, SICHUAN
 
@@ -48,22 +49,26 @@ def test_d47_sichuan_first_winner_deals_or_the_discarder_of_a_multiple_win():
     assert next_dealer(SICHUAN, ended(3, [])) == 3
 
 
-def play(match: Match, rng: random.Random, limit: int) -> None:
-    while not match.over and len(match.rounds) < limit:
+def play(match: Match, rng: random.Random, limit: int) -> list[Round]:
+    """Play at most ``limit`` hands of the match at random: the hands played."""
+    rounds = []
+    while not match.over and len(rounds) < limit:
         r = match.new_round()
         while not r.over:
             for seat in r.pending():
                 r.act(seat, rng.choice(r.legal_actions(seat)))
         match.finish(r)
+        rounds.append(r)
+    return rounds
 
 
 @pytest.mark.parametrize("rules", ["baishan", "baishan_platform"])
 def test_a_one_quan_match_of_random_play(rules):
     """A 圈 ends when the deal has passed four times; scores are the hands' totals."""
     match = Match(rules, seed=5, quan=1)
-    play(match, random.Random(5), 60)
-    assert match.over and match.passes == 4 and len(match.rounds) >= 4
-    assert match.scores == [sum(r.settlement["total"][s] for r in match.rounds) for s in range(4)]
+    rounds = play(match, random.Random(5), 60)
+    assert match.over and match.passes == 4 and len(rounds) >= 4
+    assert match.scores == [sum(r.settlement["total"][s] for r in rounds) for s in range(4)]
     with pytest.raises(ValueError, match="over"):
         match.new_round()
 
@@ -71,7 +76,6 @@ def test_a_one_quan_match_of_random_play(rules):
 @pytest.mark.parametrize("rules", ["baicheng", "sichuan"])
 def test_passes_count_only_real_changes_of_dealer(rules):
     match = Match(rules, seed=2, quan=1)
-    play(match, random.Random(2), 12)
-    dealers = [r.dealer for r in match.rounds]
+    dealers = [r.dealer for r in play(match, random.Random(2), 12)]
     changes = sum(a != b for a, b in itertools.pairwise(dealers))
     assert match.passes in (changes, changes + 1)

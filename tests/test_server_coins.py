@@ -19,13 +19,15 @@ with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from fangcheng.engine import replay
 from fangcheng.platform import check_ledger, connect
 from fangcheng.platform import schema as t
 from fangcheng.players import EfficientBot
+from fangcheng.server import tables
 from fangcheng.server.app import Hub, ServerSettings, create_app
 from fangcheng.server.coins import CoinTable
 from ledgerdb import BACKENDS, FAST_HASHER, database
-from test_server_protocol import T0, Clock, Seat
+from test_server_protocol import T0, Clock, Seat, plain
 
 WAIT_MS = 15_000
 
@@ -224,6 +226,42 @@ def test_d82_quick_match_fills_with_house_bots_after_the_wait_and_the_ledger_boo
     _ledger_clean(server.url)
     board = server.client.get("/api/leaderboard").json()["leaders"]
     assert board[0]["name"] == "Ann" and board[0]["title"]
+
+
+def test_a_coin_hand_is_recorded_once_and_stored_as_booked(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One `record_of` per hand serves the booking and the store: the stored record is
+    the one the ledger was given, and the stored views (the table's redacted streams, as
+    its connections were sent) are each seat's events of that record's replay."""
+    made: list[dict[str, Any]] = []
+    booked: list[dict[str, Any]] = []
+    original = tables.record_of
+
+    def record_of(round_: Any) -> dict[str, Any]:
+        made.append(original(round_))
+        return made[-1]
+
+    settle = server.hub.platform.settle_hand
+
+    def settle_hand(hand_id: str, start: Any, record: dict[str, Any]) -> Any:
+        booked.append(record)
+        return settle(hand_id, start, record)
+
+    monkeypatch.setattr("fangcheng.server.tables.record_of", record_of)
+    monkeypatch.setattr(server.hub.platform, "settle_hand", settle_hand)
+    ann = server.sign_up("Ann")
+    code = server.match(ann, "free").json()["code"]
+    server.clock.now = T0 + WAIT_MS
+    server.tick()
+    with server.client.websocket_connect("/ws") as ws:
+        end = _play_hand(Seat(ws), ann, code)
+    table = server.hub.tables[code]
+    assert len(made) == table.deals - (table.status == "playing") and booked == made
+    stored = server.client.get(f"/api/hands/{end['record']}", headers=ann).json()
+    assert stored["record"] == plain(made[end["hand"]])
+    round_ = replay(stored["record"]).round
+    assert stored["views"] == [plain(round_.events_for(s)) for s in (0, 1, 2, 3, None)]
 
 
 def test_d82_four_people_of_one_tier_start_at_once_without_bots(server: Server) -> None:

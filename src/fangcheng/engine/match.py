@@ -69,7 +69,6 @@ class Match:
         self.dealer = first_dealer(self.rules, self.rng)
         self.scores = [0, 0, 0, 0]
         self.passes = 0  # times the deal has passed to another seat
-        self.rounds: list[Round] = []
 
     @property
     def over(self) -> bool:
@@ -94,10 +93,10 @@ class Match:
         )
 
     def finish(self, round_: Round) -> None:
-        """Book a finished hand: scores, and who deals next."""
+        """Book a finished hand: scores, and who deals next. The match keeps no hand (a
+        long match on a server would keep them all): its caller records each."""
         if round_.settlement is None:
             raise ValueError("the hand is not over")
-        self.rounds.append(round_)
         for seat, amount in enumerate(round_.settlement["total"]):
             self.scores[seat] += amount
         dealer = next_dealer(self.rules, round_)

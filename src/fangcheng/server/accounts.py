@@ -14,7 +14,7 @@ from fangcheng.platform import Session
 from fangcheng.server import relay
 from fangcheng.server.cluster import RELAYED
 from fangcheng.server.coins import ROOMS, quick_match
-from fangcheng.server.http import body_of, guarded, hub_of, person_of
+from fangcheng.server.http import address_of, body_of, guarded, hub_of, person_of
 from fangcheng.server.store import Person
 from fangcheng.server.tables import TableError
 
@@ -34,10 +34,6 @@ class MatchRequest(msgspec.Struct, forbid_unknown_fields=True):
     room: str = "free"
 
 
-def _address(request: Request) -> str:
-    return request.client.host if request.client else ""
-
-
 def _account(request: Request) -> Person:
     person = person_of(request)
     if person.account is None:
@@ -47,8 +43,7 @@ def _account(request: Request) -> Person:
 
 async def _session(request: Request, sign_up: bool) -> Response:
     hub = hub_of(request)
-    if not hub.may_open_session(_address(request)):
-        raise TableError("rate", "too many sessions from this address: wait a minute")
+    hub.admit_session(address_of(request))
     body = await body_of(request, Credentials)
     platform = hub.platform
     open_ = platform.sign_up if sign_up else platform.log_in
@@ -161,7 +156,8 @@ async def match(request: Request) -> Response:
             return await relay.http(hub.directory, request, where)
     await relay.leave_elsewhere(request, person)
     await hub.directory.ready()
-    table = quick_match(hub, person, body.room, _address(request))
+    table = quick_match(hub, person, body.room, address_of(request))
+    await hub.durable(table)
     return JSONResponse(
         {"code": table.code, "seat": table.seat_of(person.id), "table": table.info()}
     )

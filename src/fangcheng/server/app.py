@@ -32,13 +32,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from fangcheng.ai.expert import PLAYOUTS
-from fangcheng.engine import Round, record_of
+from fangcheng.engine import Round
 from fangcheng.platform import Platform, PlatformError
 from fangcheng.protocol import wire
 from fangcheng.protocol.wire import TableSettings, WireError
 from fangcheng.server import accounts, recovery, relay
 from fangcheng.server.cluster import RELAYED, Directory, RedisDirectory
 from fangcheng.server.coins import CoinTable, coin_settings
+from fangcheng.server.http import address_of
 from fangcheng.server.http import body_of as _body
 from fangcheng.server.http import guarded as _guarded
 from fangcheng.server.http import hub_of as _hub
@@ -169,12 +170,13 @@ class Hub:
     def now(self) -> int:
         return self.settings.clock()
 
-    def may_open_session(self, address: str) -> bool:
-        """At most `SESSIONS_PER_MINUTE` new sessions a minute from one address (bursts
-        of twice that), so that a script cannot fill the database. Loopback is exempt:
-        it is this machine (tests, benchmarks) or a proxy in front, which limits."""
+    def admit_session(self, address: str) -> None:
+        """Refuse (`TableError` ``rate``) a new session beyond `SESSIONS_PER_MINUTE` a
+        minute from one address (bursts of twice that), so that a script cannot fill the
+        database. Loopback is exempt: it is this machine (tests, benchmarks) or a proxy in
+        front, which limits."""
         if address in LOOPBACK:
-            return True
+            return
         limits = self.session_limits
         if len(limits) > 10_000:  # forget the addresses of long ago
             limits.clear()
@@ -183,7 +185,8 @@ class Hub:
             limit = limits[address] = RateLimit(
                 SESSIONS_PER_MINUTE / 60, 2 * SESSIONS_PER_MINUTE, self.now()
             )
-        return limit.allow(self.now())
+        if not limit.allow(self.now()):
+            raise TableError("rate", "too many sessions from this address: wait a minute")
 
     def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
         check_settings(settings)
@@ -245,14 +248,17 @@ class Hub:
         table.log = TableLog.open(
             self.store.engine, table.uid, table.code, kind, recovery.opening(table)
         )
-        self.tables[table.code] = table
-        self.start_timer(table)
+        self.run(table)
         log_event(
             "table_open", code=table.code, rules=table.settings.rules, practice=table.practice
         )
 
-    def start_timer(self, table: Table) -> None:
-        """The table's timer task (none when tests tick the hub themselves)."""
+    def run(self, table: Table) -> None:
+        """Put a table in play here: its timer started (none when tests tick the hub
+        themselves), and dropped if its log finds another writer."""
+        self.tables[table.code] = table
+        if table.log is not None:
+            table.log.on_fenced = functools.partial(self.drop, table)
         if self.settings.timers:
             self.wakes[table.code] = asyncio.Event()
             self.tasks[table.code] = asyncio.get_running_loop().create_task(self._run(table))
@@ -277,10 +283,7 @@ class Hub:
         if table is None:
             self.sitting.pop(person, None)
             return
-        if isinstance(table, CoinTable):
-            table.leave(person, self.now(), confirm)
-        else:
-            table.leave(person, self.now())
+        table.leave(person, self.now(), confirm)
         del self.sitting[person]
         self.poke(table)
         if not any(self.sitting.get(p) == table.code for p in table.people()):
@@ -289,9 +292,10 @@ class Hub:
     def close(self, table: Table, *, ended: bool = True) -> None:
         """Take a table out of play; ``ended``: for good (its log is closed), else only
         this process stops running it (its log rebuilds it at the next start)."""
-        if ended and table.log is not None:
+        log = table.log
+        if log is not None and not log.fenced:  # what it wrote is committed first
             try:
-                table.log.close()
+                log.close() if ended else log.commit()
             except Exception:  # a table left open is rebuilt, then closes again
                 log_event("log_failed", 40, code=table.code, exc_info=True)
         for person in table.people():
@@ -353,6 +357,12 @@ class Hub:
         for table in list(self.tables.values()):
             table.tick(now)
 
+    async def durable(self, table: Table) -> None:
+        """Wait until the table's log has committed what it has written: an answer that
+        shows the table is sent after it (as its frames are)."""
+        if table.log is not None:
+            await table.log.wait(table.log.n)
+
     async def _run(self, table: Table) -> None:
         """Sleep until the table's next deadline (or a change), then tick it."""
         wake = self.wakes[table.code]
@@ -377,10 +387,11 @@ class Hub:
             if self.fenced(table):
                 return
 
-    def _store_hand(self, table: Table, hand: int, round_: Round) -> int | None:
+    def _store_hand(
+        self, table: Table, hand: int, round_: Round, record: dict[str, Any]
+    ) -> int | None:
         """Keep a finished hand; a database failure is logged and play goes on."""
-        record = record_of(round_)
-        views = [msgspec.to_builtins(round_.events_for(s)) for s in (0, 1, 2, 3, None)]
+        views = [table.events_for(s) for s in (0, 1, 2, 3, None)]
         seats = [s.person if s.kind in ("person", "outside") else None for s in table.seats]
         log, deal = table.log, table.deals
 
@@ -389,6 +400,8 @@ class Hub:
                 log.write_in(db, "stored", {"deal": deal, "id": hand_id})
 
         try:
+            if log is not None:
+                log.commit()  # the hand's decisions first: `stored` follows them
             hand_id = self.store.save_hand(
                 table=table.code,
                 match=table.matches,
@@ -452,8 +465,7 @@ def _table(request: Request, acting: bool = True) -> Table:
 @_guarded
 async def session(request: Request) -> Response:
     hub = _hub(request)
-    if not hub.may_open_session(request.client.host if request.client else ""):
-        raise TableError("rate", "too many sessions from this address: wait a minute")
+    hub.admit_session(address_of(request))
     body = await _body(request, SessionRequest)
     name = " ".join(body.name.split())[:24] or "guest"
     person, token = hub.store.new_session(name)
@@ -479,6 +491,7 @@ async def open_table(request: Request) -> Response:
     await relay.leave_elsewhere(request, person)
     await _hub(request).directory.ready()
     table = _hub(request).open(person, settings)
+    await _hub(request).durable(table)
     return JSONResponse({"code": table.code, "table": table.info()})
 
 
@@ -504,6 +517,7 @@ async def practice(request: Request) -> Response:
     table = hub.open(person, settings, practice=True)
     table.start(person.id, body.bot, hub.now())
     hub.poke(table)
+    await hub.durable(table)
     return JSONResponse({"code": table.code, "table": table.info()})
 
 
@@ -527,7 +541,9 @@ async def join(request: Request) -> Response:
     if isinstance(table, CoinTable):
         raise TableError("forbidden", "a coin table is joined by quick match: /api/coins/match")
     await relay.leave_elsewhere(request, person)
-    return JSONResponse({"seat": hub.sit(person, table)})
+    seat = hub.sit(person, table)
+    await hub.durable(table)
+    return JSONResponse({"seat": seat})
 
 
 class LeaveRequest(msgspec.Struct, forbid_unknown_fields=True):
@@ -544,6 +560,8 @@ async def leave(request: Request) -> Response:
     if table is not None and not hub.directory.holds(table.uid):
         raise TableError("unavailable", _PAUSED)
     hub.leave(person.id, body.confirm)
+    if table is not None:
+        await hub.durable(table)
     return JSONResponse({})
 
 
@@ -561,6 +579,7 @@ async def bot_token(request: Request) -> Response:
     hub = _hub(request)
     bot_id, token = hub.store.new_session("outside bot", "outside", table.code)
     seat = hub.sit(Person(bot_id, "outside bot", "outside", table.code), table)
+    await hub.durable(table)
     return JSONResponse({"token": token, "seat": seat})
 
 
@@ -594,12 +613,14 @@ async def index(request: Request) -> Response:
 
 
 class Connection:
-    """One websocket at a table: frames queued by the table, written by one task. A
-    client that reads too slowly is dropped (it may reconnect and get the full state)."""
+    """One websocket at a table: frames queued by the table, written by one task, each
+    once the table's log has committed what was written before it (``log``), so that a
+    client is never shown more than a rebuilt table would have. A client that reads too
+    slowly is dropped (it may reconnect and get the full state)."""
 
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+    def __init__(self, seat: int | None, log: TableLog | None = None) -> None:
+        self.seat, self.log = seat, log
+        self.queue: asyncio.Queue[tuple[dict[str, Any], int] | None] = asyncio.Queue()
         self.lagging = False
         self.close_code: int | None = None  # set: the writer closes the socket with it
 
@@ -617,14 +638,17 @@ class Connection:
             log_event("lagging", seat=self.seat)
             self.drop(1013)
             return
-        self.queue.put_nowait(frame)
+        self.queue.put_nowait((frame, 0 if self.log is None else self.log.n))
 
 
 _ENCODE: Final = msgspec.json.Encoder()
 
 
 async def _writer(ws: WebSocket, conn: Connection) -> None:
-    while (frame := await conn.queue.get()) is not None:
+    while (item := await conn.queue.get()) is not None:
+        frame, logged = item
+        if conn.log is not None and not await conn.log.wait(logged):
+            break  # fenced: the table is another process's (`Hub.drop` closes this)
         await ws.send_text(_ENCODE.encode(frame).decode())
     if conn.close_code is not None:
         await ws.close(conn.close_code)
@@ -704,7 +728,7 @@ async def _play(ws: WebSocket) -> None:
         )
         await ws.close(4403)
         return
-    conn = Connection(seat)
+    conn = Connection(seat, table.log)
     writer = asyncio.get_running_loop().create_task(_writer(ws, conn))
     table.attach(conn, hub.now())
     hub.poke(table)

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fangcheng.engine import Round, record_of
 from fangcheng.platform import (
     MIN_TO_SIT,
     RELIEF_BELOW,
@@ -172,8 +171,7 @@ class CoinTable(Table):
         seat = self.seat_of(person)
         if seat is None:
             return
-        r = self.round
-        live = self.status == "playing" and r is not None and not r.over
+        live = self._live()
         if live and not confirm:
             self._escape_asked[seat] = self.deals
             raise TableError(
@@ -181,15 +179,27 @@ class CoinTable(Table):
                 f"leaving now is 逃跑: you pay {self.escape_cost()} coins to each opponent "
                 "(at most what you have); leave again to confirm",
             )
-        self._record("leave", lambda: {"person": person})
-        replaying = self._replay is not None
-        account = self.accounts.get(person)
         leaving = [x for x in self._listeners if x.seat == seat]
-        for listener in leaving:  # they hear no more of the seat
-            del self._listeners[listener]
-        if live:
-            assert r is not None
-            r.escape(seat)
+        super().leave(person, now)
+        if self.closing and self.status == "between":  # no next hand: closed at the next tick
+            self.next_deal = now
+        if live and self.last_end is not None:  # the escaper sees what it cost
+            for listener in leaving:
+                listener.send(self.last_end)
+
+    def _live(self) -> bool:
+        """Whether a hand is being played (leaving now is 逃跑)."""
+        r = self.round
+        return self.status == "playing" and r is not None and not r.over
+
+    def _vacate(self, seat: int, person: int) -> None:
+        """逃跑 during a hand (§3.9 item 3, settled with it); a house bot takes the seat in
+        a normal room once the match is on, else it empties (防作弊场: the table closes
+        after the hand); the platform's seat is given up."""
+        replaying = self._replay is not None
+        if self._live():
+            assert self.round is not None
+            self.round.escape(seat)
             if not replaying:
                 log_event("escape", code=self.code, seat=seat, hand=self.hand_id())
         if self.status in ("playing", "between") and not self.anti_cheat:
@@ -200,17 +210,12 @@ class CoinTable(Table):
             self.seats[seat] = Seat()
             if self.status in ("playing", "between"):
                 self.closing = True
+        account = self.accounts.get(person)
         if account is not None and self.platform is not None and not replaying:
+            self._durable()
             self.platform.stand(account, self.uid)
         if self.status == "between" and self.closing:
             self._end_match()
-        self._broadcast_table()
-        self._advance(now)
-        if self.closing and self.status == "between":  # no next hand: closed at the next tick
-            self.next_deal = now
-        if live and self.last_end is not None:  # the escaper sees what it cost
-            for listener in leaving:
-                listener.send(self.last_end)
 
     def escape_asked(self, seat: int) -> bool:
         """Whether this seat was asked to confirm leaving in the current hand."""
@@ -259,12 +264,12 @@ class CoinTable(Table):
         self.starts[data["hand_id"]] = HandStart(room, tuple(seats), tuple(balances), stake)
         return True
 
-    def _settle(self, round_: Round) -> dict[str, Any]:
+    def _settle(self, record: dict[str, Any]) -> dict[str, Any]:
         """Book the hand (once, by its id) and say what moved: the fees, each seat's
         coins and the new balances (None for a house bot). Replaying, what the log says
         was booked; a hand the log does not say was booked is booked again."""
         self.retry_settlements()
-        hand_id, record = self.hand_id(), record_of(round_)
+        hand_id = self.hand_id()
         if self._replaying():
             assert self._replay is not None
             data = self._replay.take_if("settled", _of_hand(hand_id))
@@ -281,6 +286,7 @@ class CoinTable(Table):
         start = self.starts[hand_id]
         crash_point("settle")
         try:
+            self._durable()  # the hand's decisions are logged before it is booked
             with settling(hand_id):
                 settled = self.platform.settle_hand(hand_id, start, record)
         except PlatformError as exc:  # refused: its content will not do better later
@@ -360,6 +366,7 @@ class CoinTable(Table):
         if self.platform is not None:
             self.retry_settlements()
             if self._replay is None:
+                self._durable()
                 for account in self.accounts.values():
                     self.platform.stand(account, self.uid)
         super()._end_match()

@@ -20,7 +20,7 @@ from fangcheng.server.tables import TableError
 if TYPE_CHECKING:
     from fangcheng.server.app import Hub
 
-__all__ = ["body_of", "error", "guarded", "hub_of", "person_of"]
+__all__ = ["address_of", "body_of", "error", "guarded", "hub_of", "person_of"]
 
 _T = TypeVar("_T")
 _STATUS: Final = {
@@ -35,6 +35,11 @@ _STATUS: Final = {
     "unavailable": 503,
 }
 _MAX_BODY: Final = 16384
+
+
+def address_of(request: Request) -> str:
+    """The caller's address (behind a proxy, the proxy's)."""
+    return request.client.host if request.client else ""
 
 
 def error(code: str, message: str) -> JSONResponse:

@@ -4,30 +4,35 @@ Every change of a table that the engine or the ledger depends on is an entry: it
 opening (settings, seed, the coin room), who sits and leaves, each match's start, each
 deal (a coin hand's `HandStart`), every decision the table applies (a person's, a bot's,
 托管's), the end of a match, and which hands were stored and settled. An entry is
-committed before the table acts on it, so a table rebuilt from its log
-(`fangcheng.server.recovery`) is where the table was, or one entry further — never
-behind what a client was shown. Entries are numbered per table; the primary key
-(``uid``, ``n``) refuses a second writer of the same entry: with many processes
-(`fangcheng.server.cluster`) that is the fence that keeps a process which lost a table's
-lease from acting on it (`Fenced`).
+committed before anything the table did with it is shown to a client or told to the
+database (`TableLog`: off the event loop, in batches, in order), so a table rebuilt from
+its log (`fangcheng.server.recovery`) is where the table was, or further than it was
+shown — never behind what a client was shown or the ledger booked. Entries are
+numbered per table; the primary key (``uid``, ``n``) refuses a second writer of the same
+entry: with many processes (`fangcheng.server.cluster`) that is the fence that keeps a
+process which lost a table's lease from acting on it (`Fenced`).
 
 `crash_point` kills the process (SIGKILL) at a named point when $FANGCHENG_CRASH_AT
-says so: the crash tests' way into the narrow windows (between an entry's commit and
-the act, before and inside a settlement).
+says so: the crash tests' way into the narrow windows (between a decision's commit and its
+frames, before and inside a settlement).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 import msgspec
 import sqlalchemy as sa
+from sqlalchemy.pool import StaticPool
 
+from fangcheng.server.security import log_event
 from fangcheng.server.store import table_log_entries, table_logs
 
 __all__ = [
@@ -37,6 +42,7 @@ __all__ = [
     "LogError",
     "Replay",
     "TableLog",
+    "Unwritable",
     "crash_on_commit",
     "crash_point",
     "live_logs",
@@ -58,6 +64,11 @@ Entry = tuple[str, dict[str, Any]]
 
 class LogError(Exception):
     """A log that does not replay: an entry the table did not expect."""
+
+
+class Unwritable(Exception):
+    """The database failed the log's last batch: nothing more is written (so nothing more
+    is done) until that batch is committed, which is tried again each second."""
 
 
 class Fenced(Exception):
@@ -115,13 +126,30 @@ def settling(hand_id: str) -> Iterator[None]:
 
 
 class TableLog:
-    """The writer of one table's log; ``n``: the next entry's number."""
+    """The writer of one table's log; ``n``: the next entry's number, ``durable``: how
+    many entries are committed (those below it).
+
+    An entry is numbered and kept when it is written, and committed after: inside an
+    event loop by a task of the log's own, one batch at a time in a worker thread (the
+    loop goes on meanwhile, and what was written while a batch committed is the next
+    batch, in order); outside one, or on an in-memory SQLite database (one connection,
+    which no other thread may use), at once. Whatever the table's change leads to waits
+    for `durable` to pass its entries: frames to clients (`wait`), a settlement, the
+    platform's seat, a stored record (`commit`). ``on_fenced`` is called when a batch
+    finds its entry taken."""
 
     def __init__(self, engine: sa.Engine, uid: str, n: int) -> None:
-        self.engine, self.uid, self.n = engine, uid, n
+        self.engine, self.uid, self.n, self.durable = engine, uid, n, n
         #: Set when a write found its entry taken (or the process gave the table up):
         #: the server drops this copy of the table (`fangcheng.server.cluster`).
         self.fenced = False
+        self.on_fenced: Callable[[], None] | None = None
+        self._pending: list[dict[str, Any]] = []  # written, not yet committed
+        self._turn = threading.Condition()  # batches committed one at a time, in order
+        self._flusher: asyncio.Task[None] | None = None
+        self._waiters: list[tuple[int, asyncio.Future[bool]]] = []
+        self._inline = isinstance(engine.pool, StaticPool)
+        self.failing = False  # the last batch failed (`Unwritable`)
 
     @classmethod
     def open(
@@ -136,14 +164,131 @@ class TableLog:
         return cls(engine, uid, 1)
 
     def write(self, kind: str, data: dict[str, Any]) -> None:
-        """Append an entry and commit it (before the table acts on it)."""
-        with self.engine.begin() as db:
-            self.write_in(db, kind, data)
+        """Append an entry, committed before anything the table does with it is shown
+        (`Fenced` at once if this copy of the table is fenced, `Unwritable` while the
+        database fails it: the table then does nothing)."""
+        if self.fenced:
+            raise Fenced(f"table {self.uid}: this process no longer runs it")
+        if self.failing:
+            raise Unwritable(f"table {self.uid}: its log cannot be written now")
+        self._pending.append({"uid": self.uid, "n": self.n, "kind": kind, "data": _json(data)})
         self.n += 1
+        if self._inline or not _looping():
+            try:
+                self.commit()
+            except Fenced:
+                raise
+            except Exception:  # not written, so not done: the entry is forgotten
+                self._pending.pop()
+                self.n -= 1
+                self.failing = False
+                raise
+        else:
+            self._flush_soon()
+
+    def commit(self) -> None:
+        """Commit every entry written so far, now (after a batch already on its way): the
+        barrier before what the database must see after them (a settlement, the
+        platform's seat, a stored record). A failure keeps them, to be committed again."""
+        batch, self._pending = self._pending, []
+        try:
+            self._insert(batch, self.n - len(batch))
+        except Fenced:
+            self._committed()
+            raise
+        except Exception:
+            self._pending[:0] = batch
+            if _looping():
+                self._flush_soon()
+            raise
+        self._committed()
+
+    def _flush_soon(self) -> None:
+        if self._flusher is None:
+            self._flusher = asyncio.get_running_loop().create_task(self._flush())
+
+    async def _flush(self) -> None:
+        """Commit the written entries batch by batch off the event loop; a failed batch
+        is tried again each second (`Unwritable` meanwhile), its frames held."""
+        try:
+            while self._pending and not self.fenced:
+                batch, self._pending = self._pending, []
+                try:
+                    await asyncio.to_thread(self._insert, batch, batch[0]["n"])
+                except Fenced:
+                    raise
+                except Exception:
+                    self._pending[:0] = batch
+                    log_event("log_failed", 40, uid=self.uid, exc_info=True)
+                    await asyncio.sleep(1)
+                    continue
+                self._committed()
+        except Fenced:
+            self._committed()
+            if self.on_fenced is not None:
+                self.on_fenced()
+        finally:
+            self._flusher = None
+
+    def _insert(self, batch: list[dict[str, Any]], start: int) -> None:
+        """Commit ``batch``, entries ``start`` on, in one transaction (any thread), once
+        the entries before it are (so the log never has a gap: an empty batch just waits
+        for them); `Fenced` if an entry of it is taken, `Unwritable` if the batch before
+        failed. ``act``, a crash point: after a decision's entry is committed, before
+        anything it led to is shown."""
+        with self._turn:
+            while self.durable != start and not self.fenced:
+                if self.failing:
+                    raise Unwritable(f"table {self.uid}: the entries before failed")
+                self._turn.wait()
+            if self.fenced:
+                raise Fenced(f"table {self.uid}: this process no longer runs it")
+            if not batch:
+                return
+            try:
+                with self.engine.begin() as db:
+                    db.execute(_INSERT, batch)
+            except sa.exc.IntegrityError:
+                self.fenced = True
+                first = batch[0]["n"]
+                raise Fenced(f"table {self.uid}: entry {first} was written elsewhere") from None
+            except Exception:
+                self.failing = True
+                raise
+            else:
+                self.failing = False
+                self.durable = batch[-1]["n"] + 1
+            finally:
+                self._turn.notify_all()
+        for row in batch:
+            if row["kind"] == "act":
+                crash_point("act")
+
+    def _committed(self) -> None:
+        """Wake the waiters whose entries are committed (all of them when fenced)."""
+        waiting = []
+        for n, done in self._waiters:
+            if self.fenced or self.durable >= n:
+                if not done.done():
+                    done.set_result(not self.fenced)
+            else:
+                waiting.append((n, done))
+        self._waiters = waiting
+
+    async def wait(self, n: int) -> bool:
+        """Wait until the first ``n`` entries are committed; False: fenced (never)."""
+        if self.fenced:
+            return False
+        if self.durable >= n:
+            return True
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._waiters.append((n, done))
+        return await done
 
     def write_in(self, db: sa.Connection, kind: str, data: dict[str, Any]) -> None:
-        """Append an entry in the caller's transaction (call `advanced` after its commit);
-        `Fenced` if another writer has it (the transaction then fails as a whole)."""
+        """Append an entry in the caller's transaction (call `advanced` after its commit;
+        `commit` the entries before it first, before that transaction begins); `Fenced` if
+        another writer has it (the transaction then fails as a whole)."""
         if self.fenced:
             raise Fenced(f"table {self.uid}: this process no longer runs it")
         try:
@@ -155,13 +300,24 @@ class TableLog:
     def advanced(self) -> None:
         """An entry written by `write_in` was committed."""
         self.n += 1
+        self.durable = self.n
 
     def close(self) -> None:
         """The table closed: it is not rebuilt at the next start."""
+        self.commit()
         with self.engine.begin() as db:
             db.execute(
                 table_logs.update().where(table_logs.c.uid == self.uid).values(closed=time.time())
             )
+
+
+def _looping() -> bool:
+    """Whether this thread runs an event loop (the server does; tests and tools may not)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _json(data: dict[str, Any]) -> str:

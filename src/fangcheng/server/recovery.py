@@ -96,10 +96,7 @@ def replay(table: Table, entries: list[Entry], now: int) -> None:
         elif kind == "seat" and isinstance(table, CoinTable):
             table._seated(data, now)
         elif kind == "leave":
-            if isinstance(table, CoinTable):
-                table.leave(data["person"], now, confirm=True)
-            else:
-                table.leave(data["person"], now)
+            table.leave(data["person"], now, confirm=True)
         elif kind == "start":
             if isinstance(table, CoinTable):
                 table._begin(now)
@@ -144,8 +141,7 @@ def bring_back(hub: Hub, uid: str, entries: list[Entry]) -> Table | None:
     None: everyone had left, or nobody is back to see the match end (it is closed)."""
     now = hub.now()
     table = rebuild(hub, uid, entries, now)
-    hub.tables[table.code] = table
-    hub.start_timer(table)
+    hub.run(table)
     for person in table.people():
         hub.sitting[person] = table.code
     if isinstance(table, CoinTable):

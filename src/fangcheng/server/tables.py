@@ -24,7 +24,7 @@ from typing import Any, Final, Literal, Protocol
 
 import msgspec
 
-from fangcheng.engine import Match, Round
+from fangcheng.engine import Match, Round, record_of
 from fangcheng.players import Bot, EfficientBot, make_bot
 from fangcheng.protocol import Action, Event, IllegalActionError, Observation, Phase, for_seat
 from fangcheng.protocol.wire import TableSettings, observation_data, observation_json
@@ -128,16 +128,18 @@ class _Sent:
 
 @dataclass
 class Table:
-    """One table; ``on_hand(table, hand index, round)`` stores a finished hand and
-    returns its id (None if it could not be stored). ``uid`` names it beyond the
-    server's life (codes are reused); ``log``: its action log (`fangcheng.server.log`),
-    every change the engine or the ledger depends on written there before it is made."""
+    """One table; ``on_hand(table, hand index, round, record)`` stores a finished hand
+    (its `record_of`) and returns its id (None if it could not be stored). ``uid`` names
+    it beyond the server's life (codes are reused); ``log``: its action log
+    (`fangcheng.server.log`), every change the engine or the ledger depends on written
+    there as it is made, and committed before a client is shown, or the database told,
+    what it led to."""
 
     code: str
     owner: int
     settings: TableSettings
     seed: int
-    on_hand: Callable[[Table, int, Round], int | None] = field(repr=False)
+    on_hand: Callable[[Table, int, Round, dict[str, Any]], int | None] = field(repr=False)
     practice: bool = False
     uid: str = field(default_factory=lambda: secrets.token_hex(6))
     log: TableLog | None = field(default=None, repr=False)
@@ -195,6 +197,12 @@ class Table:
             self.log.write(kind, data)
         return data
 
+    def _durable(self) -> None:
+        """Commit the log's entries so far: the barrier before the database is told what
+        they led to (a settlement, the platform's seat)."""
+        if self.log is not None:
+            self.log.commit()
+
     # --- seats and people ----------------------------------------------------------
 
     def seat_of(self, person: int) -> int | None:
@@ -234,20 +242,14 @@ class Table:
         self._broadcast_table()
         return free
 
-    def leave(self, person: int, now: int) -> None:
-        """The person leaves: between hands the seat empties (a bot takes it if a match
-        is on); during a hand a bot takes it at once (a point table: no 逃跑, D85)."""
+    def leave(self, person: int, now: int, confirm: bool = False) -> None:
+        """The person leaves, and `_vacate` says what becomes of the seat; ``confirm``:
+        a leave that must be confirmed is (a coin table's 逃跑; a point table asks none)."""
         seat = self.seat_of(person)
         if seat is None:
             return
         self._record("leave", lambda: {"person": person})
-        s = self.seats[seat]
-        if self.status in ("playing", "between"):
-            self.seats[seat] = Seat(
-                kind="bot", name="efficient bot", bot=self._new_bot("efficient", seat), bank=s.bank
-            )
-        else:
-            self.seats[seat] = Seat()
+        self._vacate(seat, person)
         heirs = [s.person for s in self.seats if s.kind == "person" and s.person is not None]
         if person == self.owner and heirs:  # the table passes to the next person
             self.owner = heirs[0]
@@ -255,6 +257,17 @@ class Table:
         for listener in [x for x in self._listeners if x.seat == seat]:
             del self._listeners[listener]
         self._advance(now)
+
+    def _vacate(self, seat: int, person: int) -> None:
+        """A person left the seat: between hands it empties (a bot takes it if a match is
+        on); during a hand a bot takes it at once (a point table: no 逃跑, D85)."""
+        s = self.seats[seat]
+        if self.status in ("playing", "between"):
+            self.seats[seat] = Seat(
+                kind="bot", name="efficient bot", bot=self._new_bot("efficient", seat), bank=s.bank
+            )
+        else:
+            self.seats[seat] = Seat()
 
     def has(self, listener: Listener) -> bool:
         return listener in self._listeners
@@ -410,7 +423,6 @@ class Table:
         data = self._record(
             "act", lambda: {"seat": seat, "action": str(action), "bank": bank, "seq": self.seq}
         )
-        crash_point("act")
         self.prompts.pop(seat, None)
         s.bank, self.seq = data["bank"], max(self.seq, data["seq"])
         self.round.act(seat, action)
@@ -539,8 +551,9 @@ class Table:
         match.finish(r)
         self._flush()  # the hand's last events before its settlement
         crash_point("hand_over")
-        extra = self._settle(r)
-        self.last_hand_id = self._store(r)
+        record = record_of(r)  # booked and stored alike
+        extra = self._settle(record)
+        self.last_hand_id = self._store(r, record)
         self._last_end = [
             {
                 "type": "hand_end",
@@ -557,18 +570,18 @@ class Table:
         self.next_deal = now + self.settings.between_ms
         self._broadcast_table()
 
-    def _settle(self, round_: Round) -> dict[str, Any]:
+    def _settle(self, record: dict[str, Any]) -> dict[str, Any]:
         """What a finished hand adds to its ``hand_end`` frame (a coin table's coins)."""
         return {}
 
-    def _store(self, round_: Round) -> int | None:
+    def _store(self, round_: Round, record: dict[str, Any]) -> int | None:
         """Store the finished hand (``on_hand`` writes its ``stored`` entry in the same
         transaction); replaying, the id the log says it was stored under."""
         if self._replaying():
             assert self._replay is not None
             data = self._replay.take_if("stored", lambda d: d["deal"] == self.deals)
             return None if data is None else int(data["id"])
-        return self.on_hand(self, self.hand, round_)
+        return self.on_hand(self, self.hand, round_, record)
 
     def _deal_or_end(self, now: int) -> None:
         assert self.match is not None
@@ -615,21 +628,27 @@ class Table:
     def _broadcast_table(self) -> None:
         self._send_all({"type": "table", "table": self.info()})
 
+    def events_for(self, seat: int | None) -> list[dict[str, Any]]:
+        """The current hand's events ``seat`` may know so far, as JSON values: what its
+        connections are sent and what is stored of the hand, each event redacted once."""
+        assert self.round is not None
+        if self._streams_deal != self.deals:
+            self._streams, self._streams_deal = {}, self.deals
+        stream = self._streams.get(seat)
+        if stream is None:
+            stream = self._streams[seat] = _SeatStream(self.round, seat)
+        return stream.read()
+
     def _flush(self) -> None:
         """Send each listener its new events, then its prompt or its view."""
         r = self.round
         if r is None or not self._listeners:
             return
-        if self._streams_deal != self.deals:
-            self._streams, self._streams_deal = {}, self.deals
         views: dict[int | None, list[dict[str, Any]]] = {}
         for listener, sent in self._listeners.items():
             seat = listener.seat
             if seat not in views:
-                stream = self._streams.get(seat)
-                if stream is None:
-                    stream = self._streams[seat] = _SeatStream(r, seat)
-                views[seat] = stream.read()
+                views[seat] = self.events_for(seat)
             events = views[seat]
             if sent.deal != self.deals:
                 sent.deal, sent.events, sent.prompt = self.deals, 0, None

@@ -1,0 +1,189 @@
+"""The action log committed off the event loop (docs/protocol.md "Crash safety"): inside
+a loop its entries are committed in batches by a worker thread, in order, and nothing a
+change led to is shown before its entries are committed; a second writer is still
+fenced, and a database that fails a batch stops the table until it is committed."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from fangcheng.server.app import Connection, _writer
+from fangcheng.server.log import Fenced, TableLog, Unwritable, read_log
+from fangcheng.server.store import Store
+from ledgerdb import BACKENDS, database
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    for url in database(request.param, tmp_path):
+        store = Store(url)
+        yield store
+        store.engine.dispose()
+
+
+class Gate:
+    """Holds the log's commits (in the worker thread) until opened; counts the batches."""
+
+    def __init__(self, log: TableLog) -> None:
+        self.open = threading.Event()
+        self.batches: list[list[int]] = []
+        self.insert = log._insert
+
+        def held(batch: list[dict[str, Any]], start: int) -> None:
+            if threading.current_thread() is not threading.main_thread():
+                assert self.open.wait(10)
+            self.insert(batch, start)
+            self.batches.append([row["n"] for row in batch])
+
+        log._insert = held  # type: ignore[method-assign]
+
+
+class Away:
+    """An engine whose first ``fails`` transactions fail (the database away)."""
+
+    def __init__(self, engine: sa.Engine, fails: int) -> None:
+        self.engine, self.fails = engine, fails
+
+    def begin(self) -> Any:
+        if self.fails:
+            self.fails -= 1
+            raise ConnectionError("the database is away")
+        return self.engine.begin()
+
+
+class Socket:
+    """What `_writer` writes to."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(text)
+
+    async def close(self, code: int) -> None:
+        self.sent.append(f"closed {code}")
+
+
+def _open(store: Store, uid: str = "u1") -> TableLog:
+    return TableLog.open(store.engine, uid, "ABCDEF", "point", {"code": "ABCDEF"})
+
+
+def test_entries_are_committed_in_order_in_batches_and_frames_wait_for_them(
+    store: Store,
+) -> None:
+    """Written inside a loop, entries are committed by the log's task (not at once);
+    what is written while a batch commits is the next batch; a frame sent after an entry
+    reaches the socket only once the entry is committed."""
+
+    async def test() -> None:
+        log = _open(store)
+        gate = Gate(log)
+        conn, ws = Connection(0, log), Socket()
+        writer = asyncio.create_task(_writer(ws, conn))  # type: ignore[arg-type]
+        log.write("sit", {"person": 1})
+        conn.send({"type": "table"})
+        await asyncio.sleep(0.05)  # the batch is held in the thread
+        log.write("sit", {"person": 2})
+        log.write("start", {"person": 1})
+        conn.send({"type": "events"})
+        await asyncio.sleep(0.05)
+        assert ws.sent == [] and log.durable == 1 and log.n == 4
+        gate.open.set()
+        await log.wait(log.n)
+        conn.queue.put_nowait(None)
+        await writer
+        assert gate.batches == [[1], [2, 3]]
+        assert ws.sent == ['{"type":"table"}', '{"type":"events"}']
+        kinds = [kind for kind, _ in read_log(store.engine, "u1")]
+        assert kinds == ["open", "sit", "sit", "start"]
+
+    asyncio.run(test())
+
+
+def test_the_barrier_commits_after_the_batch_on_its_way(store: Store) -> None:
+    """`commit` (before a settlement or a stored record) waits for the batch in the
+    thread, then commits the rest itself: the entries stay in order, none is lost."""
+
+    async def test() -> None:
+        log = _open(store)
+        gate = Gate(log)
+        log.write("sit", {"person": 1})
+        await asyncio.sleep(0.05)
+        log.write("sit", {"person": 2})
+        threading.Timer(0.05, gate.open.set).start()
+        log.commit()
+        assert log.durable == log.n == 3 and gate.batches == [[1], [2]]
+        await asyncio.sleep(0.05)  # the task ends with nothing left to commit
+        assert [d for _, d in read_log(store.engine, "u1")][1:] == [{"person": 1}, {"person": 2}]
+
+    asyncio.run(test())
+
+
+def test_a_fenced_batch_drops_the_table_and_shows_nothing(store: Store) -> None:
+    """Another process wrote the entry first: the batch fails as a whole, ``on_fenced``
+    is called, the frames waiting for it are never written, later writes are refused."""
+
+    async def test() -> None:
+        first = _open(store)
+        second = TableLog(store.engine, "u1", 1)  # rebuilt from the same entries elsewhere
+        second.write("sit", {"person": 2})
+        await second.wait(second.n)
+        dropped: list[bool] = []
+        first.on_fenced = lambda: dropped.append(True)
+        conn, ws = Connection(0, first), Socket()
+        writer = asyncio.create_task(_writer(ws, conn))  # type: ignore[arg-type]
+        first.write("sit", {"person": 1})
+        first.write("start", {"person": 1})
+        conn.send({"type": "table"})
+        assert not await first.wait(first.n)
+        await writer
+        assert dropped == [True] and first.fenced and ws.sent == []
+        with pytest.raises(Fenced):
+            first.write("leave", {"person": 1})
+        assert [d for _, d in read_log(store.engine, "u1")][1:] == [{"person": 2}]
+
+    asyncio.run(test())
+
+
+def test_a_failed_batch_is_committed_again_and_nothing_more_is_written_meanwhile(
+    store: Store,
+) -> None:
+    """The database fails a batch: it is kept and tried again (each second), writes are
+    refused (`Unwritable`: the table does nothing) until it is committed."""
+
+    async def test() -> None:
+        log = _open(store)
+        log.engine = Away(log.engine, 1)  # type: ignore[assignment]
+        log.write("sit", {"person": 1})
+        await asyncio.sleep(0.1)
+        assert log.failing and log.durable == 1
+        with pytest.raises(Unwritable):
+            log.write("sit", {"person": 2})
+        assert await asyncio.wait_for(log.wait(log.n), 5)
+        assert not log.failing and log.n == 2
+        log.write("sit", {"person": 2})
+        await log.wait(log.n)
+        assert [d for _, d in read_log(store.engine, "u1")][1:] == [{"person": 1}, {"person": 2}]
+
+    asyncio.run(test())
+
+
+def test_outside_a_loop_an_entry_is_committed_at_once_or_not_written(store: Store) -> None:
+    """Tools and tests without a loop: `write` commits before it returns; a failure
+    forgets the entry (the table does not act on it)."""
+    log = _open(store)
+    log.write("sit", {"person": 1})
+    assert log.durable == log.n == 2
+
+    log.engine = Away(log.engine, 1)  # type: ignore[assignment]
+    with pytest.raises(ConnectionError):
+        log.write("sit", {"person": 2})
+    assert log.n == 2 and not log.failing
+    assert len(read_log(store.engine, "u1")) == 2
