@@ -10,7 +10,10 @@
 play ``N`` hands per rule set; each of the expert's decisions with a choice is timed in
 process CPU time (other work on the machine does not count): mean, median, 90th
 percentile and max. ``strength``: ``fangcheng simulate --duplicate`` of one expert
-against three ``strong`` at each budget, expert − strong per hand with its 95% interval;
+against three ``strong`` at each budget, expert − strong per hand with its 95% interval,
+the walls whose difference is not 0 (an expert that keeps the strong bot's every choice
+plays its very game, so only walls where it overruled carry a difference), the expert's
+wins and deal-ins per hand beside the strong players' range;
 ``--policy``, the seat's own playout bot, and ``--phases``, the decisions searched. An
 expert other than the default is a bot kind registered here, ``expert@P:policy:phases``.
 """
@@ -85,10 +88,19 @@ def strength(args: argparse.Namespace) -> None:
             s = simulate(rules, args.hands, [name, "strong", "strong", "strong"],
                          seed=args.seed, workers=args.workers, duplicate=True)  # fmt: skip
             diff, ci = s.difference(name, "strong")
+            mine, theirs = s.units([0]), s.units(s.players_of("strong"))
+            moved = sum(a != b for a, b in zip(mine, theirs, strict=True))
+            me, strongs = s.seats[0], s.seats[1:]
             print(
                 f"   {name:<28}{rules:<18}{s.hands:6} hands  expert − strong {diff:+6.2f}"
-                f" ± {ci:5.2f}  wins {s.seats[0].win_rate:.1%}"
-                f"  ({time.monotonic() - start:.0f} s)"
+                f" ± {ci:5.2f}  walls differing {moved}/{len(mine)}"
+                f"  expert wins {me.win_rate:.1%} deals in {me.deal_in_rate:.1%}"
+                f"  strongs {min(x.win_rate for x in strongs):.1%}"
+                f"–{max(x.win_rate for x in strongs):.1%}"
+                f" / {min(x.deal_in_rate for x in strongs):.1%}"
+                f"–{max(x.deal_in_rate for x in strongs):.1%}"
+                f"  ({time.monotonic() - start:.0f} s)",
+                flush=True,
             )
 
 

@@ -362,14 +362,24 @@ class ExpertBot(Bot):
         candidates: int = CANDIDATES,
         policy: type[Bot] = StrongBot,
         phases: frozenset[Phase] = SEARCHED,
+        margin: float = MARGIN,
     ) -> None:
         """``playouts`` per searched decision, shared among its options; ``candidates``:
         the discards compared; ``policy``: the seat's own playout bot; ``phases``: the
-        decisions searched (of `Phase.TURN`, `Phase.CLAIM` and `Phase.QUE`)."""
+        decisions searched (of `Phase.TURN`, `Phase.CLAIM` and `Phase.QUE`); ``margin``:
+        the standard errors by which a rival must win.
+
+        The strong bot inside draws from ``rng`` itself, exactly as a plain strong bot
+        at this seat would (it breaks ties at random, and ties are common), and the
+        search from a generator seeded by a copy of ``rng``'s state, not by a draw from
+        it: where the expert keeps every choice it plays the strong bot's very game, so
+        in duplicate mode (each seat's generator fixed by the wall and the seat) a wall
+        on which it never overrules differs from the strong rotations by exactly 0."""
         super().__init__(rng)
-        self.strong = StrongBot(random.Random(rng.getrandbits(64)))
+        self.strong = StrongBot(rng)
+        self.search_rng = random.Random(repr(rng.getstate()))
         self.playouts, self.candidates, self.policy = playouts, candidates, policy
-        self.phases = phases
+        self.phases, self.margin = phases, margin
 
     def act(self, observation: Observation) -> Action:
         choice = self.strong.act(observation)  # every observation: it tracks the table
@@ -400,7 +410,10 @@ class ExpertBot(Bot):
             return [choice]
         discards = [a for a in obs.legal if a.kind is Act.DISCARD]
         if choice.kind in _KONGS:  # the rival: the discard it would make instead
-            return [choice, self.strong.discard(table_of(obs), discards)]
+            state = self.rng.getstate()  # its tie-break is not a draw of the seat's game
+            instead = self.strong.discard(table_of(obs), discards)
+            self.rng.setstate(state)
+            return [choice, instead]
         if choice.kind not in (Act.DISCARD, Act.READY):
             return [choice]
         out = self.choices(obs, choice)
@@ -429,19 +442,20 @@ class ExpertBot(Bot):
         playouts would otherwise overrule a good heuristic at random."""
         worlds = max(2, self.playouts // len(options))
         ready = self.strong.threats(obs)
+        rng = self.search_rng
         results: list[list[int]] = [[] for _ in options]
         for _ in range(worlds):
-            seeds = [self.rng.getrandbits(64) for _ in range(4)]
-            state = self.rng.getstate()
+            seeds = [rng.getrandbits(64) for _ in range(4)]
+            state = rng.getstate()
             for i, action in enumerate(options):
-                self.rng.setstate(state)  # the same world for every option
-                world = sample_world(obs, self.rng, ready)
+                rng.setstate(state)  # the same world for every option
+                world = sample_world(obs, rng, ready)
                 results[i].append(play_out(world, obs.seat, action, seeds, self.policy))
         best, best_gain = 0, 0.0
         for i in range(1, len(options)):
             diffs = [a - b for a, b in zip(results[i], results[0], strict=True)]
             gain = fmean(diffs)
-            if gain > best_gain and gain > MARGIN * stdev(diffs) / sqrt(len(diffs)):
+            if gain > best_gain and gain > self.margin * stdev(diffs) / sqrt(len(diffs)):
                 best, best_gain = i, gain
         return options[best]
 
