@@ -4,7 +4,7 @@
         [--rules NAME ...] [--seed S]
     .venv/bin/python benchmarks/bench_expert.py strength [--playouts P ...] [--hands N]
         [--rules NAME ...] [--seed S] [--workers W] [--policy efficient|strong]
-        [--phases turn,claim,que]
+        [--phases turn,claim,que] [--opponents efficient|strong] [--fold T|none]
 
 ``time``: one expert (``P`` playouts per searched decision) and three ``strong`` seats
 play ``N`` hands per rule set; each of the expert's decisions with a choice is timed in
@@ -14,8 +14,10 @@ against three ``strong`` at each budget, expert − strong per hand with its 95%
 the walls whose difference is not 0 (an expert that keeps the strong bot's every choice
 plays its very game, so only walls where it overruled carry a difference), the expert's
 wins and deal-ins per hand beside the strong players' range;
-``--policy``, the seat's own playout bot, and ``--phases``, the decisions searched. An
-expert other than the default is a bot kind registered here, ``expert@P:policy:phases``.
+``--policy``, the seat's own playout bot, ``--opponents`` the others', ``--phases``, the
+decisions searched, ``--fold`` the threat from which the safest discard is a rival. An
+expert other than the default is a bot kind registered here,
+``expert@P:policy:phases:opponents:fold``.
 """
 
 from __future__ import annotations
@@ -26,26 +28,36 @@ import time
 from statistics import fmean, median, quantiles
 from typing import Final
 
-from fangcheng.ai.expert import PLAYOUTS, SEARCHED, ExpertBot
+from fangcheng.ai.expert import FOLD, PLAYOUTS, SEARCHED, ExpertBot
 from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
-from fangcheng.players.bots import EfficientBot, StrongBot, register_bot
+from fangcheng.players.bots import EfficientBot, StrongBot, make_bot, register_bot
 from fangcheng.protocol.observation import Phase
 from fangcheng.rules.ruleset import ALL_RULES
 
 POLICIES: Final = {"efficient": EfficientBot, "strong": StrongBot}
 
 
-def kind(playouts: int, policy: str, phases: frozenset[Phase]) -> str:
+def kind(playouts: int, args: argparse.Namespace) -> str:
     """The bot kind of an expert of these arguments, registered on first use."""
-    if (playouts, POLICIES[policy], phases) == (PLAYOUTS, StrongBot, SEARCHED):
+    phases = frozenset(Phase(p) for p in args.phases.split(","))
+    fold = None if args.fold == "none" else float(args.fold)
+    options = {
+        "playouts": playouts,
+        "policy": POLICIES[args.policy],
+        "phases": phases,
+        "opponents": POLICIES[args.opponents],
+        "fold": fold,
+    }
+    defaults = (PLAYOUTS, StrongBot, SEARCHED, EfficientBot, FOLD)
+    if tuple(options.values()) == defaults:
         return "expert"
     searched = "+".join(sorted(p.value for p in phases))
-    name = f"expert@{playouts}:{policy}:{searched}"
+    name = f"expert@{playouts}:{args.policy}:{searched}:{args.opponents}:{args.fold}"
 
     class Variant(ExpertBot):
         def __init__(self, rng: random.Random) -> None:
-            super().__init__(rng, playouts=playouts, policy=POLICIES[policy], phases=phases)
+            super().__init__(rng, **options)  # type: ignore[arg-type]
 
     Variant.name = name
     register_bot(Variant)
@@ -60,7 +72,7 @@ def timing(args: argparse.Namespace) -> None:
             for hand in range(args.hands):
                 round_ = Round(rules, seed=args.seed * 1000 + hand, dealer=hand % 4)
                 bots = [
-                    ExpertBot(random.Random(hand), playouts=playouts),
+                    make_bot(kind(playouts, args), random.Random(hand)),
                     *(StrongBot(random.Random(hand * 4 + s)) for s in (1, 2, 3)),
                 ]
                 while not round_.over:
@@ -80,9 +92,8 @@ def timing(args: argparse.Namespace) -> None:
 
 
 def strength(args: argparse.Namespace) -> None:
-    phases = frozenset(Phase(p) for p in args.phases.split(","))
     for playouts in args.playouts:
-        name = kind(playouts, args.policy, phases)
+        name = kind(playouts, args)
         for rules in args.rules:
             start = time.monotonic()
             s = simulate(rules, args.hands, [name, "strong", "strong", "strong"],
@@ -115,6 +126,13 @@ def main() -> None:
     parser.add_argument("--policy", choices=list(POLICIES), default="strong",
                         help="the expert seat's own playout bot")  # fmt: skip
     parser.add_argument("--phases", default="turn", help="decisions searched: turn,claim,que")
+    parser.add_argument("--opponents", choices=list(POLICIES), default="efficient",
+                        help="the other seats' playout bot")  # fmt: skip
+    parser.add_argument(
+        "--fold",
+        default=str(FOLD),
+        help="the threat from which the safest discard is searched, or none",
+    )
     args = parser.parse_args()
     (timing if args.what == "time" else strength)(args)
 
