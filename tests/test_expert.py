@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from fangcheng.ai.expert import ExpertBot, WorldError, sample_world
+from fangcheng.ai.expert import FOLD, ExpertBot, WorldError, sample_world
 from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
-from fangcheng.players.bots import BOTS, Bot, StrongBot, make_bot
+from fangcheng.players.bots import BOTS, Bot, StrongBot, make_bot, table_of
 from fangcheng.protocol.actions import Act
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.rules.requirements import is_legal_win
@@ -232,3 +232,30 @@ def test_an_expert_that_never_overrules_plays_the_strong_bots_very_game(
         name, 8, [Unmoved.name, "strong", "strong", "strong"], seed=1, duplicate=True
     )
     assert summary.difference(Unmoved.name, "strong") == (0.0, 0.0)
+
+
+def test_the_safest_discard_is_weighed_only_while_another_seat_may_well_be_ready() -> None:
+    """The strong bot folds only against 报听, which sichuan lacks: the search offers the
+    safest discard as a rival from `FOLD` on; other discards only at the least distance."""
+    rules = find_rules("sichuan")
+    folding, never = ExpertBot(random.Random(0)), ExpertBot(random.Random(0), fold=None)
+    further = 0
+    for _, obs in decisions(rules, range(3), (Phase.TURN,)):
+        choice = folding.strong.act(obs)
+        never.strong.act(obs)
+        if choice.kind is not Act.DISCARD:
+            continue
+        table = table_of(obs)
+        legal = [a for a in obs.legal if a.kind is Act.DISCARD]
+        faces = folding.strong.discard_faces(table, legal)
+        distance = {t: d for d, _, t in folding.strong.ranked(table, obs.hand, table.melds, faces)}
+        least = min(distance.values())
+        rivals = [a.tile for a in folding.options(obs, choice)[1:] if a.kind is Act.DISCARD]
+        far = [t for t in rivals if distance[t] > least]
+        assert len(far) <= 1
+        if far:
+            assert max(folding.strong.threats(obs)) >= FOLD
+            further += 1
+        plain = [a.tile for a in never.options(obs, choice)[1:] if a.kind is Act.DISCARD]
+        assert all(distance[t] == least for t in plain)
+    assert further > 0

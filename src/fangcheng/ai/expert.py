@@ -20,14 +20,18 @@ value: the tile to move on (or the discard) did not follow a kong, no 刮风下�
 back (退税). `_set_state` is the one place that writes the engine's state directly.
 
 `ExpertBot` keeps the strong bot's choice unless a rival beats it clearly: at a turn its
-best few discards, the same discard with or without 报听, a kong made or not; on request
-(`ExpertBot.phases`; searching claims lost in baicheng) at a claim every other answer,
-and every other 缺. Each is played out to the end of the hand in the same
-sampled worlds with the same playout seeds (common random numbers), the seat by its own
-playout policy (the strong bot: efficient playouts misjudged its follow-up) and the
-others by efficient bots, and a rival is taken only where its mean
-coins for the seat beat the strong bot's choice by `MARGIN` standard errors of the
-paired differences. 漂 is the strong bot's: playouts of equal bots cannot value a bet.
+next best discards at the least distance, the safest discard while another seat may
+well be ready (the strong bot folds only against 报听), the same discard with or without
+报听, a kong made or not; on request (`ExpertBot.phases`; searching claims lost in
+baicheng) at a claim every other answer, and every other 缺. Each is played out to the
+end of the hand in the same sampled worlds with the same playout seeds (common random
+numbers), the seat by its own playout policy (the strong bot: efficient playouts
+misjudged its follow-up) and the others by efficient bots: a pilot of a few worlds for
+every option, then the rest of the budget on the choice and the rival that led. That
+rival is taken only where its mean coins for the seat beat the strong bot's choice by
+`MARGIN` standard errors of the paired differences. The strong bot inside draws the
+seat's own generator, so an expert that keeps every choice plays the strong bot's game.
+漂 is the strong bot's: playouts of equal bots cannot value a bet.
 """
 
 from __future__ import annotations
