@@ -4,7 +4,7 @@
         [--rules NAME ...] [--seed S]
     .venv/bin/python benchmarks/bench_expert.py strength [--playouts P ...] [--hands N]
         [--rules NAME ...] [--seed S] [--workers W] [--policy efficient|strong]
-        [--phases turn,claim,que] [--opponents efficient|strong] [--fold T|none]
+        [--phases turn,claim,que] [--opponents efficient|strong] [--fold T|none] [--margin M]
 
 ``time``: one expert (``P`` playouts per searched decision) and three ``strong`` seats
 play ``N`` hands per rule set; each of the expert's decisions with a choice is timed in
@@ -15,9 +15,9 @@ the walls whose difference is not 0 (an expert that keeps the strong bot's every
 plays its very game, so only walls where it overruled carry a difference), the expert's
 wins and deal-ins per hand beside the strong players' range;
 ``--policy``, the seat's own playout bot, ``--opponents`` the others', ``--phases``, the
-decisions searched, ``--fold`` the threat from which the safest discard is a rival. An
-expert other than the default is a bot kind registered here,
-``expert@P:policy:phases:opponents:fold``.
+decisions searched, ``--fold`` the threat from which the safest discard is a rival,
+``--margin`` the standard errors by which a rival must win. An expert other than the
+default is a bot kind registered here, ``expert@P:policy:phases:opponents:fold:margin``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import time
 from statistics import fmean, median, quantiles
 from typing import Final
 
-from fangcheng.ai.expert import FOLD, PLAYOUTS, SEARCHED, ExpertBot
+from fangcheng.ai.expert import FOLD, MARGIN, PLAYOUTS, SEARCHED, ExpertBot
 from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
 from fangcheng.players.bots import EfficientBot, StrongBot, make_bot, register_bot
@@ -48,12 +48,13 @@ def kind(playouts: int, args: argparse.Namespace) -> str:
         "phases": phases,
         "opponents": POLICIES[args.opponents],
         "fold": fold,
+        "margin": args.margin,
     }
-    defaults = (PLAYOUTS, StrongBot, SEARCHED, EfficientBot, FOLD)
+    defaults = (PLAYOUTS, StrongBot, SEARCHED, EfficientBot, FOLD, MARGIN)
     if tuple(options.values()) == defaults:
         return "expert"
     searched = "+".join(sorted(p.value for p in phases))
-    name = f"expert@{playouts}:{args.policy}:{searched}:{args.opponents}:{args.fold}"
+    name = f"expert@{playouts}:{args.policy}:{searched}:{args.opponents}:{args.fold}:{args.margin}"
 
     class Variant(ExpertBot):
         def __init__(self, rng: random.Random) -> None:
