@@ -134,6 +134,9 @@ def main() -> None:
         default=str(FOLD),
         help="the threat from which the safest discard is searched, or none",
     )
+    parser.add_argument(
+        "--margin", type=float, default=MARGIN, help="standard errors by which a rival must win"
+    )
     args = parser.parse_args()
     (timing if args.what == "time" else strength)(args)
 
