@@ -4,15 +4,20 @@
         [--rules NAME ...] [--seed S]
     .venv/bin/python benchmarks/bench_expert.py strength [--playouts P ...] [--hands N]
         [--rules NAME ...] [--seed S] [--workers W] [--policy efficient|strong]
-        [--phases turn,claim,que]
+        [--phases turn,claim,que] [--opponents efficient|strong] [--fold T|none] [--margin M]
 
 ``time``: one expert (``P`` playouts per searched decision) and three ``strong`` seats
 play ``N`` hands per rule set; each of the expert's decisions with a choice is timed in
 process CPU time (other work on the machine does not count): mean, median, 90th
 percentile and max. ``strength``: ``fangcheng simulate --duplicate`` of one expert
-against three ``strong`` at each budget, expert − strong per hand with its 95% interval;
-``--policy``, the seat's own playout bot, and ``--phases``, the decisions searched. An
-expert other than the default is a bot kind registered here, ``expert@P:policy:phases``.
+against three ``strong`` at each budget, expert − strong per hand with its 95% interval,
+the walls whose difference is not 0 (an expert that keeps the strong bot's every choice
+plays its very game, so only walls where it overruled carry a difference), the expert's
+wins and deal-ins per hand beside the strong players' range;
+``--policy``, the seat's own playout bot, ``--opponents`` the others', ``--phases``, the
+decisions searched, ``--fold`` the threat from which the safest discard is a rival,
+``--margin`` the standard errors by which a rival must win. An expert other than the
+default is a bot kind registered here, ``expert@P:policy:phases:opponents:fold:margin``.
 """
 
 from __future__ import annotations
@@ -23,26 +28,37 @@ import time
 from statistics import fmean, median, quantiles
 from typing import Final
 
-from fangcheng.ai.expert import PLAYOUTS, SEARCHED, ExpertBot
+from fangcheng.ai.expert import FOLD, MARGIN, PLAYOUTS, SEARCHED, ExpertBot
 from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
-from fangcheng.players.bots import EfficientBot, StrongBot, register_bot
+from fangcheng.players.bots import EfficientBot, StrongBot, make_bot, register_bot
 from fangcheng.protocol.observation import Phase
 from fangcheng.rules.ruleset import ALL_RULES
 
 POLICIES: Final = {"efficient": EfficientBot, "strong": StrongBot}
 
 
-def kind(playouts: int, policy: str, phases: frozenset[Phase]) -> str:
+def kind(playouts: int, args: argparse.Namespace) -> str:
     """The bot kind of an expert of these arguments, registered on first use."""
-    if (playouts, POLICIES[policy], phases) == (PLAYOUTS, StrongBot, SEARCHED):
+    phases = frozenset(Phase(p) for p in args.phases.split(","))
+    fold = None if args.fold == "none" else float(args.fold)
+    options = {
+        "playouts": playouts,
+        "policy": POLICIES[args.policy],
+        "phases": phases,
+        "opponents": POLICIES[args.opponents],
+        "fold": fold,
+        "margin": args.margin,
+    }
+    defaults = (PLAYOUTS, StrongBot, SEARCHED, EfficientBot, FOLD, MARGIN)
+    if tuple(options.values()) == defaults:
         return "expert"
     searched = "+".join(sorted(p.value for p in phases))
-    name = f"expert@{playouts}:{policy}:{searched}"
+    name = f"expert@{playouts}:{args.policy}:{searched}:{args.opponents}:{args.fold}:{args.margin}"
 
     class Variant(ExpertBot):
         def __init__(self, rng: random.Random) -> None:
-            super().__init__(rng, playouts=playouts, policy=POLICIES[policy], phases=phases)
+            super().__init__(rng, **options)  # type: ignore[arg-type]
 
     Variant.name = name
     register_bot(Variant)
@@ -57,7 +73,7 @@ def timing(args: argparse.Namespace) -> None:
             for hand in range(args.hands):
                 round_ = Round(rules, seed=args.seed * 1000 + hand, dealer=hand % 4)
                 bots = [
-                    ExpertBot(random.Random(hand), playouts=playouts),
+                    make_bot(kind(playouts, args), random.Random(hand)),
                     *(StrongBot(random.Random(hand * 4 + s)) for s in (1, 2, 3)),
                 ]
                 while not round_.over:
@@ -77,18 +93,26 @@ def timing(args: argparse.Namespace) -> None:
 
 
 def strength(args: argparse.Namespace) -> None:
-    phases = frozenset(Phase(p) for p in args.phases.split(","))
     for playouts in args.playouts:
-        name = kind(playouts, args.policy, phases)
+        name = kind(playouts, args)
         for rules in args.rules:
             start = time.monotonic()
             s = simulate(rules, args.hands, [name, "strong", "strong", "strong"],
                          seed=args.seed, workers=args.workers, duplicate=True)  # fmt: skip
             diff, ci = s.difference(name, "strong")
+            mine, theirs = s.units([0]), s.units(s.players_of("strong"))
+            moved = sum(a != b for a, b in zip(mine, theirs, strict=True))
+            me, strongs = s.seats[0], s.seats[1:]
             print(
                 f"   {name:<28}{rules:<18}{s.hands:6} hands  expert − strong {diff:+6.2f}"
-                f" ± {ci:5.2f}  wins {s.seats[0].win_rate:.1%}"
-                f"  ({time.monotonic() - start:.0f} s)"
+                f" ± {ci:5.2f}  walls differing {moved}/{len(mine)}"
+                f"  expert wins {me.win_rate:.1%} deals in {me.deal_in_rate:.1%}"
+                f"  strongs {min(x.win_rate for x in strongs):.1%}"
+                f"–{max(x.win_rate for x in strongs):.1%}"
+                f" / {min(x.deal_in_rate for x in strongs):.1%}"
+                f"–{max(x.deal_in_rate for x in strongs):.1%}"
+                f"  ({time.monotonic() - start:.0f} s)",
+                flush=True,
             )
 
 
@@ -103,6 +127,16 @@ def main() -> None:
     parser.add_argument("--policy", choices=list(POLICIES), default="strong",
                         help="the expert seat's own playout bot")  # fmt: skip
     parser.add_argument("--phases", default="turn", help="decisions searched: turn,claim,que")
+    parser.add_argument("--opponents", choices=list(POLICIES), default="efficient",
+                        help="the other seats' playout bot")  # fmt: skip
+    parser.add_argument(
+        "--fold",
+        default=str(FOLD),
+        help="the threat from which the safest discard is searched, or none",
+    )
+    parser.add_argument(
+        "--margin", type=float, default=MARGIN, help="standard errors by which a rival must win"
+    )
     args = parser.parse_args()
     (timing if args.what == "time" else strength)(args)
 

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterator
 
 import pytest
 
-from fangcheng.ai.expert import ExpertBot, WorldError, sample_world
+from fangcheng.ai.expert import FOLD, ExpertBot, WorldError, sample_world
+from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
-from fangcheng.players.bots import BOTS, Bot, StrongBot, make_bot
+from fangcheng.players.bots import BOTS, Bot, StrongBot, make_bot, table_of
 from fangcheng.protocol.actions import Act
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.rules.requirements import is_legal_win
@@ -199,3 +201,61 @@ def test_by_default_only_the_seats_own_turns_are_searched() -> None:
         choice = bot.strong.act(obs)
         assert bot.options(obs, choice) == [choice]
         assert bot.act(obs) == choice
+
+
+class Unmoved(ExpertBot):
+    """An expert that searches but never overrules: no rival beats an infinite margin."""
+
+    name = "expert-unmoved"
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng, playouts=4, candidates=2, margin=math.inf)
+
+
+@pytest.mark.parametrize("name", ["baicheng", "sichuan"])
+def test_an_expert_that_never_overrules_plays_the_strong_bots_very_game(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its strong bot draws the seat's own stream and its search another one, so the
+    game is the strong bot's to the last tie-break: duplicate mode's common random
+    numbers then leave a wall it never deviated on a difference of exactly 0."""
+    rules = find_rules(name)
+    for seed in range(3):
+        searched = Unmoved(random.Random(seed))
+        with_expert = play(
+            rules, seed, [searched, *(StrongBot(random.Random(s)) for s in (1, 2, 3))]
+        )
+        plain = play(rules, seed, [StrongBot(random.Random(s)) for s in (seed, 1, 2, 3)])
+        assert with_expert.decisions == plain.decisions
+    monkeypatch.setitem(BOTS, Unmoved.name, Unmoved)  # for this test alone
+    summary = simulate(
+        name, 8, [Unmoved.name, "strong", "strong", "strong"], seed=1, duplicate=True
+    )
+    assert summary.difference(Unmoved.name, "strong") == (0.0, 0.0)
+
+
+def test_the_safest_discard_is_weighed_only_while_another_seat_may_well_be_ready() -> None:
+    """The strong bot folds only against 报听, which sichuan lacks: the search offers the
+    safest discard as a rival from `FOLD` on; other discards only at the least distance."""
+    rules = find_rules("sichuan")
+    folding, never = ExpertBot(random.Random(0)), ExpertBot(random.Random(0), fold=None)
+    further = 0
+    for _, obs in decisions(rules, range(3), (Phase.TURN,)):
+        choice = folding.strong.act(obs)
+        never.strong.act(obs)
+        if choice.kind is not Act.DISCARD:
+            continue
+        table = table_of(obs)
+        legal = [a for a in obs.legal if a.kind is Act.DISCARD]
+        faces = folding.strong.discard_faces(table, legal)
+        distance = {t: d for d, _, t in folding.strong.ranked(table, obs.hand, table.melds, faces)}
+        least = min(distance.values())
+        rivals = [a.tile for a in folding.options(obs, choice)[1:] if a.kind is Act.DISCARD]
+        far = [t for t in rivals if distance[t] > least]
+        assert len(far) <= 1
+        if far:
+            assert max(folding.strong.threats(obs)) >= FOLD
+            further += 1
+        plain = [a.tile for a in never.options(obs, choice)[1:] if a.kind is Act.DISCARD]
+        assert all(distance[t] == least for t in plain)
+    assert further > 0

@@ -20,14 +20,18 @@ value: the tile to move on (or the discard) did not follow a kong, no 刮风下�
 back (退税). `_set_state` is the one place that writes the engine's state directly.
 
 `ExpertBot` keeps the strong bot's choice unless a rival beats it clearly: at a turn its
-best few discards, the same discard with or without 报听, a kong made or not; on request
-(`ExpertBot.phases`; searching claims lost in baicheng) at a claim every other answer,
-and every other 缺. Each is played out to the end of the hand in the same
-sampled worlds with the same playout seeds (common random numbers), the seat by its own
-playout policy (the strong bot: efficient playouts misjudged its follow-up) and the
-others by efficient bots, and a rival is taken only where its mean
-coins for the seat beat the strong bot's choice by `MARGIN` standard errors of the
-paired differences. 漂 is the strong bot's: playouts of equal bots cannot value a bet.
+next best discards at the least distance, the safest discard while another seat may
+well be ready (the strong bot folds only against 报听), the same discard with or without
+报听, a kong made or not; on request (`ExpertBot.phases`; searching claims lost in
+baicheng) at a claim every other answer, and every other 缺. Each is played out to the
+end of the hand in the same sampled worlds with the same playout seeds (common random
+numbers), the seat by its own playout policy (the strong bot: efficient playouts
+misjudged its follow-up) and the others by efficient bots: a pilot of a few worlds for
+every option, then the rest of the budget on the choice and the rival that led. That
+rival is taken only where its mean coins for the seat beat the strong bot's choice by
+`MARGIN` standard errors of the paired differences. The strong bot inside draws the
+seat's own generator, so an expert that keeps every choice plays the strong bot's game.
+漂 is the strong bot's: playouts of equal bots cannot value a bet.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ PLAYOUTS: Final = 24
 CANDIDATES: Final = 3
 #: Standard errors by which a rival must beat the strong bot's choice to be taken.
 MARGIN: Final = 1.5
+#: A seat's chance of being ready from which the safest discard is searched too.
+FOLD: Final = 0.5
 #: The decisions searched by default: the seat's own turns. Searching claims too lost
 #: clearly in baicheng (benchmarks/RESULTS.md); they and 定缺 are searched on request.
 SEARCHED: Final = frozenset({Phase.TURN})
@@ -331,14 +337,19 @@ def _set_state(
 
 
 def play_out(
-    world: Round, seat: int, action: Action, seeds: list[int], own: type[Bot] = EfficientBot
+    world: Round,
+    seat: int,
+    action: Action,
+    seeds: list[int],
+    own: type[Bot] = EfficientBot,
+    others: type[Bot] = EfficientBot,
 ) -> int:
     """Coins ``seat`` moves in ``world`` from here to the end, taking ``action`` first,
-    its later decisions the ``own`` bot's and the others' the efficient bot's (seeded by
-    ``seeds``, one a seat)."""
+    its later decisions the ``own`` bot's and the other seats' the ``others`` bot's
+    (seeded by ``seeds``, one a seat)."""
     before = sum(item.deltas[seat] for item in world.items)
     world.act(seat, action)
-    bots = [(own if s == seat else EfficientBot)(random.Random(x)) for s, x in enumerate(seeds)]
+    bots = [(own if s == seat else others)(random.Random(x)) for s, x in enumerate(seeds)]
     while not world.over:
         for s in world.pending():
             world.act(s, bots[s].act(world.observe(s)))
@@ -362,14 +373,28 @@ class ExpertBot(Bot):
         candidates: int = CANDIDATES,
         policy: type[Bot] = StrongBot,
         phases: frozenset[Phase] = SEARCHED,
+        margin: float = MARGIN,
+        opponents: type[Bot] = EfficientBot,
+        fold: float | None = FOLD,
     ) -> None:
         """``playouts`` per searched decision, shared among its options; ``candidates``:
         the discards compared; ``policy``: the seat's own playout bot; ``phases``: the
-        decisions searched (of `Phase.TURN`, `Phase.CLAIM` and `Phase.QUE`)."""
+        decisions searched (of `Phase.TURN`, `Phase.CLAIM` and `Phase.QUE`); ``margin``:
+        the standard errors by which a rival must win; ``opponents``: the other seats'
+        playout bot; ``fold``: the threat (a seat's chance of being ready) from which the
+        safest discard is a rival too (None: never).
+
+        The strong bot inside draws from ``rng`` itself, exactly as a plain strong bot
+        at this seat would (it breaks ties at random, and ties are common), and the
+        search from a generator seeded by a copy of ``rng``'s state, not by a draw from
+        it: where the expert keeps every choice it plays the strong bot's very game, so
+        in duplicate mode (each seat's generator fixed by the wall and the seat) a wall
+        on which it never overrules differs from the strong rotations by exactly 0."""
         super().__init__(rng)
-        self.strong = StrongBot(random.Random(rng.getrandbits(64)))
+        self.strong = StrongBot(rng)
+        self.search_rng = random.Random(repr(rng.getstate()))
         self.playouts, self.candidates, self.policy = playouts, candidates, policy
-        self.phases = phases
+        self.phases, self.margin, self.opponents, self.fold = phases, margin, opponents, fold
 
     def act(self, observation: Observation) -> Action:
         choice = self.strong.act(observation)  # every observation: it tracks the table
@@ -400,7 +425,10 @@ class ExpertBot(Bot):
             return [choice]
         discards = [a for a in obs.legal if a.kind is Act.DISCARD]
         if choice.kind in _KONGS:  # the rival: the discard it would make instead
-            return [choice, self.strong.discard(table_of(obs), discards)]
+            state = self.rng.getstate()  # its tie-break is not a draw of the seat's game
+            instead = self.strong.discard(table_of(obs), discards)
+            self.rng.setstate(state)
+            return [choice, instead]
         if choice.kind not in (Act.DISCARD, Act.READY):
             return [choice]
         out = self.choices(obs, choice)
@@ -411,39 +439,77 @@ class ExpertBot(Bot):
         return out
 
     def choices(self, obs: Observation, choice: Action) -> list[Action]:
-        """The strong bot's choice and its next best discards, by its ranking."""
-        discards = {a.tile: a for a in obs.legal if a.kind is Act.DISCARD and a.tile is not None}
+        """The strong bot's choice, its next best discards by its ranking of those at the
+        least distance (a discard further from ready rarely wins, and every rival is a
+        chance of a noisy overrule), and while another seat may well be ready the safest
+        discard by its reading (it folds only against a declared seat): the playouts,
+        whose worlds deal that seat a ready hand as often, weigh folding against attack."""
+        legal = [a for a in obs.legal if a.kind is Act.DISCARD]
+        discards = {a.tile: a for a in legal}
         table = table_of(obs)
-        ranked = self.strong.ranked(table, obs.hand, table.melds, sorted(discards))
+        faces = self.strong.discard_faces(table, legal)  # 缺 tiles first
+        ranked = self.strong.ranked(table, obs.hand, table.melds, faces)
         out = [choice]
-        for _, _, tile in ranked:
-            if len(out) >= self.candidates:
+        for d, _, tile in ranked:
+            if len(out) >= self.candidates or d > ranked[0][0]:
                 break
             if tile != choice.tile:
                 out.append(discards[tile])
+        threat = self.strong.threats(obs)
+        if self.fold is not None and max(threat) >= self.fold:
+            order = {t: i for i, (_, _, t) in enumerate(ranked)}
+            safest = min(order, key=lambda t: (self.strong.danger(table, t, threat), order[t]))
+            if safest != choice.tile and discards[safest] not in out:
+                out.append(discards[safest])
         return out
 
     def search(self, obs: Observation, options: list[Action]) -> Action:
-        """The strong bot's choice (``options[0]``) unless another's mean playout result
-        beats it by `MARGIN` standard errors of the paired differences: a few noisy
-        playouts would otherwise overrule a good heuristic at random."""
-        worlds = max(2, self.playouts // len(options))
+        """The strong bot's choice (``options[0]``) unless a rival's mean playout result
+        beats it by ``margin`` standard errors of the paired differences: a few noisy
+        playouts would otherwise overrule a good heuristic at random. The budget goes
+        where it decides: a pilot of a few worlds for every option, then the rest to the
+        choice and the rival that led the pilot, none when no rival led."""
         ready = self.strong.threats(obs)
         results: list[list[int]] = [[] for _ in options]
+        pilot = max(2, self.playouts // (2 * len(options)))
+        self.play(obs, options, range(len(options)), pilot, ready, results)
+        gains = [fmean(_diffs(results, i)) for i in range(1, len(options))]
+        rival = 1 + gains.index(max(gains))
+        if gains[rival - 1] <= 0:
+            return options[0]
+        rest = (self.playouts - pilot * len(options)) // 2
+        self.play(obs, options, (0, rival), rest, ready, results)
+        diffs = _diffs(results, rival)
+        if fmean(diffs) > self.margin * stdev(diffs) / sqrt(len(diffs)):
+            return options[rival]
+        return options[0]
+
+    def play(
+        self,
+        obs: Observation,
+        options: list[Action],
+        which: Sequence[int],
+        worlds: int,
+        ready: Sequence[float],
+        results: list[list[int]],
+    ) -> None:
+        """Play the options ``which`` out in ``worlds`` more sampled worlds, the same
+        worlds and playout seeds for each (common random numbers), into ``results``."""
+        rng = self.search_rng
         for _ in range(worlds):
-            seeds = [self.rng.getrandbits(64) for _ in range(4)]
-            state = self.rng.getstate()
-            for i, action in enumerate(options):
-                self.rng.setstate(state)  # the same world for every option
-                world = sample_world(obs, self.rng, ready)
-                results[i].append(play_out(world, obs.seat, action, seeds, self.policy))
-        best, best_gain = 0, 0.0
-        for i in range(1, len(options)):
-            diffs = [a - b for a, b in zip(results[i], results[0], strict=True)]
-            gain = fmean(diffs)
-            if gain > best_gain and gain > MARGIN * stdev(diffs) / sqrt(len(diffs)):
-                best, best_gain = i, gain
-        return options[best]
+            seeds = [rng.getrandbits(64) for _ in range(4)]
+            state = rng.getstate()
+            for i in which:
+                rng.setstate(state)  # the same world for every option
+                world = sample_world(obs, rng, ready)
+                results[i].append(
+                    play_out(world, obs.seat, options[i], seeds, self.policy, self.opponents)
+                )
+
+
+def _diffs(results: list[list[int]], i: int) -> list[int]:
+    """Option ``i``'s results less the strong bot's choice's, world by world."""
+    return [a - b for a, b in zip(results[i], results[0], strict=True)]
 
 
 register_bot(ExpertBot)
