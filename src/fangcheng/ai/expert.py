@@ -468,7 +468,9 @@ class ExpertBot(Bot):
         beats it by ``margin`` standard errors of the paired differences: a few noisy
         playouts would otherwise overrule a good heuristic at random. The budget goes
         where it decides: a pilot of a few worlds for every option, then the rest to the
-        choice and the rival that led the pilot, none when no rival led."""
+        choice and the rival that led the pilot, none when no rival led. The rival is
+        judged on the fresh worlds alone: on the pilot's, where it was picked for leading,
+        it would be favoured by its luck there."""
         ready = self.strong.threats(obs)
         results: list[list[int]] = [[] for _ in options]
         pilot = max(2, self.playouts // (2 * len(options)))
@@ -477,9 +479,9 @@ class ExpertBot(Bot):
         rival = 1 + gains.index(max(gains))
         if gains[rival - 1] <= 0:
             return options[0]
-        rest = (self.playouts - pilot * len(options)) // 2
+        rest = max(2, (self.playouts - pilot * len(options)) // 2)
         self.play(obs, options, (0, rival), rest, ready, results)
-        diffs = _diffs(results, rival)
+        diffs = _diffs(results, rival)[pilot:]  # the pilot chose the rival: not its judge
         if fmean(diffs) > self.margin * stdev(diffs) / sqrt(len(diffs)):
             return options[rival]
         return options[0]
