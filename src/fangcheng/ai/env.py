@@ -175,7 +175,7 @@ from fangcheng.engine.round import observe as _observe  # `Round.observe` withou
 from fangcheng.protocol.actions import Act, Action, IllegalActionError
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.rules.ruleset import ALL_RULES, RuleSet, configure, find_rules
-from fangcheng.tiles.melds import MeldKind
+from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import DRAGONS, KINDS
 
 _CHI: Final = MeldKind.CHI
@@ -439,6 +439,34 @@ def _river_block(river: bytes) -> tuple[bytes, int]:
     return found
 
 
+# Laid melds kept by ``id``: a meld is the engine's own object from decision to decision,
+# and random opponents lay four or five a hand, so that working out each one's tiles and
+# kind again was about a sixth of an encoding. Each: the meld itself (its id is trusted only
+# while it is that object), its tiles as base-256 digits (see `_PLACE`), and the offsets in
+# a seat block of its entries, each one more (no two melds of a seat set one flag twice).
+_MELDS: dict[int, tuple[Meld, int, tuple[int, ...]]] = {}
+
+
+def _meld_entries(meld: Meld) -> tuple[Meld, int, tuple[int, ...]]:
+    """A meld's `_MELDS` entry, made and kept."""
+    kind, tiles, face = meld.kind, meld.tiles, meld.face
+    if kind is _CHI:
+        offsets = tuple(170 + t for t in tiles)
+    elif kind is _PENG:
+        offsets = (204 + face,)
+    elif kind is _AN_GANG:
+        offsets = (272 + face,)
+    elif kind is _XUANFENG:
+        offsets = tuple(306 + t - _FIRST_DRAGON for t in tiles)
+    else:  # 明杠, 补杠
+        offsets = (238 + face,)
+    found = meld, sum(map(_PLACE, tiles)), offsets
+    if len(_MELDS) > 4096:  # a long run: the hands before this one are done with
+        _MELDS.clear()
+    _MELDS[id(meld)] = found
+    return found
+
+
 #: By ``id`` of a table's `RuleSet` (hashing one hashes every field): the rule set itself
 #: (the id is trusted only while it is that object), a bytewise mask with 255 in the count
 #: byte of each face in play, the wall's full size and the ``rules`` section's bytes.
@@ -490,22 +518,12 @@ def encode_observation(
             c[b : b + _RIVER_BLOCK] = found[0]
             seen += found[1]
         for meld in melds:
-            kind = meld.kind
-            tiles = meld.tiles
-            for t in tiles:
-                seen += _PLACE(t)
-            if kind is _CHI:
-                for t in tiles:
-                    c[b + 170 + t] += 1
-            elif kind is _PENG:
-                c[b + 204 + meld.face] = 1
-            elif kind is _AN_GANG:
-                c[b + 272 + meld.face] = 1
-            elif kind is _XUANFENG:
-                for t in tiles:
-                    c[b + 306 + t - _FIRST_DRAGON] += 1
-            else:  # 明杠, 补杠
-                c[b + 238 + meld.face] = 1
+            laid = _MELDS.get(id(meld))
+            if laid is None or laid[0] is not meld:
+                laid = _meld_entries(meld)
+            seen += laid[1]
+            for k in laid[2]:
+                c[b + k] += 1
         # The view unpacked at once, and only its rare entries tested before a store: about
         # a tenth of an encoding, in eight attribute reads and stores of zeros a seat.
         if hidden:
