@@ -499,8 +499,8 @@ def encode_observation(
     """
     c = bytearray(_ZERO_SCRATCH)
     # the fields at once (one unpacking, not a dozen attribute reads)
-    me, rules, phase, dealer, turn, _, wall, treasure, retired, hand, drawn, seats, *rest = obs
-    scores, last_discard = rest[0], rest[1]
+    me, rules, phase, dealer, turn, _, wall, treasure, retired, hand, drawn, seats = obs[:12]
+    scores, last_discard = obs.scores, obs.last_discard
     seen = int.from_bytes(hand)  # the copies this seat has seen, as base-256 digits
     c[_HAND : _HAND + KINDS] = hand
     if drawn is not None:
@@ -511,10 +511,10 @@ def encode_observation(
         melds, hidden, river, concealed, ready, que, won, piao, _ = seats[s]
         b = _SEAT0 + r * _SEAT_BLOCK
         if river:
-            river = bytes(river)  # a tile is below 256
-            found = rivers.get(river)
+            tiles = bytes(river)  # a tile is below 256
+            found = rivers.get(tiles)
             if found is None:
-                found = _river_block(river)
+                found = _river_block(tiles)
             c[b : b + _RIVER_BLOCK] = found[0]
             seen += found[1]
         for meld in melds:
