@@ -953,7 +953,9 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
         table = self.table
         if table.terminations.get(self.agent, True):
             raise RuntimeError("the hand is over: call reset()")
-        table.step(int(action))
+        # the agent is the one to move (see `_play_others`): `FangchengEnv.step`'s checks
+        # are the one above
+        table._play(self.seat, index_to_action(int(action)))
         self._play_others()
         reward = float(table._cumulative_rewards[self.agent])
         terminated = table.terminations[self.agent]
