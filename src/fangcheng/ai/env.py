@@ -412,9 +412,9 @@ _THREE_RECENT: Final = KINDS + 3 * KINDS  # the end of a river block's three fir
 # one tile between a seat's decisions (or loses its last to a claim), and is seen by every
 # seat: most are found here, the rest are made from the river one tile shorter. Looping
 # over every river's tiles, twice a tile, was about a third of an encoding (about 150,000
-# instructions a call mid-hand); keyed by the tuple itself, hashed anew at each of the
-# three look-ups of a grown river, the cache was a quarter of an encoding still (bytes
-# keep their hash and compare with memcmp: 24.1 -> 22.9 µs an encoding).
+# instructions a call mid-hand). The key is the tiles as bytes, which keep their hash and
+# compare with memcmp: a tuple key was hashed anew at each of a grown river's three
+# look-ups, and the look-ups were still a quarter of an encoding.
 _RIVERS: dict[bytes, tuple[bytes, int]] = {}
 
 
@@ -524,8 +524,8 @@ def encode_observation(
             seen += laid[1]
             for k in laid[2]:
                 c[b + k] += 1
-        # The view unpacked at once, and only its rare entries tested before a store: about
-        # a tenth of an encoding, in eight attribute reads and stores of zeros a seat.
+        # The view was unpacked at once above, and its rare entries are tested before a
+        # store: eight attribute reads and four stores of zeros a seat fewer.
         if hidden:
             c[b + 309] = hidden
         if ready:
