@@ -209,6 +209,12 @@ def test_every_index_round_trips_and_the_table_is_fixed() -> None:
     with pytest.raises(ValueError, match="no index"):
         action_to_index(Action(Act.PIAO, value=7))
     assert legal_mask([]).shape == (ACTION_SIZE,) and legal_mask([]).dtype == np.int8
+    # the engine's shared values are found by identity, other equal values by value
+    shared, parsed = index_to_action(89 + 4), Action.parse("discard 3p")
+    assert parsed is not index_to_action(9 + 2)
+    assert np.flatnonzero(legal_mask([shared, parsed])).tolist() == [11, 93]
+    with pytest.raises(ValueError, match="no index"):
+        legal_mask([shared, Action(Act.PIAO, value=7)])
 
 
 def _doc_rows() -> set[tuple[int, int, str]]:

@@ -159,7 +159,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Protocol, SupportsFloat
 
@@ -171,10 +171,11 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from fangcheng.engine.round import Round, shared_action
+from fangcheng.engine.round import observe as _observe  # `Round.observe` without its frame
 from fangcheng.protocol.actions import Act, Action, IllegalActionError
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.rules.ruleset import ALL_RULES, RuleSet, configure, find_rules
-from fangcheng.tiles.melds import MeldKind
+from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import DRAGONS, KINDS
 
 _CHI: Final = MeldKind.CHI
@@ -289,13 +290,15 @@ def index_to_action(index: int) -> Action:
     return _INDEX_TO_ACTION[i]
 
 
-def legal_mask(legal: Iterable[Action]) -> NDArray[np.int8]:
+def legal_mask(legal: Sequence[Action]) -> NDArray[np.int8]:
     """The ``int8`` mask of a legal-action list: 1 at each legal action's index."""
     mask = bytearray(ACTION_SIZE)  # item stores into a bytearray, then one numpy view
-    by_id = _INDEX_OF_ID
-    for action in legal:
-        found = by_id.get(id(action))
-        mask[action_to_index(action) if found is None else found] = 1  # raises if none
+    try:  # the indices of the shared values, found in C-level maps (see `_INDEX_OF_ID`)
+        for i in map(_INDEX_OF_ID.get, map(id, legal)):
+            mask[i] = 1  # type: ignore[index]  # None raises the TypeError below
+    except TypeError:  # an index of None: an action that is not a shared value
+        for action in legal:
+            mask[action_to_index(action)] = 1  # raises if it has none
     return np.frombuffer(mask, np.int8)
 
 
@@ -366,7 +369,9 @@ _AT: Final = {s.name: s.offset for s in OBSERVATION_LAYOUT}
 _SEAT_BLOCK: Final = sum(size for _, size, _, _ in _SEAT)
 _OBS_LOW: Final = np.concatenate([np.full(s.size, s.low, np.float32) for s in OBSERVATION_LAYOUT])
 _OBS_HIGH: Final = np.concatenate([np.full(s.size, s.high, np.float32) for s in OBSERVATION_LAYOUT])
-_PHASES: Final = {p: i for i, p in enumerate(Phase)}
+#: A phase's place, by the ``id`` of its member (they live as long as the module): an
+#: `Enum`'s hash is a Python call.
+_PHASES: Final = {id(p): i for i, p in enumerate(Phase)}
 
 # The encoder writes every whole-number section as one byte each into a scratch
 # ``bytearray`` (a C-level store per item, where a numpy item store costs ten times as
@@ -399,29 +404,66 @@ _ROTATION: Final = tuple(tuple((me + r) % SEATS for r in range(SEATS)) for me in
 _PLACE: Final = tuple(1 << 8 * (KINDS - 1 - t) for t in range(KINDS)).__getitem__
 _RIVER_BLOCK: Final = 34 + 4 * 34  # a seat block's river and recent sections
 _NO_RECENT: Final = bytes(4 * 34)
+_ONE_HOT: Final = tuple(bytes(t) + b"\x01" + bytes(KINDS - 1 - t) for t in range(KINDS))
+_THREE_RECENT: Final = KINDS + 3 * KINDS  # the end of a river block's three first recent
 
 # Rivers kept between decisions: a river's two sections (its counts and its last four
-# discards) and its counts as one integer, by the river's tiles. A river grows by one
-# tile between a seat's decisions (or loses its last to a claim), and is seen by every
+# discards) and its counts as one integer, by the river's tiles as bytes. A river grows by
+# one tile between a seat's decisions (or loses its last to a claim), and is seen by every
 # seat: most are found here, the rest are made from the river one tile shorter. Looping
 # over every river's tiles, twice a tile, was about a third of an encoding (about 150,000
-# instructions a call mid-hand).
-_RIVERS: dict[tuple[int, ...], tuple[bytes, int]] = {}
+# instructions a call mid-hand). The key is the tiles as bytes, which keep their hash and
+# compare with memcmp: a tuple key was hashed anew at each of a grown river's three
+# look-ups, and the look-ups were still a quarter of an encoding.
+_RIVERS: dict[bytes, tuple[bytes, int]] = {}
 
 
-def _river_block(river: tuple[int, ...]) -> tuple[bytes, int]:
+def _river_block(river: bytes) -> tuple[bytes, int]:
     """The river's two sections and its counts (see `_RIVERS`), made and kept."""
     shorter = _RIVERS.get(river[:-1])
-    counts = sum(map(_PLACE, river)) if shorter is None else shorter[1] + _PLACE(river[-1])
-    block = bytearray(counts.to_bytes(KINDS) + _NO_RECENT)
-    recent = KINDS
-    for t in river[:-5:-1]:
-        block[recent + t] = 1
-        recent += KINDS
-    found = bytes(block), counts
+    if shorter is None:
+        counts = sum(map(_PLACE, river))
+        block = bytearray(counts.to_bytes(KINDS) + _NO_RECENT)
+        recent = KINDS
+        for t in river[:-5:-1]:
+            block[recent + t] = 1
+            recent += KINDS
+        found = bytes(block), counts
+    else:  # the most recent discard, then the shorter river's three most recent
+        last = river[-1]
+        counts = shorter[1] + _PLACE(last)
+        found = counts.to_bytes(KINDS) + _ONE_HOT[last] + shorter[0][KINDS:_THREE_RECENT], counts
     if len(_RIVERS) > 4096:  # a long run: the hands before this one are done with
         _RIVERS.clear()
     _RIVERS[river] = found
+    return found
+
+
+# Laid melds kept by ``id``: a meld is the engine's own object from decision to decision,
+# and random opponents lay four or five a hand, so that working out each one's tiles and
+# kind again was about a sixth of an encoding. Each: the meld itself (its id is trusted only
+# while it is that object), its tiles as base-256 digits (see `_PLACE`), and the offsets in
+# a seat block of its entries, each one more (no two melds of a seat set one flag twice).
+_MELDS: dict[int, tuple[Meld, int, tuple[int, ...]]] = {}
+
+
+def _meld_entries(meld: Meld) -> tuple[Meld, int, tuple[int, ...]]:
+    """A meld's `_MELDS` entry, made and kept."""
+    kind, tiles, face = meld.kind, meld.tiles, meld.face
+    if kind is _CHI:
+        offsets = tuple(170 + t for t in tiles)
+    elif kind is _PENG:
+        offsets = (204 + face,)
+    elif kind is _AN_GANG:
+        offsets = (272 + face,)
+    elif kind is _XUANFENG:
+        offsets = tuple(306 + t - _FIRST_DRAGON for t in tiles)
+    else:  # 明杠, 补杠
+        offsets = (238 + face,)
+    found = meld, sum(map(_PLACE, tiles)), offsets
+    if len(_MELDS) > 4096:  # a long run: the hands before this one are done with
+        _MELDS.clear()
+    _MELDS[id(meld)] = found
     return found
 
 
@@ -456,75 +498,68 @@ def encode_observation(
     array, for a caller that keeps one buffer per slot.
     """
     c = bytearray(_ZERO_SCRATCH)
-    me = obs.seat
-    hand = obs.hand
+    # the fields at once (one unpacking, not a dozen attribute reads)
+    me, rules, phase, dealer, turn, _, wall, treasure, retired, hand, drawn, seats = obs[:12]
+    scores, last_discard = obs.scores, obs.last_discard
     seen = int.from_bytes(hand)  # the copies this seat has seen, as base-256 digits
     c[_HAND : _HAND + KINDS] = hand
-    if obs.drawn is not None:
-        c[_DRAWN + obs.drawn] = 1
-    seats = obs.seats
-    scores = obs.scores
+    if drawn is not None:
+        c[_DRAWN + drawn] = 1
     fractions = [0.0] * 9
     rivers = _RIVERS
     for r, s in enumerate(_ROTATION[me]):
-        view = seats[s]
+        melds, hidden, river, concealed, ready, que, won, piao, _ = seats[s]
         b = _SEAT0 + r * _SEAT_BLOCK
-        river = view.river
         if river:
-            found = rivers.get(river)
+            tiles = bytes(river)  # a tile is below 256
+            found = rivers.get(tiles)
             if found is None:
-                found = _river_block(river)
+                found = _river_block(tiles)
             c[b : b + _RIVER_BLOCK] = found[0]
             seen += found[1]
-        for meld in view.melds:
-            kind = meld.kind
-            tiles = meld.tiles
-            for t in tiles:
-                seen += _PLACE(t)
-            if kind is _CHI:
-                for t in tiles:
-                    c[b + 170 + t] += 1
-            elif kind is _PENG:
-                c[b + 204 + meld.face] = 1
-            elif kind is _AN_GANG:
-                c[b + 272 + meld.face] = 1
-            elif kind is _XUANFENG:
-                for t in tiles:
-                    c[b + 306 + t - _FIRST_DRAGON] += 1
-            else:  # 明杠, 补杠
-                c[b + 238 + meld.face] = 1
-        c[b + 309] = view.hidden_kongs
-        c[b + 311] = view.ready
-        c[b + 312] = view.won
-        if view.que is not None:
-            c[b + 313 + view.que] = 1
-        piao = _PIAO_AT.get(view.piao)
-        if piao is not None:
-            c[b + 316 + piao] = 1
-        fractions[2 * r] = view.concealed / 14.0
+        for meld in melds:
+            laid = _MELDS.get(id(meld))
+            if laid is None or laid[0] is not meld:
+                laid = _meld_entries(meld)
+            seen += laid[1]
+            for k in laid[2]:
+                c[b + k] += 1
+        # The view was unpacked at once above, and its rare entries are tested before a
+        # store: eight attribute reads and four stores of zeros a seat fewer.
+        if hidden:
+            c[b + 309] = hidden
+        if ready:
+            c[b + 311] = 1
+        if won:
+            c[b + 312] = 1
+        if que is not None:
+            c[b + 313 + que] = 1
+        bet = _PIAO_AT.get(piao)
+        if bet is not None:
+            c[b + 316 + bet] = 1
+        fractions[2 * r] = concealed / 14.0
         if scores[s]:  # 0 most of a hand: 0 squashed is 0
             x = scores[s] / base
             fractions[2 * r + 1] = x / (abs(x) + 16.0)
-    c[_DEALER + (obs.dealer - me) % SEATS] = 1
-    c[_TURN + (obs.turn - me) % SEATS] = 1
-    c[_PHASE + _PHASES[obs.phase]] = 1
-    if obs.last_discard is not None:
-        seat, tile = obs.last_discard
+    c[_DEALER + (dealer - me) % SEATS] = 1
+    c[_TURN + (turn - me) % SEATS] = 1
+    c[_PHASE + _PHASES[id(phase)]] = 1
+    if last_discard is not None:
+        seat, tile = last_discard
         c[_CLAIM_TILE + tile] = 1
         c[_CLAIM_SEAT + (seat - me) % SEATS] = 1
-    if obs.treasure is not None:
-        c[_TREASURE + obs.treasure] = 1
-    for t in obs.retired:
+    if treasure is not None:
+        c[_TREASURE + treasure] = 1
+    for t in retired:
         c[_RETIRED + t] += 1
         seen += _PLACE(t)
-    rules = obs.rules
     facts = _BY_RULES.get(id(rules))
     if facts is None or facts[0] is not rules:
         facts = _rules_facts(rules)
     _, in_play, wall_size, features = facts
     unseen = int.from_bytes(seen.to_bytes(KINDS).translate(_UNSEEN_ROW)) & in_play
     c[_UNSEEN : _UNSEEN + KINDS] = unseen.to_bytes(KINDS)
-    fractions[8] = min(1.0, obs.wall / wall_size)
+    fractions[8] = min(1.0, wall / wall_size)
     c[_RULES_AT : _RULES_AT + len(_RULE_FEATURES)] = features
     counts = np.frombuffer(c, np.int8)
     if out is None:
@@ -608,7 +643,8 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
         self.action_spaces = {a: spaces.Discrete(ACTION_SIZE) for a in self.possible_agents}
         self.observation_spaces = {a: observation_space() for a in self.possible_agents}
         self.round: Round | None = None
-        self._rng: np.random.Generator | None = None
+        self._seed: int | None = None  # the last seed given to `reset`
+        self._rng: np.random.Generator | None = None  # see `_generator`
         self._paid = [0] * SEATS
         self._counted = 0
         self._quiet = False
@@ -627,19 +663,19 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
 
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
             hand_seed = int(seed)
+            if hand_seed < 0:  # as the generator seeded by it would say
+                raise ValueError(f"seed {seed!r}: expected a non-negative integer")
+            self._seed, self._rng = seed, None
         else:
-            if self._rng is None:
-                self._rng = np.random.default_rng()
-            hand_seed = int(self._rng.integers(2**63))
+            hand_seed = int(self._generator().integers(2**63))
         dealer = self.dealer
         if options and "dealer" in options:
             dealer = options["dealer"]
             if dealer not in range(SEATS):
                 raise ValueError(f"reset option 'dealer' is {dealer!r}; valid: 0..3")
         if dealer is None:
-            dealer = int(self._rng.integers(SEATS))
+            dealer = int(self._generator().integers(SEATS))
         self.round = Round(
             self.rules,
             seed=hand_seed,
@@ -661,13 +697,21 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
         if self.render_mode == "human":
             self.render()
 
+    def _generator(self) -> np.random.Generator:
+        """The generator of unseeded resets and drawn dealers, seeded by the last seed
+        given (else by the system): made when first drawn from, as `default_rng` was
+        about 3% of a single-seat step, whose every hand is seeded and has its dealer."""
+        if self._rng is None:
+            self._rng = np.random.default_rng(self._seed)
+        return self._rng
+
     def _round(self) -> Round:
         if self.round is None:
             raise RuntimeError("call reset() before using the environment")
         return self.round
 
     def observe(self, agent: str) -> dict[str, NDArray[Any]]:
-        obs = self._round().observe(_SEAT_OF[agent])
+        obs = _observe(self._round(), _SEAT_OF[agent])
         return {
             "observation": encode_observation(obs, base=self.base),
             "action_mask": legal_mask(obs.legal),
@@ -688,7 +732,8 @@ class FangchengEnv(AECEnv):  # type: ignore[misc]
         """`step` of the agent to move (``seat``) with an engine action, as the
         single-seat environment plays its bots' moves (without converting each to an
         index and back)."""
-        r = self._round()
+        r = self.round  # set: an agent to move was selected by `reset`
+        assert r is not None
         r.act(seat, action)  # or raise
         self._cumulative_rewards[_AGENTS[seat]] = 0.0
         if r.over:
@@ -780,11 +825,22 @@ class RandomPolicy:
         self.rng = rng or random.Random()
 
     def act(self, observation: Observation) -> Action:
-        return self.rng.choice(observation.legal)
+        return self.choose(observation.legal)
 
     def choose(self, legal: Sequence[Action]) -> Action:
         """`act` without the observation (see `Policy`)."""
-        return self.rng.choice(legal)
+        rng = self.rng
+        n = len(legal)
+        if type(rng) is not random.Random or not n:  # another generator draws its own way
+            return rng.choice(legal)
+        # `random.Random.choice`'s draw (``n.bit_length()`` bits, again while past the
+        # end) without its two Python frames: three opponents choose on most steps.
+        bits = rng.getrandbits
+        k = n.bit_length()
+        i = bits(k)
+        while i >= n:
+            i = bits(k)
+        return legal[i]
 
 
 def _make_policy(spec: str | Policy, rng: random.Random) -> Policy:
@@ -897,7 +953,9 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
         table = self.table
         if table.terminations.get(self.agent, True):
             raise RuntimeError("the hand is over: call reset()")
-        table.step(int(action))
+        # the agent is the one to move (see `_play_others`): `FangchengEnv.step`'s checks
+        # are the one above
+        table._play(self.seat, index_to_action(int(action)))
         self._play_others()
         reward = float(table._cumulative_rewards[self.agent])
         terminated = table.terminations[self.agent]

@@ -342,7 +342,10 @@ class Round:
             self._asked = {}
             if self.rules.bloody and in_last_four(len(self.wall)):
                 self._passed_wins(asked, {seat: action})
-            self._turn_action(seat, action)
+            if action.kind is _A_DISCARD:  # most turns: a frame less than `_turn_action`
+                self._discard(seat, action.tile, False)  # type: ignore[arg-type]
+            else:
+                self._turn_action(seat, action)
             return
         answers[seat] = action
         if len(answers) == len(asked):
@@ -639,10 +642,11 @@ class Round:
         return acts
 
     def _turn_action(self, seat: int, action: Action) -> None:
+        """A turn's decision other than a plain discard (`act` plays those itself)."""
         kind = action.kind
-        if kind is _A_DISCARD or kind is _A_READY:
+        if kind is _A_READY:
             assert action.tile is not None
-            self._discard(seat, action.tile, kind is _A_READY)
+            self._discard(seat, action.tile, True)
         elif kind is _A_HU:
             self._self_draw_win(seat)
         elif kind is Act.AN_GANG:
@@ -718,7 +722,7 @@ class Round:
         if chis or screens[a][tile] or screens[b][tile] or screens[c][tile] or self.ask_all:
             self._open_claims(seat, tile, chis)
         else:
-            self._after_discard(seat)
+            self._draw_for((seat + 1) % 4)
 
     def _open_claims(self, seat: int, tile: int, chis: Sequence[Action]) -> None:
         """Ask the seats that may claim ``seat``'s discard (every seat still playing, with
@@ -739,7 +743,7 @@ class Round:
             self.phase = _CLAIM
             self._asked, self._answers = asked, {}
         else:
-            self._after_discard(seat)
+            self._draw_for((seat + 1) % 4)
 
     def _rest(self, seat: int, floor: int) -> None:
         """Note what the seat's hand is at rest, as it stays until its next turn (or a
@@ -771,10 +775,6 @@ class Round:
         if acts:
             acts.append(_PASS)
         return acts
-
-    def _after_discard(self, discarder: int) -> None:
-        self.claim = None
-        self._draw_for((discarder + 1) % 4)
 
     def _passed_wins(
         self, asked: Mapping[int, list[Action]], answers: Mapping[int, Action]
@@ -808,6 +808,7 @@ class Round:
     def _resolve_claim(self, answers: dict[int, Action]) -> None:
         assert self.claim is not None
         discarder, tile = self.claim
+        self.claim = None  # the window is closed: a claim is open only in CLAIM and ROB
         if self._claimed_wins(discarder, tile, answers, _BY_DISCARD):
             return
         order = _OTHERS[discarder]
@@ -820,11 +821,10 @@ class Round:
             if answers.get(seat, _PASS).kind is _A_CHI:
                 self._call(seat, discarder, tile, answers[seat])
                 return
-        self._after_discard(discarder)
+        self._draw_for((discarder + 1) % 4)
 
     def _call(self, seat: int, discarder: int, tile: int, action: Action) -> None:
         self.rivers[discarder].pop()
-        self.claim = None
         self.first_go_around = False
         meld, taken = called_meld(action, tile, discarder, treasure=self.treasure)
         for x in taken:
@@ -890,6 +890,7 @@ class Round:
     def _resolve_rob(self, answers: dict[int, Action]) -> None:
         assert self.claim is not None and self.rob_kind is not None
         konger, tile = self.claim
+        self.claim = None  # as in `_resolve_claim`
         if self._claimed_wins(konger, tile, answers, WinBy.ROBBED_KONG):
             return
         order = _OTHERS[konger]
