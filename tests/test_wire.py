@@ -54,6 +54,16 @@ def test_observations_of_played_hands_round_trip_through_json(rules):
             assert round_trips(obs), obs.text()
 
 
+def test_a_seats_cached_notation_is_what_it_would_be_written_afresh():
+    """`observation_data` keeps each seat's part by value across observations, hands and
+    rule sets: what it writes is byte for byte what an empty cache writes."""
+    seen = [o for rules in RULES for o in observations_of_a_hand(rules, 1, "efficient", True)]
+    warm = [msgspec.json.encode(wire.observation_data(obs)) for obs in seen]
+    for obs, text in zip(seen, warm, strict=True):
+        wire._seat_data.cache_clear()
+        assert msgspec.json.encode(wire.observation_data(obs)) == text
+
+
 @settings(PROPERTY, max_examples=12)
 @given(st.sampled_from(RULES), st.integers(0, 2**31), st.sampled_from(["random", "efficient"]))
 def test_property_observations_of_any_seeded_hand_round_trip(rules, seed, bot):

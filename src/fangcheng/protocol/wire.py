@@ -16,6 +16,7 @@ outside bot can run the project's bots on what the server sends.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Annotated, Any, Final, Literal, get_args
@@ -296,22 +297,27 @@ def _meld_data(meld: Meld) -> MeldData:
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def _seat_data(view: SeatView) -> SeatData:
+    """One seat's public part in notation. Cached by value: a server writes the same
+    seat's river and melds into every other seat's view after each move, and the views
+    of a table's four seats (and its next views) share most of them."""
+    return SeatData(
+        melds=tuple(map(_meld_data, view.melds)),
+        hidden_kongs=view.hidden_kongs,
+        river=format_tiles(view.river, sort=False),
+        concealed=view.concealed,
+        ready=view.ready,
+        que=None if view.que is None else SUITS[view.que],  # type: ignore[arg-type]
+        won=view.won,
+        piao=view.piao,
+        revealed=None if view.revealed is None else format_counts(view.revealed),
+    )
+
+
 def observation_data(obs: Observation) -> ObservationData:
     """An observation with its tiles in notation (what a prompt or a view carries)."""
-    seats = tuple(
-        SeatData(
-            melds=tuple(map(_meld_data, view.melds)),
-            hidden_kongs=view.hidden_kongs,
-            river=format_tiles(view.river, sort=False),
-            concealed=view.concealed,
-            ready=view.ready,
-            que=None if view.que is None else SUITS[view.que],  # type: ignore[arg-type]
-            won=view.won,
-            piao=view.piao,
-            revealed=None if view.revealed is None else format_counts(view.revealed),
-        )
-        for view in obs.seats
-    )
+    seats = tuple(map(_seat_data, obs.seats))
     last = obs.last_discard
     return ObservationData(
         seat=obs.seat,

@@ -666,16 +666,16 @@ class Table:
             prompt = self.prompts.get(seat) if seat is not None else None
             if prompt is not None and prompt.seq != sent.prompt:
                 assert seat is not None
-                obs = r.observe(seat)
+                data = observation_data(r.observe(seat))
                 listener.send(
                     {
                         "type": "prompt",
                         "seq": prompt.seq,
                         "deadline": prompt.deadline,
                         "bank_ms": self.seats[seat].bank,
-                        "observation": observation_data(obs),
-                        "legal": [str(a) for a in obs.legal],
-                        "must_win": obs.must_win,
+                        "observation": data,
+                        "legal": data.legal,  # the observation's texts, written once
+                        "must_win": data.must_win,
                     }
                 )
                 sent.prompt = prompt.seq
