@@ -379,15 +379,21 @@ class Table:
 
     # --- decisions -----------------------------------------------------------------
 
-    def act(self, seat: int, seq: int, text: str, now: int) -> None:
-        """A seat answers prompt ``seq``; refused (nothing changes) unless it is the
-        seat's open prompt and the action is among its legal ones."""
+    def open_prompt(self, seat: int, seq: int) -> tuple[Prompt, Round]:
+        """``seat``'s open prompt ``seq`` and the round awaiting it; a `TableError` if
+        ``seq`` is not the seat's open prompt (the check of an answer and of a hint)."""
         prompt = self.prompts.get(seat)
         r = self.round
         if prompt is None or r is None or r.over:
             raise TableError("not_your_turn", "no decision of yours is awaited")
         if seq != prompt.seq:
             raise TableError("stale", f"seq {seq} is not the open prompt's ({prompt.seq})")
+        return prompt, r
+
+    def act(self, seat: int, seq: int, text: str, now: int) -> None:
+        """A seat answers prompt ``seq``; refused (nothing changes) unless it is the
+        seat's open prompt and the action is among its legal ones."""
+        prompt, r = self.open_prompt(seat, seq)
         if seat in self._held:
             raise TableError("stale", f"prompt {seq} is answered already")
         try:

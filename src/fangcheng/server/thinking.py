@@ -105,12 +105,7 @@ class Thinker:
             raise TableError("forbidden", "a spectator gets no hints")
         if not table.settings.hints or isinstance(table, CoinTable):  # (a log of before)
             raise TableError("forbidden", "this table gives no hints")
-        prompt = table.prompts.get(seat)
-        r = table.round
-        if prompt is None or r is None or r.over:
-            raise TableError("not_your_turn", "no decision of yours is awaited")
-        if seq != prompt.seq:
-            raise TableError("stale", f"seq {seq} is not the open prompt's ({prompt.seq})")
+        _, r = table.open_prompt(seat, seq)
         key = (table.uid, seat)
         known = self._hints.get(key)
         if known is None or known[0] != seq:
