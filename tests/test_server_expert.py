@@ -20,7 +20,6 @@ import pytest
 
 from fangcheng.ai import expert
 from fangcheng.ai.expert import ExpertBot
-from fangcheng.engine import Match, Round
 from fangcheng.protocol.wire import TableSettings
 from fangcheng.server import tables, thinking
 from fangcheng.server.app import ServerSettings
@@ -29,7 +28,7 @@ from fangcheng.server.recovery import rebuild
 from fangcheng.server.thinking import MAX_PLAYOUTS, Thinker
 from test_server_protocol import Seat, Server, _server
 from test_server_recovery import state
-from test_server_tables import T0, Seen, _twin_wall, new_table
+from test_server_tables import T0, Seen, _twin_wall, dealt_table, new_table
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -194,13 +193,7 @@ def test_tables_differing_only_in_hidden_tiles_give_the_same_hints(
     seed, wall_a, wall_b, decisions = _twin_wall(rules)
     hints = []
     for wall in (wall_a, wall_b):
-
-        class Dealt(Match):
-            def new_round(self, *, _wall: list[int] = wall) -> Round:
-                return Round(self.rules, seed=seed, dealer=0, wall=_wall, ask_all=True)
-
-        monkeypatch.setattr(tables, "Match", Dealt)
-        table, seen = new_table(TableSettings(rules=rules), people=4)
+        table, seen = dealt_table(monkeypatch, rules, seed, wall)
         table.start(1, "efficient", T0)
         hints.append(asyncio.run(_hints_of(table, seen[0], decisions)))
     assert len(hints[0]) > 5

@@ -334,6 +334,19 @@ def _twin_wall(rules: str) -> tuple[int, list[int], list[int], list[dict[str, An
     raise AssertionError("no twin walls found")
 
 
+def dealt_table(
+    monkeypatch: pytest.MonkeyPatch, rules: str, seed: int, wall: list[int]
+) -> tuple[tables.Table, list[Seen]]:
+    """A table of four people whose hands are dealt from ``wall`` (dealer East)."""
+
+    class Dealt(Match):
+        def new_round(self) -> Round:
+            return Round(self.rules, seed=seed, dealer=0, wall=wall, ask_all=True)
+
+    monkeypatch.setattr(tables, "Match", Dealt)
+    return new_table(TableSettings(rules=rules), people=4)
+
+
 @pytest.mark.parametrize("rules", [r.name for r in ALL_RULES])
 def test_d87_two_tables_differing_only_in_hidden_tiles_send_identical_frames(
     rules: str, monkeypatch: pytest.MonkeyPatch
@@ -341,13 +354,7 @@ def test_d87_two_tables_differing_only_in_hidden_tiles_send_identical_frames(
     seed, wall_a, wall_b, decisions = _twin_wall(rules)
     sent = []
     for wall in (wall_a, wall_b):
-
-        class Dealt(Match):
-            def new_round(self, *, _wall: list[int] = wall) -> Round:
-                return Round(self.rules, seed=seed, dealer=0, wall=_wall, ask_all=True)
-
-        monkeypatch.setattr(tables, "Match", Dealt)
-        table, seen = new_table(TableSettings(rules=rules), people=4)
+        table, seen = dealt_table(monkeypatch, rules, seed, wall)
         spectator = Seen(table, None)
         table.attach(spectator, T0)
         table.start(1, "efficient", T0)
