@@ -11,16 +11,19 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# What playing needs (textual), and what the tests and benchmarks need (pinned).
-$(VENV)/.play: pyproject.toml | $(BIN)/python
+# What playing needs (textual), and what the tests and benchmarks need (pinned). An
+# install builds the C extensions in place, so a change of their sources reinstalls.
+BUILT := pyproject.toml setup.py $(wildcard src/fangcheng/*/*.c)
+
+$(VENV)/.play: $(BUILT) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[play]'
 	touch $@
 
-$(VENV)/.server: pyproject.toml | $(BIN)/python
+$(VENV)/.server: $(BUILT) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[server]'
 	touch $@
 
-$(VENV)/.dev: pyproject.toml | $(BIN)/python
+$(VENV)/.dev: $(BUILT) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 

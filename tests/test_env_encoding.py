@@ -1,11 +1,15 @@
-"""Issue 20: the bytearray observation encoder gives exactly the tensor of the list-built
-encoder it replaced (kept here as the reference) for the seats asked at every step of
-seeded random hands of every rule set, and for all four seats at each hand's end; it
-writes into a caller's buffer alike, and the legal mask is the legal list."""
+"""Issue 20: the observation encoders, compiled (``_encode.c``) and Python, give exactly
+the tensor of the list-built encoder they replaced (kept here as the reference) for the
+seats asked at every step of seeded random hands of every rule set, and for all four
+seats at each hand's end; they write into a caller's buffer alike, and the legal mask is
+the legal list. The compiled one names what is wrong with a malformed observation, and
+without it the environment runs on Python and says so once."""
 
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -99,10 +103,17 @@ def reference_encoding(obs: Observation, *, base: int = 1) -> NDArray[np.float32
     return np.array(v, dtype=np.float32)
 
 
+compiled = pytest.mark.skipif(fenv._ENCODE is None, reason="the compiled encoder was not built")
+ENCODERS = [pytest.param("compiled", marks=compiled), "python"]
+
+
+@pytest.mark.parametrize("encoder", ENCODERS)
 @pytest.mark.parametrize(("rules", "options", "base"), TABLES)
 def test_the_encoding_equals_the_reference_at_every_step(
-    rules: str, options: dict[str, object], base: int
+    rules: str, options: dict[str, object], base: int, encoder: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if encoder == "python":
+        monkeypatch.setattr(fenv, "_ENCODE", None)
     rng = random.Random(20)
     buffer = np.full(fenv.OBSERVATION_SIZE, np.nan, np.float32)
     steps = 0
@@ -126,3 +137,52 @@ def test_the_encoding_equals_the_reference_at_every_step(
             r.act(seat, rng.choice(r.legal_actions(seat)))
             steps += 1
     assert steps > 50 * HANDS
+
+
+def malformed(obs: Observation, **changes: object) -> Observation:
+    return obs._replace(**changes)
+
+
+@compiled
+def test_the_compiled_encoder_names_what_is_wrong() -> None:
+    r = Round("baicheng", seed=3)
+    obs = r.observe(r.pending()[0])
+    view = obs.seats[1]
+    cases = {
+        "tile 40 out of range": malformed(
+            obs, seats=(obs.seats[0], view._replace(river=(40,)), *obs.seats[2:])
+        ),
+        "seat 7 out of range": malformed(obs, seat=7),
+        "a phase that is not a Phase": malformed(obs, phase="turn"),
+        "a hand is 34 counts": malformed(obs, hand=bytes(33)),
+        "four seats and four scores": malformed(obs, seats=obs.seats[:3]),
+        "缺 suit 5 out of range": malformed(
+            obs, seats=(obs.seats[0], view._replace(que=5), *obs.seats[2:])
+        ),
+    }
+    for message, bad in cases.items():
+        with pytest.raises(ValueError, match=message):
+            encode_observation(bad)
+    with pytest.raises(ValueError, match="float32 array of OBSERVATION_SIZE"):
+        encode_observation(obs, out=np.zeros(fenv.OBSERVATION_SIZE, np.float64))
+    # a good observation after the bad ones encodes as ever
+    assert np.array_equal(encode_observation(obs), reference_encoding(obs))
+
+
+def test_without_the_compiled_encoder_the_env_runs_on_python_and_says_so_once() -> None:
+    """As on a machine that had no C compiler at install: the module cannot be imported."""
+    script = """
+import sys
+sys.modules["fangcheng.ai._encode"] = None  # import fails, as when never built
+from fangcheng.ai import env
+from fangcheng.ai.env import SingleSeatEnv
+assert env._ENCODE is None
+e = SingleSeatEnv("sichuan")
+obs, _ = e.reset(seed=1)
+assert obs["observation"].shape == (env.OBSERVATION_SIZE,)
+"""
+    done = subprocess.run(
+        [sys.executable, "-W", "default", "-c", script], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("the compiled observation encoder was not built") == 1

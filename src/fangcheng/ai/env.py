@@ -159,6 +159,7 @@ from __future__ import annotations
 
 import importlib
 import random
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Protocol, SupportsFloat
@@ -469,22 +470,61 @@ def _meld_entries(meld: Meld) -> tuple[Meld, int, tuple[int, ...]]:
 
 #: By ``id`` of a table's `RuleSet` (hashing one hashes every field): the rule set itself
 #: (the id is trusted only while it is that object), a bytewise mask with 255 in the count
-#: byte of each face in play, the wall's full size and the ``rules`` section's bytes.
-_BY_RULES: dict[int, tuple[RuleSet, int, int, bytes]] = {}
+#: byte of each face in play, the wall's full size, the ``rules`` section's bytes, and the
+#: mask's bytes (the compiled encoder's).
+_BY_RULES: dict[int, tuple[RuleSet, int, int, bytes, bytes]] = {}
 
 
-def _rules_facts(rules: RuleSet) -> tuple[RuleSet, int, int, bytes]:
+def _rules_facts(rules: RuleSet) -> tuple[RuleSet, int, int, bytes, bytes]:
     faces = rules.faces
+    in_play = bytes(255 if t in faces else 0 for t in range(KINDS))
     found = (
         rules,
-        int.from_bytes(bytes(255 if t in faces else 0 for t in range(KINDS))),
+        int.from_bytes(in_play),
         4 * len(faces),
         bytes(int(feature(rules)) for feature in _RULE_FEATURES),
+        in_play,
     )
     if len(_BY_RULES) > 64:  # a long run over many configured tables
         _BY_RULES.clear()
     _BY_RULES[id(rules)] = found
     return found
+
+
+def _compiled_encoder() -> Callable[..., None] | None:
+    """The compiled encoder (``_encode.c``) set up with this layout, or None (and a
+    `RuntimeWarning` says so, once) where the install built none: in Python an encoding
+    was a quarter of a single-seat step, in C it is a few percent."""
+    try:
+        from fangcheng.ai import _encode
+    except ImportError:
+        warnings.warn(
+            "fangcheng.ai.env: the compiled observation encoder was not built (no C compiler"
+            " when the package was installed); observations are encoded by its Python code,"
+            " several times slower",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    # in the order of _encode.c's offsets: the table's, then a seat block's
+    own = [_AT[name] for name in ("hand", "drawn", "unseen")] + [_SEAT0, _SEAT_BLOCK]
+    table = ("dealer", "turn", "phase", "claim_tile", "claim_seat", "treasure", "retired")
+    block: tuple[str, ...] = ("river", "recent", "chi", "peng", "kong", "angang", "xuanfeng")
+    block += ("hidden_kongs", "concealed", "ready", "won", "que", "piao", "score")
+    offsets = (
+        *own,
+        *(_AT[name] for name in (*table, "wall", "rules")),
+        OBSERVATION_SIZE,
+        *(_AT[f"seat0.{name}"] - _SEAT0 for name in block),
+    )
+    kinds = (_CHI, _PENG, _AN_GANG, _XUANFENG)
+    _encode.setup(offsets, tuple(Phase), kinds, _FIRST_DRAGON, PIAO_BETS)
+    return _encode.encode
+
+
+#: ``encode(obs, out, base, facts)``, or None: `encode_observation` then runs
+#: `_encode_python`, which is also the compiled encoder's reference.
+_ENCODE: Final = _compiled_encoder()
 
 
 def encode_observation(
@@ -497,9 +537,29 @@ def encode_observation(
     ``out`` (a float32 array of `OBSERVATION_SIZE`) is filled and returned instead of a new
     array, for a caller that keeps one buffer per slot.
     """
+    rules = obs[1]
+    facts = _BY_RULES.get(id(rules))
+    if facts is None or facts[0] is not rules:
+        facts = _rules_facts(rules)
+    if _ENCODE is None:
+        return _encode_python(obs, base, out, facts)
+    if out is None:
+        out = np.empty(OBSERVATION_SIZE, np.float32)
+    _ENCODE(obs, out, base, facts)
+    return out
+
+
+def _encode_python(
+    obs: Observation,
+    base: int,
+    out: NDArray[np.float32] | None,
+    facts: tuple[RuleSet, int, int, bytes, bytes],
+) -> NDArray[np.float32]:
+    """`encode_observation` on Python alone: where the compiled encoder was not built, and
+    its reference."""
     c = bytearray(_ZERO_SCRATCH)
     # the fields at once (one unpacking, not a dozen attribute reads)
-    me, rules, phase, dealer, turn, _, wall, treasure, retired, hand, drawn, seats = obs[:12]
+    me, _, phase, dealer, turn, _, wall, treasure, retired, hand, drawn, seats = obs[:12]
     scores, last_discard = obs.scores, obs.last_discard
     seen = int.from_bytes(hand)  # the copies this seat has seen, as base-256 digits
     c[_HAND : _HAND + KINDS] = hand
@@ -553,10 +613,7 @@ def encode_observation(
     for t in retired:
         c[_RETIRED + t] += 1
         seen += _PLACE(t)
-    facts = _BY_RULES.get(id(rules))
-    if facts is None or facts[0] is not rules:
-        facts = _rules_facts(rules)
-    _, in_play, wall_size, features = facts
+    _, in_play, wall_size, features, _ = facts
     unseen = int.from_bytes(seen.to_bytes(KINDS).translate(_UNSEEN_ROW)) & in_play
     c[_UNSEEN : _UNSEEN + KINDS] = unseen.to_bytes(KINDS)
     fractions[8] = min(1.0, wall / wall_size)
