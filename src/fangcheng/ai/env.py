@@ -116,15 +116,16 @@ the seat sections named ``seat0.river`` … ``seat3.score``.
 
 Speed
 =====
-An observation is written into a ``bytearray`` (one byte per whole-number entry), turned
-into ``float32`` in one numpy call, and its nine fractional entries are stored in one
-more; `encode_observation` also fills a caller's buffer (``out=``). For training where
-the claim-window leak does not matter (self-play, a learner that never reads
-``agent_selection`` for information), pass ``ask_all=False``: a hand then takes about a
-third of the decisions, and ``benchmarks/bench_env.py`` (baishan, random masked agents,
-one core, process CPU time, on a quiet machine) measured 274–323 hands/s against 106–128
-with ``ask_all=True`` (28,693–33,773 and 38,171–46,151 decisions/s; benchmarks/RESULTS.md
-has riichienv's Rust environment beside them, about 63,000 on a loaded machine).
+An observation is written by a small C extension (``_encode.c``, built from source by the
+install where the machine has a compiler) straight into a fresh ``float32`` array, or a
+caller's (``out=``); without it the same tensor comes from this module's Python encoder,
+several times slower (a warning says so once). For training where the claim-window leak
+does not matter (self-play, a learner that never reads ``agent_selection`` for
+information), pass ``ask_all=False``: a hand then takes about a third of the decisions.
+``benchmarks/bench_env.py`` (baishan, random masked agents, one core, process CPU time, a
+quiet machine, 2026-12-03) measured 451–577 hands/s with ``ask_all=False`` against
+187–216 with ``ask_all=True`` (47,000–60,000 and 67,000–78,000 decisions/s; riichienv's
+Rust environment about 49,000 in the same runs; benchmarks/RESULTS.md).
 
 Rewards
 =======
@@ -374,7 +375,8 @@ _OBS_HIGH: Final = np.concatenate([np.full(s.size, s.high, np.float32) for s in 
 #: `Enum`'s hash is a Python call.
 _PHASES: Final = {id(p): i for i, p in enumerate(Phase)}
 
-# The encoder writes every whole-number section as one byte each into a scratch
+# The Python encoder (the compiled one's fallback and reference; its tricks were measured
+# on Python alone) writes every whole-number section as one byte each into a scratch
 # ``bytearray`` (a C-level store per item, where a numpy item store costs ten times as
 # much), converts it to float32 in one numpy call, then writes the nine fractional
 # entries (four ``concealed``, four ``score``, ``wall``) in one fancy-indexed store.
