@@ -153,6 +153,8 @@ def test_the_compiled_encoder_names_what_is_wrong() -> None:
             obs, seats=(obs.seats[0], view._replace(river=(40,)), *obs.seats[2:])
         ),
         "seat 7 out of range": malformed(obs, seat=7),
+        "drawn tile 50 out of range": malformed(obs, drawn=50),
+        "treasure -1 out of range": malformed(obs, treasure=-1),
         "a phase that is not a Phase": malformed(obs, phase="turn"),
         "a hand is 34 counts": malformed(obs, hand=bytes(33)),
         "four seats and four scores": malformed(obs, seats=obs.seats[:3]),

@@ -92,6 +92,15 @@ static long whole(PyObject *x, long lo, long hi, const char *what) {
     return v;
 }
 
+/* Marks `x`'s tile at `offset`, or nothing for None; 0, or -1 with an error. */
+static int one_hot(float *v, Py_ssize_t offset, PyObject *x, const char *what) {
+    if (x == Py_None) return 0;
+    long t = whole(x, 0, KINDS, what);
+    if (t < 0) return -1;
+    v[offset + t] = 1.0f;
+    return 0;
+}
+
 /* A tile, counted seen; -1 with an error. */
 static long tile_of(PyObject *x, int *seen) {
     long t = whole(x, 0, KINDS, "tile");
@@ -256,12 +265,7 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     long me = whole(PyTuple_GET_ITEM(obs, 0), 0, SEATS, "seat");
     if (me < 0) goto done;
-    PyObject *drawn = PyTuple_GET_ITEM(obs, 10);
-    if (drawn != Py_None) {
-        long d = whole(drawn, 0, KINDS, "drawn tile");
-        if (d < 0) goto done;
-        v[at[O_DRAWN] + d] = 1.0f;
-    }
+    if (one_hot(v, at[O_DRAWN], PyTuple_GET_ITEM(obs, 10), "drawn tile") < 0) goto done;
     seats = PySequence_Fast(PyTuple_GET_ITEM(obs, 11), "observation: seats are a sequence");
     scores = seats ? PySequence_Fast(PyTuple_GET_ITEM(obs, 12), "observation: scores") : NULL;
     if (!scores) goto done;
@@ -307,12 +311,7 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         v[at[O_CLAIM_TILE] + tile] = 1.0f;
         v[at[O_CLAIM_SEAT] + (seat - me + SEATS) % SEATS] = 1.0f;
     }
-    PyObject *treasure = PyTuple_GET_ITEM(obs, 7);
-    if (treasure != Py_None) {
-        long t = whole(treasure, 0, KINDS, "treasure");
-        if (t < 0) goto done;
-        v[at[O_TREASURE] + t] = 1.0f;
-    }
+    if (one_hot(v, at[O_TREASURE], PyTuple_GET_ITEM(obs, 7), "treasure") < 0) goto done;
     retired = PySequence_Fast(PyTuple_GET_ITEM(obs, 8), "observation: retired indicators");
     if (!retired) goto done;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(retired); i++) {
