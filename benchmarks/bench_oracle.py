@@ -1,0 +1,112 @@
+"""How much better sampling could buy the expert: its search in worlds that hold the
+other seats' TRUE concealed hands and melds.
+
+    .venv/bin/python benchmarks/bench_oracle.py [--rules R] [--walls N] [--seed S]
+        [--playouts P] [--opponents efficient|strong] [--margin M] [--sampled]
+
+A diagnostic, not a bot (it reads the engine's hidden state): at each of the expert's own
+turns every world it plays out is the sampler's, with the other seats' hands, melds and
+winning tiles replaced by the real ones and the wall dealt from the real remaining tiles
+in a fresh random order (what is still unknown to anyone). If even this expert is not
+clearly stronger than ``strong``, no sampler can make it so: the playouts themselves (their
+number, their policies, the decision rule) are the limit. ``--sampled`` plays the same
+walls with the sampler as it is, for comparison.
+
+Duplicate mode as `fangcheng simulate --duplicate`: each wall is played by four strong
+bots once and then four times with the expert at each seat, every seat's generator fixed
+by the wall and the seat, so where the expert keeps the strong bot's choices its game is
+the strong bot's and the wall's difference is 0. Prints, per wall and running, expert −
+strong per hand with its 95% interval and the walls that differ at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections import deque
+from math import sqrt
+from statistics import fmean, stdev
+from typing import Any
+
+import fangcheng.ai.expert as expert
+from fangcheng.ai.sim import derive
+from fangcheng.engine.round import Round
+from fangcheng.players.bots import Bot, EfficientBot, StrongBot
+from fangcheng.protocol.observation import Phase
+
+_SAMPLE = expert.sample_world
+#: The table being played, read by the oracle's sampler at the expert's decision.
+_TABLE: list[Round] = []
+
+
+def oracle_world(obs: Any, rng: random.Random, *args: Any, **kwargs: Any) -> Round:
+    """The sampler's world at ``obs``, its unknowns replaced by the table's truth."""
+    world = _SAMPLE(obs, rng, *args, **kwargs)
+    true = _TABLE[0]
+    if obs.phase is not Phase.TURN:  # claim windows keep their claims worked out
+        return world
+    for s in range(4):
+        if s != obs.seat:
+            world.hands[s] = bytearray(true.hands[s])
+            world.melds[s] = list(true.melds[s])
+    world.win_tiles = dict(true.win_tiles)
+    pool = [*true.wall.live, *true.wall.reserve]
+    rng.shuffle(pool)
+    world.wall.live, world.wall.reserve = deque(pool[: obs.wall]), deque(pool[obs.wall :])
+    for s in range(4):
+        if s != obs.seat and s not in world.won:
+            world._rest(s, -1)  # the resting seats' waits, of their true hands
+    return world
+
+
+def play(args: argparse.Namespace, wall: int, expert_at: int | None) -> list[int]:
+    """One hand of wall ``wall``: strong bots, the expert at ``expert_at`` (or none)."""
+    round_ = Round(args.rules, seed=derive(args.seed, wall), dealer=wall % 4)
+    opponents: type[Bot] = StrongBot if args.opponents == "strong" else EfficientBot
+    bots: list[Bot] = []
+    for s in range(4):
+        rng = random.Random(derive(args.seed, wall, s))
+        if s == expert_at:
+            bots.append(
+                expert.ExpertBot(
+                    rng, playouts=args.playouts, opponents=opponents, margin=args.margin
+                )
+            )
+        else:
+            bots.append(StrongBot(rng))
+    _TABLE[:] = [round_]
+    while not round_.over:
+        for s in round_.pending():
+            round_.act(s, bots[s].act(round_.observe(s)))
+    assert round_.settlement is not None
+    return list(round_.settlement["total"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rules", default="sichuan")
+    parser.add_argument("--walls", type=int, default=48)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--playouts", type=int, default=expert.PLAYOUTS)
+    parser.add_argument("--opponents", choices=("efficient", "strong"), default="efficient")
+    parser.add_argument("--margin", type=float, default=expert.MARGIN)
+    parser.add_argument("--sampled", action="store_true", help="the sampler as it is")
+    args = parser.parse_args()
+    if not args.sampled:
+        expert.sample_world = oracle_world
+    per_wall: list[float] = []
+    for wall in range(args.walls):
+        strong = play(args, wall, None)  # four strong: one game, whichever seat is read
+        per_wall.append(fmean(play(args, wall, k)[k] - strong[k] for k in range(4)))
+        mean = fmean(per_wall)
+        half = 1.96 * stdev(per_wall) / sqrt(len(per_wall)) if len(per_wall) > 1 else 0.0
+        differ = sum(1 for d in per_wall if d)
+        print(
+            f"wall {wall}: {per_wall[-1]:+.2f}   expert - strong {mean:+.2f} ± {half:.2f}"
+            f" per hand, {differ}/{len(per_wall)} walls differ",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
