@@ -2,7 +2,7 @@
 other seats' TRUE concealed hands and melds.
 
     .venv/bin/python benchmarks/bench_oracle.py [--rules R] [--walls N] [--seed S]
-        [--playouts P] [--opponents efficient|strong] [--margin M] [--sampled]
+        [--playouts P] [--opponents efficient|strong] [--margin M] [--sampled | --clairvoyant]
 
 A diagnostic, not a bot (it reads the engine's hidden state): at each of the expert's own
 turns every world it plays out is the sampler's, with the other seats' hands, melds and
@@ -10,7 +10,8 @@ winning tiles replaced by the real ones and the wall dealt from the real remaini
 in a fresh random order (what is still unknown to anyone). If even this expert is not
 clearly stronger than ``strong``, no sampler can make it so: the playouts themselves (their
 number, their policies, the decision rule) are the limit. ``--sampled`` plays the same
-walls with the sampler as it is, for comparison.
+walls with the sampler as it is, for comparison; ``--clairvoyant`` keeps the wall's real
+order too (the future draws known: a check that the harness shows an edge that exists).
 
 Duplicate mode as `fangcheng simulate --duplicate`: each wall is played by four strong
 bots once and then four times with the expert at each seat, every seat's generator fixed
@@ -37,6 +38,7 @@ from fangcheng.protocol.observation import Phase
 _SAMPLE = expert.sample_world
 #: The table being played, read by the oracle's sampler at the expert's decision.
 _TABLE: list[Round] = []
+_CLAIRVOYANT: list[bool] = []  # non-empty: the wall's real order is kept
 
 
 def oracle_world(obs: Any, rng: random.Random, *args: Any, **kwargs: Any) -> Round:
@@ -51,7 +53,8 @@ def oracle_world(obs: Any, rng: random.Random, *args: Any, **kwargs: Any) -> Rou
             world.melds[s] = list(true.melds[s])
     world.win_tiles = dict(true.win_tiles)
     pool = [*true.wall.live, *true.wall.reserve]
-    rng.shuffle(pool)
+    if not _CLAIRVOYANT:
+        rng.shuffle(pool)
     world.wall.live, world.wall.reserve = deque(pool[: obs.wall]), deque(pool[obs.wall :])
     for s in range(4):
         if s != obs.seat and s not in world.won:
@@ -90,8 +93,12 @@ def main() -> None:
     parser.add_argument("--playouts", type=int, default=expert.PLAYOUTS)
     parser.add_argument("--opponents", choices=("efficient", "strong"), default="efficient")
     parser.add_argument("--margin", type=float, default=expert.MARGIN)
-    parser.add_argument("--sampled", action="store_true", help="the sampler as it is")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--sampled", action="store_true", help="the sampler as it is")
+    which.add_argument("--clairvoyant", action="store_true", help="the wall's order known")
     args = parser.parse_args()
+    if args.clairvoyant:
+        _CLAIRVOYANT.append(True)
     if not args.sampled:
         expert.sample_world = oracle_world
     per_wall: list[float] = []
