@@ -947,6 +947,11 @@ class StrongBot(EfficientBot):
         self._declared = [v.ready for v in views]
         self._opens = tuple(s != me and any(m.opens for m in v.melds) for s, v in enumerate(views))
 
+    def passed(self) -> list[frozenset[int]]:
+        """Per seat, the faces it let pass since its hand last changed (as `track` last
+        read them: public facts only); none for this seat."""
+        return [frozenset(p) for p in self._passed]
+
     def threats(self, obs: Observation) -> list[float]:
         """How likely each other seat is to be ready (0 for this seat and for winners):
         declared, or estimated from its discards and calls (fitted on efficient play)."""
