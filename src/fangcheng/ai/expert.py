@@ -60,6 +60,12 @@ CANDIDATES: Final = 3
 MARGIN: Final = 1.5
 #: A seat's chance of being ready from which the safest discard is searched too.
 FOLD: Final = 0.5
+#: Where 报听 exists, the share of the strong bot's threat by which an undeclared seat is
+#: dealt a ready hand: strong bots declare whenever the wait is live, so one that has not
+#: is seldom ready (in 60 hands of four strong bots a seat read at 0.3–0.6 was ready about
+#: half as often as read, in baishan and baishan_platform alike; sichuan, without 报听,
+#: within a few points of it).
+UNDECLARED: Final = 0.5
 #: The decisions searched by default: the seat's own turns. Searching claims too lost
 #: clearly in baicheng (benchmarks/RESULTS.md); they and 定缺 are searched on request.
 SEARCHED: Final = frozenset({Phase.TURN})
@@ -490,6 +496,14 @@ class ExpertBot(Bot):
                 out.append(discards[safest])
         return out
 
+    def readiness(self, obs: Observation) -> list[float]:
+        """Each seat's chance of being ready, as the worlds deal it: the strong bot's
+        threat, less for an undeclared seat where 报听 exists (`UNDECLARED`)."""
+        threat = self.strong.threats(obs)
+        if not obs.rules.declare_ready:
+            return threat
+        return [p if v.ready else p * UNDECLARED for p, v in zip(threat, obs.seats, strict=True)]
+
     def search(self, obs: Observation, options: list[Action]) -> Action:
         """The strong bot's choice (``options[0]``) unless a rival's mean playout result
         beats it by ``margin`` standard errors of the paired differences: a few noisy
@@ -498,7 +512,7 @@ class ExpertBot(Bot):
         choice and the rival that led the pilot, none when no rival led. The rival is
         judged on the fresh worlds alone: on the pilot's, where it was picked for leading,
         it would be favoured by its luck there."""
-        ready = self.strong.threats(obs)
+        ready = self.readiness(obs)
         safe = self.strong.passed()
         results: list[list[int]] = [[] for _ in options]
         pilot = max(2, self.playouts // (2 * len(options)))
