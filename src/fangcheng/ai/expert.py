@@ -38,13 +38,20 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from math import sqrt
 from statistics import fmean, stdev
 from typing import ClassVar, Final
 
 from fangcheng.engine.round import Item, Round, shared_action
-from fangcheng.players.bots import Bot, EfficientBot, StrongBot, register_bot, table_of
+from fangcheng.players.bots import (
+    Bot,
+    EfficientBot,
+    StrongBot,
+    Table,
+    register_bot,
+    table_of,
+)
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.rules.requirements import in_void_suit, is_legal_win
@@ -374,8 +381,8 @@ def play_out(
     seat: int,
     action: Action,
     seeds: list[int],
-    own: type[Bot] = EfficientBot,
-    others: type[Bot] = EfficientBot,
+    own: Callable[[random.Random], Bot] = EfficientBot,
+    others: Callable[[random.Random], Bot] = EfficientBot,
 ) -> int:
     """Coins ``seat`` moves in ``world`` from here to the end, taking ``action`` first,
     its later decisions the ``own`` bot's and the other seats' the ``others`` bot's
@@ -391,6 +398,23 @@ def play_out(
 
 
 _KONGS: Final = frozenset({Act.AN_GANG, Act.BU_GANG, Act.XUANFENG, Act.ADD})
+
+
+class FoldBot(StrongBot):
+    """A playout policy for a seat that has given up its hand: it discards the safest
+    tile by the strong bot's reading (its best discard among equals), calls nothing and
+    makes no kong; a win that comes to it is still taken."""
+
+    name = "fold"
+
+    def kong(self, table: Table) -> Action | None:
+        return None
+
+    def claim(self, table: Table, calls: Sequence[Action]) -> Action:
+        return next(a for a in table.obs.legal if a.kind is Act.PASS)
+
+    def discard(self, table: Table, discards: Sequence[Action]) -> Action:
+        return self.safest(table, discards)
 
 
 class ExpertBot(Bot):
@@ -409,13 +433,18 @@ class ExpertBot(Bot):
         margin: float = MARGIN,
         opponents: type[Bot] = EfficientBot,
         fold: float | None = FOLD,
+        fold_margin: float | None = None,
+        fold_plan: bool = False,
     ) -> None:
         """``playouts`` per searched decision, shared among its options; ``candidates``:
         the discards compared; ``policy``: the seat's own playout bot; ``phases``: the
         decisions searched (of `Phase.TURN`, `Phase.CLAIM` and `Phase.QUE`); ``margin``:
         the standard errors by which a rival must win; ``opponents``: the other seats'
         playout bot; ``fold``: the threat (a seat's chance of being ready) from which the
-        safest discard is a rival too (None: never).
+        safest discard is a rival too (None: never); ``fold_margin``: the standard errors
+        by which that safest discard must win (None: ``margin``); ``fold_plan``: the
+        safest discard is played out as a fold, the seat's later discards the safest
+        too (`FoldBot`), not as one safe discard before the policy attacks again.
 
         The strong bot inside draws from ``rng`` itself, exactly as a plain strong bot
         at this seat would (it breaks ties at random, and ties are common), and the
@@ -428,6 +457,9 @@ class ExpertBot(Bot):
         self.search_rng = random.Random(repr(rng.getstate()))
         self.playouts, self.candidates, self.policy = playouts, candidates, policy
         self.phases, self.margin, self.opponents, self.fold = phases, margin, opponents, fold
+        self.fold_margin = margin if fold_margin is None else fold_margin
+        self.fold_plan = fold_plan
+        self.safest: Action | None = None  # the safest discard offered at this decision
 
     def act(self, observation: Observation) -> Action:
         choice = self.strong.act(observation)  # every observation: it tracks the table
@@ -446,6 +478,7 @@ class ExpertBot(Bot):
         next best discards, the same discard with or without 报听, a kong made or not; in
         a claim window every other answer but a win it takes (a win passed is a rival);
         every other 缺."""
+        self.safest = None
         if obs.phase not in self.phases:
             return [choice]
         if obs.phase is Phase.CLAIM:
@@ -490,10 +523,11 @@ class ExpertBot(Bot):
                 out.append(discards[tile])
         threat = self.strong.threats(obs)
         if self.fold is not None and max(threat) >= self.fold:
-            order = {t: i for i, (_, _, t) in enumerate(ranked)}
-            safest = min(order, key=lambda t: (self.strong.danger(table, t, threat), order[t]))
-            if safest != choice.tile and discards[safest] not in out:
-                out.append(discards[safest])
+            safest = self.strong.safest(table, legal, threat, ranked)
+            if safest != choice:
+                self.safest = safest
+                if safest not in out:
+                    out.append(safest)
         return out
 
     def readiness(self, obs: Observation) -> list[float]:
@@ -524,7 +558,8 @@ class ExpertBot(Bot):
         rest = max(2, (self.playouts - pilot * len(options)) // 2)
         self.play(obs, options, (0, rival), rest, ready, safe, results)
         diffs = _diffs(results, rival)[pilot:]  # the pilot chose the rival: not its judge
-        if fmean(diffs) > self.margin * stdev(diffs) / sqrt(len(diffs)):
+        margin = self.fold_margin if options[rival] == self.safest else self.margin
+        if fmean(diffs) > margin * stdev(diffs) / sqrt(len(diffs)):
             return options[rival]
         return options[0]
 
@@ -547,9 +582,21 @@ class ExpertBot(Bot):
             for i in which:
                 rng.setstate(state)  # the same world for every option
                 world = sample_world(obs, rng, ready, safe)
-                results[i].append(
-                    play_out(world, obs.seat, options[i], seeds, self.policy, self.opponents)
-                )
+                own = self.player(self.fold_plan and options[i] == self.safest)
+                results[i].append(play_out(world, obs.seat, options[i], seeds, own, self.opponents))
+
+    def player(self, fold: bool) -> Callable[[random.Random], Bot]:
+        """The seat's playout bot: ``policy``, or a `FoldBot` for the fold; a strong one
+        starts from this seat's reading of the table (the faces each seat let pass)."""
+        kind = FoldBot if fold else self.policy
+
+        def make(rng: random.Random) -> Bot:
+            bot = kind(rng)
+            if isinstance(bot, StrongBot):
+                bot.follow(self.strong)
+            return bot
+
+        return make
 
 
 def _diffs(results: list[list[int]], i: int) -> list[int]:
