@@ -5,7 +5,6 @@
     .venv/bin/python benchmarks/bench_expert.py strength [--playouts P ...] [--hands N]
         [--rules NAME ...] [--seed S] [--workers W] [--policy efficient|strong]
         [--phases turn,claim,que] [--opponents efficient|strong] [--fold T|none] [--margin M]
-        [--fold-margin M] [--fold-plan]
 
 ``time``: one expert (``P`` playouts per searched decision) and three ``strong`` seats
 play ``N`` hands per rule set; each of the expert's decisions with a choice is timed in
@@ -17,10 +16,8 @@ plays its very game, so only walls where it overruled carry a difference), the e
 wins and deal-ins per hand beside the strong players' range;
 ``--policy``, the seat's own playout bot, ``--opponents`` the others', ``--phases``, the
 decisions searched, ``--fold`` the threat from which the safest discard is a rival,
-``--margin`` the standard errors by which a rival must win, ``--fold-margin`` the safest
-discard (default: ``--margin``), ``--fold-plan`` plays that discard out as a fold (the
-seat's later discards the safest too). An expert other than the default is a bot kind
-registered here, ``expert@P:policy:phases:opponents:fold:margin:fold_margin[:plan]``.
+``--margin`` the standard errors by which a rival must win. An expert other than the
+default is a bot kind registered here, ``expert@P:policy:phases:opponents:fold:margin``.
 """
 
 from __future__ import annotations
@@ -52,17 +49,12 @@ def kind(playouts: int, args: argparse.Namespace) -> str:
         "opponents": POLICIES[args.opponents],
         "fold": fold,
         "margin": args.margin,
-        "fold_margin": args.fold_margin,
-        "fold_plan": args.fold_plan,
     }
-    defaults = (PLAYOUTS, StrongBot, SEARCHED, EfficientBot, FOLD, MARGIN, None, False)
+    defaults = (PLAYOUTS, StrongBot, SEARCHED, EfficientBot, FOLD, MARGIN)
     if tuple(options.values()) == defaults:
         return "expert"
     searched = "+".join(sorted(p.value for p in phases))
-    name = (
-        f"expert@{playouts}:{args.policy}:{searched}:{args.opponents}:{args.fold}:{args.margin}"
-        f":{args.fold_margin}{':plan' if args.fold_plan else ''}"
-    )
+    name = f"expert@{playouts}:{args.policy}:{searched}:{args.opponents}:{args.fold}:{args.margin}"
 
     class Variant(ExpertBot):
         def __init__(self, rng: random.Random) -> None:
@@ -144,12 +136,6 @@ def main() -> None:
     )
     parser.add_argument(
         "--margin", type=float, default=MARGIN, help="standard errors by which a rival must win"
-    )
-    parser.add_argument(
-        "--fold-margin", type=float, help="standard errors by which the safest discard must win"
-    )
-    parser.add_argument(
-        "--fold-plan", action="store_true", help="play the safest discard out as a fold"
     )
     args = parser.parse_args()
     (timing if args.what == "time" else strength)(args)

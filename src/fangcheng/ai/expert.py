@@ -44,14 +44,7 @@ from statistics import fmean, stdev
 from typing import ClassVar, Final
 
 from fangcheng.engine.round import Item, Round, shared_action
-from fangcheng.players.bots import (
-    Bot,
-    EfficientBot,
-    StrongBot,
-    Table,
-    register_bot,
-    table_of,
-)
+from fangcheng.players.bots import Bot, EfficientBot, StrongBot, register_bot, table_of
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.rules.requirements import in_void_suit, is_legal_win
@@ -400,23 +393,6 @@ def play_out(
 _KONGS: Final = frozenset({Act.AN_GANG, Act.BU_GANG, Act.XUANFENG, Act.ADD})
 
 
-class FoldBot(StrongBot):
-    """A playout policy for a seat that has given up its hand: it discards the safest
-    tile by the strong bot's reading (its best discard among equals), calls nothing and
-    makes no kong; a win that comes to it is still taken."""
-
-    name = "fold"
-
-    def kong(self, table: Table) -> Action | None:
-        return None
-
-    def claim(self, table: Table, calls: Sequence[Action]) -> Action:
-        return next(a for a in table.obs.legal if a.kind is Act.PASS)
-
-    def discard(self, table: Table, discards: Sequence[Action]) -> Action:
-        return self.safest(table, discards)
-
-
 class ExpertBot(Bot):
     """The strong bot, with its discards, 报听, kongs and claims checked by playouts in
     sampled worlds."""
@@ -433,18 +409,13 @@ class ExpertBot(Bot):
         margin: float = MARGIN,
         opponents: type[Bot] = EfficientBot,
         fold: float | None = FOLD,
-        fold_margin: float | None = None,
-        fold_plan: bool = False,
     ) -> None:
         """``playouts`` per searched decision, shared among its options; ``candidates``:
         the discards compared; ``policy``: the seat's own playout bot; ``phases``: the
         decisions searched (of `Phase.TURN`, `Phase.CLAIM` and `Phase.QUE`); ``margin``:
         the standard errors by which a rival must win; ``opponents``: the other seats'
         playout bot; ``fold``: the threat (a seat's chance of being ready) from which the
-        safest discard is a rival too (None: never); ``fold_margin``: the standard errors
-        by which that safest discard must win (None: ``margin``); ``fold_plan``: the
-        safest discard is played out as a fold, the seat's later discards the safest
-        too (`FoldBot`), not as one safe discard before the policy attacks again.
+        safest discard is a rival too (None: never).
 
         The strong bot inside draws from ``rng`` itself, exactly as a plain strong bot
         at this seat would (it breaks ties at random, and ties are common), and the
@@ -457,9 +428,6 @@ class ExpertBot(Bot):
         self.search_rng = random.Random(repr(rng.getstate()))
         self.playouts, self.candidates, self.policy = playouts, candidates, policy
         self.phases, self.margin, self.opponents, self.fold = phases, margin, opponents, fold
-        self.fold_margin = margin if fold_margin is None else fold_margin
-        self.fold_plan = fold_plan
-        self.safest: Action | None = None  # the safest discard offered at this decision
 
     def act(self, observation: Observation) -> Action:
         choice = self.strong.act(observation)  # every observation: it tracks the table
@@ -478,7 +446,6 @@ class ExpertBot(Bot):
         next best discards, the same discard with or without 报听, a kong made or not; in
         a claim window every other answer but a win it takes (a win passed is a rival);
         every other 缺."""
-        self.safest = None
         if obs.phase not in self.phases:
             return [choice]
         if obs.phase is Phase.CLAIM:
@@ -524,10 +491,8 @@ class ExpertBot(Bot):
         threat = self.strong.threats(obs)
         if self.fold is not None and max(threat) >= self.fold:
             safest = self.strong.safest(table, legal, threat, ranked)
-            if safest != choice:
-                self.safest = safest
-                if safest not in out:
-                    out.append(safest)
+            if safest.tile != choice.tile and safest not in out:
+                out.append(safest)
         return out
 
     def readiness(self, obs: Observation) -> list[float]:
@@ -558,8 +523,7 @@ class ExpertBot(Bot):
         rest = max(2, (self.playouts - pilot * len(options)) // 2)
         self.play(obs, options, (0, rival), rest, ready, safe, results)
         diffs = _diffs(results, rival)[pilot:]  # the pilot chose the rival: not its judge
-        margin = self.fold_margin if options[rival] == self.safest else self.margin
-        if fmean(diffs) > margin * stdev(diffs) / sqrt(len(diffs)):
+        if fmean(diffs) > self.margin * stdev(diffs) / sqrt(len(diffs)):
             return options[rival]
         return options[0]
 
@@ -582,21 +546,17 @@ class ExpertBot(Bot):
             for i in which:
                 rng.setstate(state)  # the same world for every option
                 world = sample_world(obs, rng, ready, safe)
-                own = self.player(self.fold_plan and options[i] == self.safest)
-                results[i].append(play_out(world, obs.seat, options[i], seeds, own, self.opponents))
+                results[i].append(
+                    play_out(world, obs.seat, options[i], seeds, self.player, self.opponents)
+                )
 
-    def player(self, fold: bool) -> Callable[[random.Random], Bot]:
-        """The seat's playout bot: ``policy``, or a `FoldBot` for the fold; a strong one
-        starts from this seat's reading of the table (the faces each seat let pass)."""
-        kind = FoldBot if fold else self.policy
-
-        def make(rng: random.Random) -> Bot:
-            bot = kind(rng)
-            if isinstance(bot, StrongBot):
-                bot.follow(self.strong)
-            return bot
-
-        return make
+    def player(self, rng: random.Random) -> Bot:
+        """The seat's playout bot, ``policy``; a strong one starts from this seat's
+        reading of the table (the faces each seat let pass since its hand changed)."""
+        bot = self.policy(rng)
+        if isinstance(bot, StrongBot):
+            bot.follow(self.strong)
+        return bot
 
 
 def _diffs(results: list[list[int]], i: int) -> list[int]:
