@@ -301,3 +301,16 @@ def test_a_ready_hand_waits_on_no_face_its_seat_let_pass_or_threw(name: str) -> 
                             avoided += waits.isdisjoint(safe[s] | set(view.river))
                 round_.act(seat, action)
     assert built > 100 and avoided >= built * 0.95
+
+
+def test_the_seats_playout_bot_starts_from_the_experts_reading_of_the_table() -> None:
+    """A strong bot that joins a playout mid-hand would read every river as new; it takes
+    the expert's reading (the faces each seat let pass), built from observations alone."""
+    bot = ExpertBot(random.Random(0))
+    for _, obs in decisions(find_rules("baishan"), range(1), (Phase.TURN,)):
+        if obs.seat != 0:
+            continue
+        bot.strong.act(obs)
+        player = bot.player(random.Random(1))
+        assert isinstance(player, StrongBot) and player.passed() == bot.strong.passed()
+    assert any(bot.strong.passed())
