@@ -10,8 +10,12 @@ The tiles are not dealt uniformly: a uniform deal gives every other seat a hand 
 ready, and a search in such worlds finds every discard safe and every attack free (the
 first versions dealt in twice as often as the strong bot). So a seat that declared 报听
 is dealt a ready hand; one that may be ready by its discards and calls (the strong bot's
-estimate) is dealt a ready hand with that chance, else one a few tiles off; a sichuan
-seat whose latest discard is outside its 缺 holds none of it.
+estimate, halved for a seat that has not declared where 报听 exists: strong bots declare
+when ready) is dealt a ready hand with that chance, else one a few tiles off; a sichuan
+seat whose latest discard is outside its 缺 holds none of it. A ready hand dealt waits
+on no face its seat let pass since its hand last changed (bots take every win offered)
+and on none of its own discards (players seldom do): dealt uniformly, its waits made the
+faces the table shows safe look dangerous, and the others safe.
 
 Worlds are rebuilt at the seat's own turn, at a claim window on another seat's discard
 (the discarder's turn, replayed to the window; the other seats answer in the world), and
@@ -20,18 +24,21 @@ value: the tile to move on (or the discard) did not follow a kong, no 刮风下�
 back (退税). `_set_state` is the one place that writes the engine's state directly.
 
 `ExpertBot` keeps the strong bot's choice unless a rival beats it clearly: at a turn its
-next best discards at the least distance, the safest discard while another seat may
-well be ready (the strong bot folds only against 报听), the same discard with or without
-报听, a kong made or not; on request (`ExpertBot.phases`; searching claims lost in
-baicheng) at a claim every other answer, and every other 缺. Each is played out to the
-end of the hand in the same sampled worlds with the same playout seeds (common random
-numbers), the seat by its own playout policy (the strong bot: efficient playouts
-misjudged its follow-up) and the others by efficient bots: a pilot of a few worlds for
-every option, then the rest of the budget on the choice and the rival that led. That
-rival is taken only where its mean coins for the seat beat the strong bot's choice by
-`MARGIN` standard errors of the paired differences. The strong bot inside draws the
-seat's own generator, so an expert that keeps every choice plays the strong bot's game.
-漂 is the strong bot's: playouts of equal bots cannot value a bet.
+next best discards at the least distance, the safest discard while another seat may well
+be ready (the strong bot folds only against 报听), the same discard with or without 报听, a
+kong made or not; on request (`ExpertBot.phases`; searching claims lost in baicheng) at
+a claim every other answer, and every other 缺. Each is played out to the end of the hand
+in the same sampled worlds with the same playout seeds (common random numbers), the seat
+by its own playout policy (the strong bot, starting from the expert's reading of the
+table: efficient playouts misjudged its follow-up) and the others by efficient bots
+(strong ones cost 2–2.5× and measured no better): a pilot of a few worlds for every
+option, then the rest of the budget on the choice and the rival that led. That rival is
+taken only where its mean coins for the seat beat the strong bot's choice by `MARGIN`
+standard errors of the paired differences. The strong bot inside draws the seat's own
+generator, so an expert that keeps every choice plays the strong bot's game. 漂 is the
+strong bot's: playouts of equal bots cannot value a bet. Measured in duplicate mode
+against three strong bots (benchmarks/RESULTS.md) it plays as well as the strong bot,
+not shown better in any rule set.
 """
 
 from __future__ import annotations
