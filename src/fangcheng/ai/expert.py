@@ -31,7 +31,7 @@ a claim every other answer, and every other 缺. Each is played out to the end o
 in the same sampled worlds with the same playout seeds (common random numbers), the seat
 by its own playout policy (the strong bot, starting from the expert's reading of the
 table: efficient playouts misjudged its follow-up) and the others by efficient bots
-(strong ones cost 2–2.5× and measured no better): a pilot of a few worlds for every
+(strong ones cost 2–3.5× and measured no better): a pilot of a few worlds for every
 option, then the rest of the budget on the choice and the rival that led. That rival is
 taken only where its mean coins for the seat beat the strong bot's choice by `MARGIN`
 standard errors of the paired differences. The strong bot inside draws the seat's own
