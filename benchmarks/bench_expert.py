@@ -2,22 +2,29 @@
 
     .venv/bin/python benchmarks/bench_expert.py time [--playouts P ...] [--hands N]
         [--rules NAME ...] [--seed S]
+    .venv/bin/python benchmarks/bench_expert.py worlds [--hands N] [--rules NAME ...]
     .venv/bin/python benchmarks/bench_expert.py strength [--playouts P ...] [--hands N]
         [--rules NAME ...] [--seed S] [--workers W] [--policy efficient|strong]
         [--phases turn,claim,que] [--opponents efficient|strong] [--fold T|none] [--margin M]
 
-``time``: one expert (``P`` playouts per searched decision) and three ``strong`` seats
-play ``N`` hands per rule set; each of the expert's decisions with a choice is timed in
-process CPU time (other work on the machine does not count): mean, median, 90th
-percentile and max. ``strength``: ``fangcheng simulate --duplicate`` of one expert
-against three ``strong`` at each budget, expert − strong per hand with its 95% interval,
-the walls whose difference is not 0 (an expert that keeps the strong bot's every choice
-plays its very game, so only walls where it overruled carry a difference), the expert's
-wins and deal-ins per hand beside the strong players' range;
-``--policy``, the seat's own playout bot, ``--opponents`` the others', ``--phases``, the
-decisions searched, ``--fold`` the threat from which the safest discard is a rival,
-``--margin`` the standard errors by which a rival must win. An expert other than the
-default is a bot kind registered here, ``expert@P:policy:phases:opponents:fold:margin``.
+``worlds``: how faithful the sampled worlds are, in ``N`` hands of four strong bots per
+rule set, at each of seat 0's turns: of the other seats that are ready (holding a hand
+one tile from a win by the rules), in the real round and in a world the expert samples
+there, how often a wait is a face the seat let pass since its hand changed or one of its
+own discards; and of those not declared, the strong bot's threat against how often they
+are ready, by tenths of the threat. ``time``: one expert (``P`` playouts per searched
+decision) and three ``strong`` seats play ``N`` hands per rule set; each of the expert's
+decisions with a choice is timed in process CPU time (other work on the machine does not
+count): mean, median, 90th percentile and max. ``strength``: ``fangcheng simulate
+--duplicate`` of one expert against three ``strong`` at each budget, expert − strong per
+hand with its 95% interval, the walls whose difference is not 0 (an expert that keeps
+the strong bot's every choice plays its very game, so only walls where it overruled
+carry a difference), the expert's wins and deal-ins per hand beside the strong players'
+range; ``--policy``, the seat's own playout bot, ``--opponents`` the others',
+``--phases``, the decisions searched, ``--fold`` the threat from which the safest
+discard is a rival, ``--margin`` the standard errors by which a rival must win. An
+expert other than the default is a bot kind registered here,
+``expert@P:policy:phases:opponents:fold:margin``.
 """
 
 from __future__ import annotations
@@ -28,12 +35,15 @@ import time
 from statistics import fmean, median, quantiles
 from typing import Final
 
-from fangcheng.ai.expert import FOLD, MARGIN, PLAYOUTS, SEARCHED, ExpertBot
+from fangcheng.ai.expert import FOLD, MARGIN, PLAYOUTS, SEARCHED, ExpertBot, sample_world
 from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
 from fangcheng.players.bots import EfficientBot, StrongBot, make_bot, register_bot
 from fangcheng.protocol.observation import Phase
-from fangcheng.rules.ruleset import ALL_RULES
+from fangcheng.rules.requirements import is_legal_win
+from fangcheng.rules.ruleset import ALL_RULES, RuleSet, find_rules
+from fangcheng.tiles.melds import Meld
+from fangcheng.tiles.notation import KINDS
 
 POLICIES: Final = {"efficient": EfficientBot, "strong": StrongBot}
 
@@ -92,6 +102,66 @@ def timing(args: argparse.Namespace) -> None:
             )
 
 
+def _waits(rules: RuleSet, hand: bytearray, melds: list[Meld], que: int | None) -> set[int]:
+    out = set()
+    for t in range(KINDS):
+        if hand[t] < 4:
+            hand[t] += 1
+            if is_legal_win(rules, bytes(hand), melds, que):
+                out.add(t)
+            hand[t] -= 1
+    return out
+
+
+def worlds(args: argparse.Namespace) -> None:
+    for name in args.rules:
+        rules = find_rules(name)
+        hits = {"real": [0, 0, 0], "sampled": [0, 0, 0]}  # ready seats, passed, own river
+        tenths = [[0, 0.0, 0] for _ in range(10)]  # seats, threat, ready
+        for hand in range(args.hands):
+            round_ = Round(rules, seed=args.seed * 1000 + hand, dealer=hand % 4)
+            expert = ExpertBot(random.Random(hand))
+            bots = [expert.strong, *(StrongBot(random.Random(hand * 4 + s)) for s in (1, 2, 3))]
+            while not round_.over:
+                for seat in round_.pending():
+                    obs = round_.observe(seat)
+                    action = bots[seat].act(obs)
+                    if seat == 0 and obs.phase is Phase.TURN and obs.turn == 0:
+                        passed, threat = expert.strong.passed(), expert.strong.threats(obs)
+                        world = sample_world(
+                            obs, random.Random(hand), expert.readiness(obs), passed
+                        )
+                        for s, view in enumerate(obs.seats[1:], 1):
+                            if view.won or view.revealed is not None:
+                                continue
+                            for key, at in (("real", round_), ("sampled", world)):
+                                waits = _waits(rules, at.hands[s], at.melds[s], view.que)
+                                if waits:
+                                    c = hits[key]
+                                    c[0] += 1
+                                    c[1] += not waits.isdisjoint(passed[s])
+                                    c[2] += not waits.isdisjoint(view.river)
+                            if not view.ready:
+                                ready = _waits(rules, round_.hands[s], round_.melds[s], view.que)
+                                row = tenths[min(9, int(threat[s] * 10))]
+                                row[0] += 1
+                                row[1] += threat[s]
+                                row[2] += bool(ready)
+                    round_.act(seat, action)
+        for key, (n, passed_hit, river_hit) in hits.items():
+            n = max(1, n)
+            print(
+                f"   {name:<18}{key:<8} ready seat-turns {n:5}  a wait let pass"
+                f" {passed_hit / n:6.1%}  a wait of its own discards {river_hit / n:6.1%}"
+            )
+        undeclared = "  ".join(
+            f"{t / 10:.1f}: {n} read {p / n:.2f} ready {r / n:.2f}"
+            for t, (n, p, r) in enumerate(tenths)
+            if n >= 20
+        )
+        print(f"   {name:<18}undeclared seats by threat  {undeclared}", flush=True)
+
+
 def strength(args: argparse.Namespace) -> None:
     for playouts in args.playouts:
         name = kind(playouts, args)
@@ -118,7 +188,7 @@ def strength(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["time", "strength"])
+    parser.add_argument("what", choices=["time", "strength", "worlds"])
     parser.add_argument("--playouts", type=int, nargs="*", default=[PLAYOUTS])
     parser.add_argument("--hands", type=int, default=8)
     parser.add_argument("--rules", nargs="*", default=[r.name for r in ALL_RULES])
@@ -138,7 +208,7 @@ def main() -> None:
         "--margin", type=float, default=MARGIN, help="standard errors by which a rival must win"
     )
     args = parser.parse_args()
-    (timing if args.what == "time" else strength)(args)
+    {"time": timing, "strength": strength, "worlds": worlds}[args.what](args)
 
 
 if __name__ == "__main__":

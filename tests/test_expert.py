@@ -259,3 +259,58 @@ def test_the_safest_discard_is_weighed_only_while_another_seat_may_well_be_ready
         plain = [a.tile for a in never.options(obs, choice)[1:] if a.kind is Act.DISCARD]
         assert all(distance[t] == least for t in plain)
     assert further > 0
+
+
+@pytest.mark.parametrize("name", ["baishan", "sichuan"])
+def test_a_ready_hand_waits_on_no_face_its_seat_let_pass_or_threw(name: str) -> None:
+    """Bots take every win offered, so a ready seat does not wait on a face it let pass
+    since its hand last changed; nor, mostly, on a face it threw. The faces let pass are
+    read by the seat's strong bot from its observations (public discards only), and a
+    world built to avoid them still shows the seat exactly what it knows."""
+    rules = find_rules(name)
+    built = avoided = 0
+    for seed in range(3):
+        round_ = Round(rules, seed=seed, dealer=seed % 4)
+        bots = [StrongBot(random.Random(seed * 4 + s)) for s in range(4)]
+        while not round_.over:
+            for seat in round_.pending():
+                obs = round_.observe(seat)
+                action = bots[seat].act(obs)  # tracks the table
+                if obs.phase is Phase.TURN and obs.turn == seat:
+                    safe = bots[seat].passed()
+                    shown = {t for v in obs.seats for m in v.melds for t in m.tiles}
+                    shown.update(t for v in obs.seats for t in v.river)  # a call takes one
+                    assert not safe[seat] and all(f <= shown for f in safe)  # public faces
+                    world = sample_world(obs, random.Random(seed), (1.0,) * 4, safe)
+                    assert known(world.observe(seat)) == known(obs)
+                    for s, view in enumerate(obs.seats):
+                        if s == seat or view.revealed is not None or view.concealed % 3 != 1:
+                            continue
+                        hand = world.hands[s]
+                        waits = {
+                            t
+                            for t in range(34)
+                            if hand[t] < 4
+                            and is_legal_win(
+                                rules, hand[:t] + bytes([hand[t] + 1]) + hand[t + 1 :],
+                                world.melds[s], view.que,
+                            )
+                        }  # fmt: skip
+                        if waits:
+                            built += 1
+                            avoided += waits.isdisjoint(safe[s] | set(view.river))
+                round_.act(seat, action)
+    assert built > 100 and avoided >= built * 0.95
+
+
+def test_the_seats_playout_bot_starts_from_the_experts_reading_of_the_table() -> None:
+    """A strong bot that joins a playout mid-hand would read every river as new; it takes
+    the expert's reading (the faces each seat let pass), built from observations alone."""
+    bot = ExpertBot(random.Random(0))
+    for _, obs in decisions(find_rules("baishan"), range(1), (Phase.TURN,)):
+        if obs.seat != 0:
+            continue
+        bot.strong.act(obs)
+        player = bot.player(random.Random(1))
+        assert isinstance(player, StrongBot) and player.passed() == bot.strong.passed()
+    assert any(bot.strong.passed())

@@ -10,8 +10,12 @@ The tiles are not dealt uniformly: a uniform deal gives every other seat a hand 
 ready, and a search in such worlds finds every discard safe and every attack free (the
 first versions dealt in twice as often as the strong bot). So a seat that declared 报听
 is dealt a ready hand; one that may be ready by its discards and calls (the strong bot's
-estimate) is dealt a ready hand with that chance, else one a few tiles off; a sichuan
-seat whose latest discard is outside its 缺 holds none of it.
+estimate, halved for a seat that has not declared where 报听 exists: strong bots declare
+when ready) is dealt a ready hand with that chance, else one a few tiles off; a sichuan
+seat whose latest discard is outside its 缺 holds none of it. A ready hand dealt waits
+on no face its seat let pass since its hand last changed (bots take every win offered)
+and on none of its own discards (players seldom do): dealt uniformly, its waits made the
+faces the table shows safe look dangerous, and the others safe.
 
 Worlds are rebuilt at the seat's own turn, at a claim window on another seat's discard
 (the discarder's turn, replayed to the window; the other seats answer in the world), and
@@ -20,25 +24,28 @@ value: the tile to move on (or the discard) did not follow a kong, no 刮风下�
 back (退税). `_set_state` is the one place that writes the engine's state directly.
 
 `ExpertBot` keeps the strong bot's choice unless a rival beats it clearly: at a turn its
-next best discards at the least distance, the safest discard while another seat may
-well be ready (the strong bot folds only against 报听), the same discard with or without
-报听, a kong made or not; on request (`ExpertBot.phases`; searching claims lost in
-baicheng) at a claim every other answer, and every other 缺. Each is played out to the
-end of the hand in the same sampled worlds with the same playout seeds (common random
-numbers), the seat by its own playout policy (the strong bot: efficient playouts
-misjudged its follow-up) and the others by efficient bots: a pilot of a few worlds for
-every option, then the rest of the budget on the choice and the rival that led. That
-rival is taken only where its mean coins for the seat beat the strong bot's choice by
-`MARGIN` standard errors of the paired differences. The strong bot inside draws the
-seat's own generator, so an expert that keeps every choice plays the strong bot's game.
-漂 is the strong bot's: playouts of equal bots cannot value a bet.
+next best discards at the least distance, the safest discard while another seat may well
+be ready (the strong bot folds only against 报听), the same discard with or without 报听, a
+kong made or not; on request (`ExpertBot.phases`; searching claims lost in baicheng) at
+a claim every other answer, and every other 缺. Each is played out to the end of the hand
+in the same sampled worlds with the same playout seeds (common random numbers), the seat
+by its own playout policy (the strong bot, starting from the expert's reading of the
+table: efficient playouts misjudged its follow-up) and the others by efficient bots
+(strong ones cost 2–3.5× and measured no better): a pilot of a few worlds for every
+option, then the rest of the budget on the choice and the rival that led. That rival is
+taken only where its mean coins for the seat beat the strong bot's choice by `MARGIN`
+standard errors of the paired differences. The strong bot inside draws the seat's own
+generator, so an expert that keeps every choice plays the strong bot's game. 漂 is the
+strong bot's: playouts of equal bots cannot value a bet. Measured in duplicate mode
+against three strong bots (benchmarks/RESULTS.md) it plays as well as the strong bot,
+not shown better in any rule set.
 """
 
 from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from math import sqrt
 from statistics import fmean, stdev
 from typing import ClassVar, Final
@@ -60,6 +67,12 @@ CANDIDATES: Final = 3
 MARGIN: Final = 1.5
 #: A seat's chance of being ready from which the safest discard is searched too.
 FOLD: Final = 0.5
+#: Where 报听 exists, the share of the strong bot's threat by which an undeclared seat is
+#: dealt a ready hand: strong bots declare whenever the wait is live, so one that has not
+#: is seldom ready (in 60 hands of four strong bots a seat read at 0.3–0.6 was ready about
+#: half as often as read, in baishan and baishan_platform alike; sichuan, without 报听,
+#: within a few points of it).
+UNDECLARED: Final = 0.5
 #: The decisions searched by default: the seat's own turns. Searching claims too lost
 #: clearly in baicheng (benchmarks/RESULTS.md); they and 定缺 are searched on request.
 SEARCHED: Final = frozenset({Phase.TURN})
@@ -81,7 +94,10 @@ def _options(obs: Observation) -> dict[str, object]:
 
 
 def sample_world(
-    obs: Observation, rng: random.Random, ready: Sequence[float] | None = None
+    obs: Observation,
+    rng: random.Random,
+    ready: Sequence[float] | None = None,
+    safe: Sequence[Collection[int]] | None = None,
 ) -> Round:
     """A round at ``obs``'s decision that agrees with all ``obs`` shows, the unseen tiles
     dealt at random: the seat's own turn, a claim window on another seat's discard, or
@@ -90,9 +106,18 @@ def sample_world(
     ``ready``: each seat's chance of being ready, as read from its discards and calls (a
     seat that declared 报听 is ready whatever it says): such a seat is dealt a ready hand
     with that chance, and else a hand a few tiles off one; without it only the declared
-    seats' hands are built, the others' dealt uniformly."""
+    seats' hands are built, the others' dealt uniformly.
+
+    ``safe``: per seat, faces a ready hand of it does not wait on (public facts: those it
+    let pass since its hand last changed, as bots take every win offered); a ready hand
+    built for it also waits on none of its own discards (players seldom wait on a face
+    they threw: a strong bot's ready hand did in 5% of sichuan's turns and none of
+    baishan's, a ready hand built at random in 15–20%). Bounded tries, then any ready
+    hand."""
     if ready is None:
         ready = (0.0,) * 4
+    if safe is None:
+        safe = ((),) * 4
     claim = obs.last_discard if obs.phase is Phase.CLAIM else None
     own_turn = obs.phase is Phase.TURN and obs.turn == obs.seat
     rebuilt = own_turn or obs.phase is Phase.QUE or (claim is not None and claim[0] != obs.seat)
@@ -146,7 +171,8 @@ def sample_world(
     for s in hidden:
         view = obs.seats[s]
         if view.ready or rng.random() < ready[s]:
-            dealt = _built_hand(obs, s, pool, rng, voids[s], 0)
+            avoid = frozenset(safe[s]).union(view.river)
+            dealt = _built_hand(obs, s, pool, rng, voids[s], 0, avoid)
         elif ready[s]:  # not ready yet, but a hand kept for many turns is rarely far off
             dealt = _built_hand(obs, s, pool, rng, voids[s], max(1, 5 - len(view.river) // 2))
         else:
@@ -194,13 +220,21 @@ READY_TRIES: Final = 30
 
 
 def _built_hand(
-    obs: Observation, s: int, pool: list[int], rng: random.Random, void: int | None, spoil: int
+    obs: Observation,
+    s: int,
+    pool: list[int],
+    rng: random.Random,
+    void: int | None,
+    spoil: int,
+    avoid: frozenset[int] = frozenset(),
 ) -> bytearray | None:
     """A hand for seat ``s`` of the unseen tiles in ``pool`` (none of the ``void`` suit):
     a complete hand (sets and a pair) built at random, one tile taken out and ``spoil``
     more swapped for random ones. Unspoilt, it is ready: kept once the rules let it win
-    on some face (a random deal is almost never ready, and a ready seat that cannot win
-    would make every discard look safe). None if none is found."""
+    on some face and on none of ``avoid`` (a random deal is almost never ready, and a
+    ready seat that cannot win would make every discard look safe); if every try wins on
+    one of ``avoid``, the first ready hand. None if none is found."""
+    fallback = None
     view = obs.seats[s]
     n = view.concealed
     if n % 3 != 1:
@@ -239,14 +273,20 @@ def _built_hand(
                 left[t] -= 1
             if spoil:
                 return hand
-            melds = list(view.melds)
-            for t in (t for t in range(KINDS) if hand[t] < 4):
-                hand[t] += 1
-                won = is_legal_win(obs.rules, bytes(hand), melds, view.que)
-                hand[t] -= 1
-                if won:
-                    return hand
-    return None
+            wins = [t for t in range(KINDS) if hand[t] < 4 and _wins_on(obs, s, hand, t)]
+            if wins and fallback is None:
+                fallback = hand
+            if wins and avoid.isdisjoint(wins):
+                return hand
+    return fallback
+
+
+def _wins_on(obs: Observation, s: int, hand: bytearray, t: int) -> bool:
+    """Whether seat ``s``'s concealed ``hand`` wins on a ``t`` by the rules."""
+    view = obs.seats[s]
+    grown = bytearray(hand)
+    grown[t] += 1
+    return is_legal_win(obs.rules, bytes(grown), list(view.melds), view.que)
 
 
 def _set_state(
@@ -341,8 +381,8 @@ def play_out(
     seat: int,
     action: Action,
     seeds: list[int],
-    own: type[Bot] = EfficientBot,
-    others: type[Bot] = EfficientBot,
+    own: Callable[[random.Random], Bot] = EfficientBot,
+    others: Callable[[random.Random], Bot] = EfficientBot,
 ) -> int:
     """Coins ``seat`` moves in ``world`` from here to the end, taking ``action`` first,
     its later decisions the ``own`` bot's and the other seats' the ``others`` bot's
@@ -457,11 +497,18 @@ class ExpertBot(Bot):
                 out.append(discards[tile])
         threat = self.strong.threats(obs)
         if self.fold is not None and max(threat) >= self.fold:
-            order = {t: i for i, (_, _, t) in enumerate(ranked)}
-            safest = min(order, key=lambda t: (self.strong.danger(table, t, threat), order[t]))
-            if safest != choice.tile and discards[safest] not in out:
-                out.append(discards[safest])
+            safest = self.strong.safest(table, legal, threat, ranked)
+            if safest.tile != choice.tile and safest not in out:
+                out.append(safest)
         return out
+
+    def readiness(self, obs: Observation) -> list[float]:
+        """Each seat's chance of being ready, as the worlds deal it: the strong bot's
+        threat, less for an undeclared seat where 报听 exists (`UNDECLARED`)."""
+        threat = self.strong.threats(obs)
+        if not obs.rules.declare_ready:
+            return threat
+        return [p if v.ready else p * UNDECLARED for p, v in zip(threat, obs.seats, strict=True)]
 
     def search(self, obs: Observation, options: list[Action]) -> Action:
         """The strong bot's choice (``options[0]``) unless a rival's mean playout result
@@ -471,16 +518,17 @@ class ExpertBot(Bot):
         choice and the rival that led the pilot, none when no rival led. The rival is
         judged on the fresh worlds alone: on the pilot's, where it was picked for leading,
         it would be favoured by its luck there."""
-        ready = self.strong.threats(obs)
+        ready = self.readiness(obs)
+        safe = self.strong.passed()
         results: list[list[int]] = [[] for _ in options]
         pilot = max(2, self.playouts // (2 * len(options)))
-        self.play(obs, options, range(len(options)), pilot, ready, results)
+        self.play(obs, options, range(len(options)), pilot, ready, safe, results)
         gains = [fmean(_diffs(results, i)) for i in range(1, len(options))]
         rival = 1 + gains.index(max(gains))
         if gains[rival - 1] <= 0:
             return options[0]
         rest = max(2, (self.playouts - pilot * len(options)) // 2)
-        self.play(obs, options, (0, rival), rest, ready, results)
+        self.play(obs, options, (0, rival), rest, ready, safe, results)
         diffs = _diffs(results, rival)[pilot:]  # the pilot chose the rival: not its judge
         if fmean(diffs) > self.margin * stdev(diffs) / sqrt(len(diffs)):
             return options[rival]
@@ -493,6 +541,7 @@ class ExpertBot(Bot):
         which: Sequence[int],
         worlds: int,
         ready: Sequence[float],
+        safe: Sequence[Collection[int]],
         results: list[list[int]],
     ) -> None:
         """Play the options ``which`` out in ``worlds`` more sampled worlds, the same
@@ -503,10 +552,18 @@ class ExpertBot(Bot):
             state = rng.getstate()
             for i in which:
                 rng.setstate(state)  # the same world for every option
-                world = sample_world(obs, rng, ready)
+                world = sample_world(obs, rng, ready, safe)
                 results[i].append(
-                    play_out(world, obs.seat, options[i], seeds, self.policy, self.opponents)
+                    play_out(world, obs.seat, options[i], seeds, self.player, self.opponents)
                 )
+
+    def player(self, rng: random.Random) -> Bot:
+        """The seat's playout bot, ``policy``; a strong one starts from this seat's
+        reading of the table (the faces each seat let pass since its hand changed)."""
+        bot = self.policy(rng)
+        if isinstance(bot, StrongBot):
+            bot.follow(self.strong)
+        return bot
 
 
 def _diffs(results: list[list[int]], i: int) -> list[int]:

@@ -947,6 +947,19 @@ class StrongBot(EfficientBot):
         self._declared = [v.ready for v in views]
         self._opens = tuple(s != me and any(m.opens for m in v.melds) for s, v in enumerate(views))
 
+    def follow(self, other: StrongBot) -> None:
+        """Take ``other``'s reading of the table (what its `track` has seen at the same
+        seat), which a bot that joins a hand in the middle would lack."""
+        self._rivers = list(other._rivers)
+        self._declared = list(other._declared)
+        self._passed = [set(p) for p in other._passed]
+        self._opens = other._opens
+
+    def passed(self) -> list[frozenset[int]]:
+        """Per seat, the faces it let pass since its hand last changed (as `track` last
+        read them: public facts only); none for this seat."""
+        return [frozenset(p) for p in self._passed]
+
     def threats(self, obs: Observation) -> list[float]:
         """How likely each other seat is to be ready (0 for this seat and for winners):
         declared, or estimated from its discards and calls (fitted on efficient play)."""
@@ -1186,6 +1199,22 @@ class StrongBot(EfficientBot):
         ranked = self.ranked(table, table.obs.hand, table.melds, faces)
         if ranked[0][0] < 2:
             return super().discard(table, discards)
+        return self.safest(table, discards, threat, ranked)
+
+    def safest(
+        self,
+        table: Table,
+        discards: Sequence[Action],
+        threat: Sequence[float] | None = None,
+        ranked: Sequence[tuple[int, float, int]] | None = None,
+    ) -> Action:
+        """The discard least likely to deal in by `danger` (to three places), of equals
+        the best by ``ranked`` (`ranked` of the discard faces when not given)."""
+        if threat is None:
+            threat = self.threats(table.obs)
+        if ranked is None:
+            faces = self.discard_faces(table, discards)
+            ranked = self.ranked(table, table.obs.hand, table.melds, faces)
         norm = _all_ways(table.unseen)
         order = {t: i for i, (_, _, t) in enumerate(ranked)}
         tile = min(order, key=lambda t: (round(self.danger(table, t, threat, norm), 3), order[t]))
