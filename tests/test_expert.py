@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from fangcheng.ai import advice
 from fangcheng.ai.expert import FOLD, ExpertBot, WorldError, sample_world
 from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
@@ -314,3 +315,25 @@ def test_the_seats_playout_bot_starts_from_the_experts_reading_of_the_table() ->
         player = bot.player(random.Random(1))
         assert isinstance(player, StrongBot) and player.passed() == bot.strong.passed()
     assert any(bot.strong.passed())
+
+
+def test_a_hints_expert_reads_the_table_as_the_adviser_did(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terminal's adviser has tracked the hand; the hint's expert starts from its
+    reading (the faces each seat let pass), not from the one observation it is given."""
+    adviser = StrongBot(random.Random(0))
+    seen: list[list[frozenset[int]]] = []
+    real_act = ExpertBot.act
+
+    def act(self: ExpertBot, obs: Observation) -> object:
+        chosen = real_act(self, obs)
+        seen.append(self.strong.passed())
+        return chosen
+
+    monkeypatch.setattr(ExpertBot, "act", act)
+    for _, obs in decisions(find_rules("baishan"), range(1), (Phase.TURN,)):
+        if obs.seat != 0:
+            continue
+        adviser.track(obs)
+        advice.advise(obs, random.Random(1), playouts=4, strong=adviser)
+        assert seen[-1] == adviser.passed()
+    assert any(any(p) for p in seen)

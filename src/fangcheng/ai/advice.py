@@ -43,7 +43,11 @@ def advise(
     strong = strong or StrongBot(random.Random(0))
     strong.rng = random.Random(rng.getrandbits(64))  # its ties broken alike each time
     plain = strong.act(obs)
-    action = ExpertBot(rng, playouts=playouts).act(obs)
+    expert = ExpertBot(rng, playouts=playouts)
+    # the table as the adviser read it: the faces each seat let pass, which the expert's
+    # worlds keep out of the others' waits (a fresh reading would see only this moment)
+    expert.strong.follow(strong)
+    action = expert.act(obs)
     why = measures(obs, action, strong)
     if action != plain:
         said = f"{playouts} playouts chose it over the strong bot's {plain}"
