@@ -239,6 +239,14 @@ def _built_hand(
     n = view.concealed
     if n % 3 != 1:
         return None
+    rules, melds, que = obs.rules, list(view.melds), view.que
+
+    def wins_on(hand: bytearray, t: int) -> bool:
+        hand[t] += 1  # the face drawn, tried in place and put back
+        won = is_legal_win(rules, bytes(hand), melds, que)
+        hand[t] -= 1
+        return won
+
     counts = bytearray(KINDS)
     for t in pool:
         if not in_void_suit(t, void):
@@ -273,20 +281,12 @@ def _built_hand(
                 left[t] -= 1
             if spoil:
                 return hand
-            wins = [t for t in range(KINDS) if hand[t] < 4 and _wins_on(obs, s, hand, t)]
+            wins = [t for t in range(KINDS) if hand[t] < 4 and wins_on(hand, t)]
             if wins and fallback is None:
                 fallback = hand
             if wins and avoid.isdisjoint(wins):
                 return hand
     return fallback
-
-
-def _wins_on(obs: Observation, s: int, hand: bytearray, t: int) -> bool:
-    """Whether seat ``s``'s concealed ``hand`` wins on a ``t`` by the rules."""
-    view = obs.seats[s]
-    grown = bytearray(hand)
-    grown[t] += 1
-    return is_legal_win(obs.rules, bytes(grown), list(view.melds), view.que)
 
 
 def _set_state(

@@ -1205,16 +1205,11 @@ class StrongBot(EfficientBot):
         self,
         table: Table,
         discards: Sequence[Action],
-        threat: Sequence[float] | None = None,
-        ranked: Sequence[tuple[int, float, int]] | None = None,
+        threat: Sequence[float],
+        ranked: Sequence[tuple[int, float, int]],
     ) -> Action:
-        """The discard least likely to deal in by `danger` (to three places), of equals
-        the best by ``ranked`` (`ranked` of the discard faces when not given)."""
-        if threat is None:
-            threat = self.threats(table.obs)
-        if ranked is None:
-            faces = self.discard_faces(table, discards)
-            ranked = self.ranked(table, table.obs.hand, table.melds, faces)
+        """The discard least likely to deal in by `danger` (to three places) against
+        ``threat``, of equals the best by ``ranked`` (`ranked` of the discard faces)."""
         norm = _all_ways(table.unseen)
         order = {t: i for i, (_, _, t) in enumerate(ranked)}
         tile = min(order, key=lambda t: (round(self.danger(table, t, threat, norm), 3), order[t]))
