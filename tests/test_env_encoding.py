@@ -171,6 +171,18 @@ def test_the_compiled_encoder_names_what_is_wrong() -> None:
     assert np.array_equal(encode_observation(obs), reference_encoding(obs))
 
 
+@pytest.mark.parametrize("encoder", ENCODERS)
+def test_a_score_in_units_of_a_zero_base_is_an_error_either_way(
+    encoder: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if encoder == "python":
+        monkeypatch.setattr(fenv, "_ENCODE", None)
+    obs = Round("sichuan", seed=1).observe(0)
+    assert np.array_equal(encode_observation(obs, base=0), reference_encoding(obs, base=1))
+    with pytest.raises(ZeroDivisionError):
+        encode_observation(obs._replace(scores=(2, -2, 0, 0)), base=0)
+
+
 def test_without_the_compiled_encoder_the_env_runs_on_python_and_says_so_once() -> None:
     """As on a machine that had no C compiler at install: the module cannot be imported."""
     script = """

@@ -282,6 +282,10 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         long score = PyLong_AsLong(PySequence_Fast_GET_ITEM(scores, s));
         if (score == -1 && PyErr_Occurred()) goto done;
         if (score) { /* as the Python encoder: the quotient, then squashed, in double */
+            if (base == 0.0) {
+                PyErr_SetString(PyExc_ZeroDivisionError, "observation: a score in units of base 0");
+                goto done;
+            }
             double x = (double)score / base;
             b[at[B_SCORE]] = (float)(x / (fabs(x) + 16.0));
         }
