@@ -36,33 +36,40 @@ from fangcheng.players.bots import Bot, EfficientBot, StrongBot
 from fangcheng.protocol.observation import Phase
 
 _SAMPLE = expert.sample_world
-#: The table being played, read by the oracle's sampler at the expert's decision.
-_TABLE: list[Round] = []
-_CLAIRVOYANT: list[bool] = []  # non-empty: the wall's real order is kept
 
 
-def oracle_world(obs: Any, rng: random.Random, *args: Any, **kwargs: Any) -> Round:
-    """The sampler's world at ``obs``, its unknowns replaced by the table's truth."""
-    world = _SAMPLE(obs, rng, *args, **kwargs)
-    true = _TABLE[0]
-    if obs.phase is not Phase.TURN:  # claim windows keep their claims worked out
+class Oracle:
+    """The expert's sampler with its unknowns replaced by the truth of ``table``, the
+    table being played (set before each decision); ``clairvoyant`` keeps the wall's
+    real order too."""
+
+    def __init__(self, clairvoyant: bool) -> None:
+        self.clairvoyant = clairvoyant
+        self.table: Round | None = None
+
+    def __call__(self, obs: Any, rng: random.Random, *args: Any, **kwargs: Any) -> Round:
+        world = _SAMPLE(obs, rng, *args, **kwargs)
+        true = self.table
+        if true is None or obs.phase is not Phase.TURN:  # claim windows keep their claims
+            return world
+        for s in range(4):
+            if s != obs.seat:
+                world.hands[s] = bytearray(true.hands[s])
+                world.melds[s] = list(true.melds[s])
+        world.win_tiles = dict(true.win_tiles)
+        pool = [*true.wall.live, *true.wall.reserve]
+        if not self.clairvoyant:
+            rng.shuffle(pool)
+        world.wall.live, world.wall.reserve = deque(pool[: obs.wall]), deque(pool[obs.wall :])
+        for s in range(4):
+            if s != obs.seat and s not in world.won:
+                world._rest(s, -1)  # the resting seats' waits, of their true hands
         return world
-    for s in range(4):
-        if s != obs.seat:
-            world.hands[s] = bytearray(true.hands[s])
-            world.melds[s] = list(true.melds[s])
-    world.win_tiles = dict(true.win_tiles)
-    pool = [*true.wall.live, *true.wall.reserve]
-    if not _CLAIRVOYANT:
-        rng.shuffle(pool)
-    world.wall.live, world.wall.reserve = deque(pool[: obs.wall]), deque(pool[obs.wall :])
-    for s in range(4):
-        if s != obs.seat and s not in world.won:
-            world._rest(s, -1)  # the resting seats' waits, of their true hands
-    return world
 
 
-def play(args: argparse.Namespace, wall: int, expert_at: int | None) -> list[int]:
+def play(
+    args: argparse.Namespace, oracle: Oracle | None, wall: int, expert_at: int | None
+) -> list[int]:
     """One hand of wall ``wall``: strong bots, the expert at ``expert_at`` (or none)."""
     round_ = Round(args.rules, seed=derive(args.seed, wall), dealer=wall % 4)
     opponents: type[Bot] = StrongBot if args.opponents == "strong" else EfficientBot
@@ -77,7 +84,8 @@ def play(args: argparse.Namespace, wall: int, expert_at: int | None) -> list[int
             )
         else:
             bots.append(StrongBot(rng))
-    _TABLE[:] = [round_]
+    if oracle is not None:
+        oracle.table = round_
     while not round_.over:
         for s in round_.pending():
             round_.act(s, bots[s].act(round_.observe(s)))
@@ -97,14 +105,13 @@ def main() -> None:
     which.add_argument("--sampled", action="store_true", help="the sampler as it is")
     which.add_argument("--clairvoyant", action="store_true", help="the wall's order known")
     args = parser.parse_args()
-    if args.clairvoyant:
-        _CLAIRVOYANT.append(True)
-    if not args.sampled:
-        expert.sample_world = oracle_world
+    oracle = None if args.sampled else Oracle(args.clairvoyant)
+    if oracle is not None:
+        expert.sample_world = oracle
     per_wall: list[float] = []
     for wall in range(args.walls):
-        strong = play(args, wall, None)  # four strong: one game, whichever seat is read
-        per_wall.append(fmean(play(args, wall, k)[k] - strong[k] for k in range(4)))
+        strong = play(args, oracle, wall, None)  # four strong: one game, any seat read
+        per_wall.append(fmean(play(args, oracle, wall, k)[k] - strong[k] for k in range(4)))
         mean = fmean(per_wall)
         half = 1.96 * stdev(per_wall) / sqrt(len(per_wall)) if len(per_wall) > 1 else 0.0
         differ = sum(1 for d in per_wall if d)
