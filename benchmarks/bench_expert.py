@@ -40,10 +40,9 @@ from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
 from fangcheng.players.bots import EfficientBot, StrongBot, make_bot, register_bot
 from fangcheng.protocol.observation import Phase
-from fangcheng.rules.requirements import is_legal_win
+from fangcheng.rules.requirements import wait_set
 from fangcheng.rules.ruleset import ALL_RULES, RuleSet, find_rules
 from fangcheng.tiles.melds import Meld
-from fangcheng.tiles.notation import KINDS
 
 POLICIES: Final = {"efficient": EfficientBot, "strong": StrongBot}
 
@@ -103,14 +102,7 @@ def timing(args: argparse.Namespace) -> None:
 
 
 def _waits(rules: RuleSet, hand: bytearray, melds: list[Meld], que: int | None) -> set[int]:
-    out = set()
-    for t in range(KINDS):
-        if hand[t] < 4:
-            hand[t] += 1
-            if is_legal_win(rules, bytes(hand), melds, que):
-                out.add(t)
-            hand[t] -= 1
-    return out
+    return set(wait_set(rules, bytes(hand), melds, que))
 
 
 def worlds(args: argparse.Namespace) -> None:

@@ -15,7 +15,7 @@ from fangcheng.engine.round import Round
 from fangcheng.players.bots import BOTS, Bot, StrongBot, make_bot, table_of
 from fangcheng.protocol.actions import Act
 from fangcheng.protocol.observation import Observation, Phase
-from fangcheng.rules.requirements import is_legal_win
+from fangcheng.rules.requirements import is_legal_win, wait_set
 from fangcheng.rules.ruleset import ALL_RULES, RuleSet, find_rules
 
 RULES = [pytest.param(r, id=r.name) for r in ALL_RULES]
@@ -288,15 +288,7 @@ def test_a_ready_hand_waits_on_no_face_its_seat_let_pass_or_threw(name: str) -> 
                         if s == seat or view.revealed is not None or view.concealed % 3 != 1:
                             continue
                         hand = world.hands[s]
-                        waits = {
-                            t
-                            for t in range(34)
-                            if hand[t] < 4
-                            and is_legal_win(
-                                rules, hand[:t] + bytes([hand[t] + 1]) + hand[t + 1 :],
-                                world.melds[s], view.que,
-                            )
-                        }  # fmt: skip
+                        waits = set(wait_set(rules, bytes(hand), world.melds[s], view.que))
                         if waits:
                             built += 1
                             avoided += waits.isdisjoint(safe[s] | set(view.river))

@@ -54,7 +54,7 @@ from fangcheng.engine.round import Item, Round, shared_action
 from fangcheng.players.bots import Bot, EfficientBot, StrongBot, register_bot, table_of
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase
-from fangcheng.rules.requirements import in_void_suit, is_legal_win
+from fangcheng.rules.requirements import in_void_suit, wait_set
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import KINDS, SUITS
 
@@ -239,14 +239,6 @@ def _built_hand(
     n = view.concealed
     if n % 3 != 1:
         return None
-    rules, melds, que = obs.rules, list(view.melds), view.que
-
-    def wins_on(hand: bytearray, t: int) -> bool:
-        hand[t] += 1  # the face drawn, tried in place and put back
-        won = is_legal_win(rules, bytes(hand), melds, que)
-        hand[t] -= 1
-        return won
-
     counts = bytearray(KINDS)
     for t in pool:
         if not in_void_suit(t, void):
@@ -281,7 +273,7 @@ def _built_hand(
                 left[t] -= 1
             if spoil:
                 return hand
-            wins = [t for t in range(KINDS) if hand[t] < 4 and wins_on(hand, t)]
+            wins = wait_set(obs.rules, bytes(hand), view.melds, view.que)
             if wins and fallback is None:
                 fallback = hand
             if wins and avoid.isdisjoint(wins):
