@@ -67,7 +67,7 @@ def kind(playouts: int, args: argparse.Namespace) -> str:
 
     class Variant(ExpertBot):
         def __init__(self, rng: random.Random) -> None:
-            super().__init__(rng, **options)  # type: ignore[arg-type]
+            super().__init__(rng, **options)
 
     Variant.name = name
     register_bot(Variant)
