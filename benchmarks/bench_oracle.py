@@ -3,6 +3,7 @@ other seats' TRUE concealed hands and melds.
 
     .venv/bin/python benchmarks/bench_oracle.py [--rules R] [--walls N] [--seed S]
         [--playouts P] [--opponents efficient|strong] [--margin M] [--sampled | --clairvoyant]
+        [--stakes W]
 
 A diagnostic, not a bot (it reads the engine's hidden state): at each of the expert's own
 turns every world it plays out is the sampler's, with the other seats' hands, melds and
@@ -18,6 +19,15 @@ bots once and then four times with the expert at each seat, every seat's generat
 by the wall and the seat, so where the expert keeps the strong bot's choices its game is
 the strong bot's and the wall's difference is 0. Prints, per wall and running, expert −
 strong per hand with its 95% interval and the walls that differ at all.
+
+``--stakes W``: what a perfect choice among the expert's options is worth, the bound of
+any search of them. Four strong bots play each wall; at each of seat 0's turns where the
+expert has a rival, every option is played out in ``W`` worlds (true hands unless
+``--sampled``, the same worlds for each). The worlds are split in halves: the option
+best on one half is judged on the other, against the strong bot's choice, and the two
+ways averaged (an unbiased estimate of a choice made from ``W / 2`` worlds; as ``W``
+grows it nears the perfect choice's worth). Prints that gain per decision and summed per
+hand, with 95% intervals over hands.
 """
 
 from __future__ import annotations
@@ -93,6 +103,56 @@ def play(
     return list(round_.settlement["total"])
 
 
+def stakes(args: argparse.Namespace, oracle: Oracle | None) -> None:
+    """The worth of choosing among the expert's options by ``args.stakes`` worlds each."""
+    opponents: type[Bot] = StrongBot if args.opponents == "strong" else EfficientBot
+    per_hand: list[float] = []
+    per_decision: list[float] = []
+    for wall in range(args.walls):
+        round_ = Round(args.rules, seed=derive(args.seed, wall), dealer=wall % 4)
+        rngs = [random.Random(derive(args.seed, wall, s)) for s in range(4)]
+        seat = expert.ExpertBot(rngs[0], opponents=opponents)
+        bots: list[Bot] = [seat.strong, *(StrongBot(r) for r in rngs[1:])]
+        if oracle is not None:
+            oracle.table = round_
+        gains: list[float] = []
+        while not round_.over:
+            for s in round_.pending():
+                obs = round_.observe(s)
+                action = bots[s].act(obs)
+                if s == 0 and obs.phase is Phase.TURN and len(obs.legal) > 1:
+                    options = seat.options(obs, action)
+                    if len(options) > 1:
+                        results: list[list[int]] = [[] for _ in options]
+                        which = range(len(options))
+                        ready, safe = seat.readiness(obs), seat.strong.passed()
+                        seat.play(obs, options, which, args.stakes, ready, safe, results)
+                        gains.append(_split_gain(results))
+                round_.act(s, action)
+        per_decision += gains
+        per_hand.append(sum(gains))
+        print(
+            f"wall {wall}: {len(gains)} decisions, {per_hand[-1]:+.3f}   per decision"
+            f" {_ci(per_decision)}   per hand {_ci(per_hand)}",
+            flush=True,
+        )
+
+
+def _split_gain(results: list[list[int]]) -> float:
+    """Half-sample gain over option 0: the best option of each half judged on the other."""
+    half = len(results[0]) // 2
+    gain = 0.0
+    for pick, judge in ((slice(0, half), slice(half, None)), (slice(half, None), slice(0, half))):
+        best = max(range(len(results)), key=lambda i: fmean(results[i][pick]))
+        gain += fmean(results[best][judge]) - fmean(results[0][judge])
+    return gain / 2
+
+
+def _ci(values: list[float]) -> str:
+    half = 1.96 * stdev(values) / sqrt(len(values)) if len(values) > 1 else 0.0
+    return f"{fmean(values) if values else 0.0:+.3f} ± {half:.3f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="sichuan")
@@ -104,10 +164,14 @@ def main() -> None:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--sampled", action="store_true", help="the sampler as it is")
     which.add_argument("--clairvoyant", action="store_true", help="the wall's order known")
+    parser.add_argument("--stakes", type=int, metavar="W", help="the worth of a perfect choice")
     args = parser.parse_args()
     oracle = None if args.sampled else Oracle(args.clairvoyant)
     if oracle is not None:
         expert.sample_world = oracle
+    if args.stakes:
+        stakes(args, oracle)
+        return
     per_wall: list[float] = []
     for wall in range(args.walls):
         strong = play(args, oracle, wall, None)  # four strong: one game, any seat read

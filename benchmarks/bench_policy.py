@@ -141,6 +141,31 @@ class DeclaredValue(StrongBot):
         return super().ready_value(table, h, melds, ready)
 
 
+def careful(share: float) -> type[Bot]:
+    class Careful(StrongBot):
+        """Of the discards at the least distance worth at least ``share`` of the best
+        one's value, the least likely to deal in (`danger` against every seat's threat),
+        unless it pursues a flush; the strong bot breaks only exact ties, at random,
+        and weighs danger only when it folds against a declared seat."""
+
+        name = f"careful{share:g}"
+
+        def discard(self, table: Table, discards: Sequence[Action]) -> Action:
+            threat = self.threats(table.obs)
+            if max(threat) >= 1.0 or not any(threat):
+                return super().discard(table, discards)
+            flush = self.flush_discard(table, discards)
+            if flush is not None:
+                return flush
+            faces = self.discard_faces(table, discards)
+            ranked = self.ranked(table, table.obs.hand, table.melds, faces)
+            least, top = ranked[0][0], -ranked[0][1]
+            near = [(d, v, t) for d, v, t in ranked if d == least and -v >= share * top]
+            return self.safest(table, discards, threat, near)
+
+    return Careful
+
+
 class Solo(StrongBot):
     """Discards by a one-player Monte Carlo: each discard at up to ``slack`` more than the
     least distance is followed by ``SAMPLES`` futures of the seat's own draws (the unseen
@@ -225,6 +250,7 @@ _CHANGED: Final[tuple[type[Bot], ...]] = (
     *(flush_credit(k) for k in (1.3, 2.0, 3.0)),
     *(self_draw(k) for k in (1.0, 2.0, 99.0)),
     SecondStep8,
+    *(careful(k) for k in (0.9, 0.7, 0.5)),
     KongAlways,
     NoFold,
     ClosedUntilReady,

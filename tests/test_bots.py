@@ -13,6 +13,7 @@ from fangcheng.engine.round import Round
 from fangcheng.players.bots import (
     _NOTHING,
     BOTS,
+    Bot,
     EfficientBot,
     StrongBot,
     Table,
@@ -51,6 +52,34 @@ def test_every_bot_acts_legally(rules: str, seed: int) -> None:
             for s in round_.pending():
                 round_.act(s, bots[s].act(round_.observe(s)))
         assert round_.settlement is not None
+
+
+def _hand(rules: str, seed: int, bots: list[Bot]) -> list[Action]:
+    """Every action of one hand played by ``bots``."""
+    round_ = Round(rules, seed=seed, dealer=seed % 4)
+    actions = []
+    while not round_.over:
+        for s in round_.pending():
+            actions.append(bots[s].act(round_.observe(s)))
+            round_.act(s, actions[-1])
+    return actions
+
+
+@pytest.mark.parametrize("rules", [r.name for r in ALL_RULES])
+def test_a_restarted_bot_plays_as_a_new_one(rules: str) -> None:
+    """A bot restarted with a generator keeps its measures but nothing of the hand it
+    played: its next hand is a new bot's, action for action (the expert's playouts reuse
+    their bots so)."""
+    kinds = ["strong", "efficient", "strong", "random"]
+    reused = [make_bot(k, random.Random(s)) for s, k in enumerate(kinds)]
+    _hand(rules, 1, reused)
+    strong = [b for b in reused if isinstance(b, StrongBot)]
+    assert any(any(b.passed()) for b in strong)  # it read the hand it played
+    for bot, s in zip(reused, range(4), strict=True):
+        bot.restart(random.Random(10 + s))
+    new = [make_bot(k, random.Random(10 + s)) for s, k in enumerate(kinds)]
+    assert [b.passed() for b in strong] == [[frozenset()] * 4] * len(strong)
+    assert _hand(rules, 2, reused) == _hand(rules, 2, new)
 
 
 @pytest.mark.parametrize("rules", ["baicheng", "baishan"])

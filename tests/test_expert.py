@@ -304,7 +304,7 @@ def test_the_seats_playout_bot_starts_from_the_experts_reading_of_the_table() ->
         if obs.seat != 0:
             continue
         bot.strong.act(obs)
-        player = bot.player(random.Random(1))
+        player = bot.players(obs.seat, [1, 2, 3, 4])[obs.seat]
         assert isinstance(player, StrongBot) and player.passed() == bot.strong.passed()
     assert any(bot.strong.passed())
 

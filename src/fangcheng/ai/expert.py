@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from math import sqrt
 from statistics import fmean, stdev
 from typing import ClassVar, Final
@@ -368,20 +368,11 @@ def _set_state(
     world.after_kong = False
 
 
-def play_out(
-    world: Round,
-    seat: int,
-    action: Action,
-    seeds: list[int],
-    own: Callable[[random.Random], Bot] = EfficientBot,
-    others: Callable[[random.Random], Bot] = EfficientBot,
-) -> int:
+def play_out(world: Round, seat: int, action: Action, bots: Sequence[Bot]) -> int:
     """Coins ``seat`` moves in ``world`` from here to the end, taking ``action`` first,
-    its later decisions the ``own`` bot's and the other seats' the ``others`` bot's
-    (seeded by ``seeds``, one a seat)."""
+    every later decision of seat ``s`` the bot ``bots[s]``'s (fresh for this hand)."""
     before = sum(item.deltas[seat] for item in world.items)
     world.act(seat, action)
-    bots = [(own if s == seat else others)(random.Random(x)) for s, x in enumerate(seeds)]
     while not world.over:
         for s in world.pending():
             world.act(s, bots[s].act(world.observe(s)))
@@ -427,6 +418,7 @@ class ExpertBot(Bot):
         self.search_rng = random.Random(repr(rng.getstate()))
         self.playouts, self.candidates, self.policy = playouts, candidates, policy
         self.phases, self.margin, self.opponents, self.fold = phases, margin, opponents, fold
+        self._players: dict[int, list[Bot]] = {}  # a seat's playout bots (`players`)
 
     def act(self, observation: Observation) -> Action:
         choice = self.strong.act(observation)  # every observation: it tracks the table
@@ -545,17 +537,26 @@ class ExpertBot(Bot):
             for i in which:
                 rng.setstate(state)  # the same world for every option
                 world = sample_world(obs, rng, ready, safe)
-                results[i].append(
-                    play_out(world, obs.seat, options[i], seeds, self.player, self.opponents)
-                )
+                bots = self.players(obs.seat, seeds)
+                results[i].append(play_out(world, obs.seat, options[i], bots))
 
-    def player(self, rng: random.Random) -> Bot:
-        """The seat's playout bot, ``policy``; a strong one starts from this seat's
-        reading of the table (the faces each seat let pass since its hand changed)."""
-        bot = self.policy(rng)
-        if isinstance(bot, StrongBot):
-            bot.follow(self.strong)
-        return bot
+    def players(self, seat: int, seeds: Sequence[int]) -> list[Bot]:
+        """The playout bots of the four seats, each as fresh as a new one seeded by
+        ``seeds``: the seat's ``policy`` (a strong one starting from this seat's reading
+        of the table: the faces each seat let pass since its hand changed), the others'
+        ``opponents``. They are the same objects every playout, restarted: what they
+        have measured of hands stays true, and measuring again was most of a playout."""
+        bots = self._players.get(seat)
+        if bots is None:
+            bots = self._players[seat] = [
+                (self.policy if s == seat else self.opponents)(random.Random(0)) for s in range(4)
+            ]
+        for bot, seed in zip(bots, seeds, strict=True):
+            bot.restart(random.Random(seed))
+        own = bots[seat]
+        if isinstance(own, StrongBot):
+            own.follow(self.strong)
+        return bots
 
 
 def _diffs(results: list[list[int]], i: int) -> list[int]:

@@ -128,6 +128,10 @@ class Bot:
     def act(self, observation: Observation) -> Action:
         raise NotImplementedError
 
+    def restart(self, rng: random.Random) -> None:
+        """Play a new hand drawing from ``rng``, as a new bot of the kind would."""
+        self.rng = rng
+
 
 class RandomBot(Bot):
     """Uniform over the legal actions: the baseline every other bot must beat."""
@@ -507,6 +511,13 @@ class EfficientBot(Bot):
         #: The rule set the measures above hold for (the table's, as configured).
         self._rules: RuleSet | None = None
 
+    def restart(self, rng: random.Random) -> None:
+        """As `Bot.restart`, keeping what it has measured (each measure a function of a
+        hand under the rules, so still true): a search that plays out many hands saves
+        measuring the same hands again."""
+        super().restart(rng)
+        self._last = None
+
     def _follow(self, rules: RuleSet) -> None:
         """Keep the measures only while the table's rules are the same: a new hand's
         configured copy is usually equal (compared once, not hashed per lookup)."""
@@ -867,10 +878,22 @@ class StrongBot(EfficientBot):
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__(rng)
-        self._rivers = [0, 0, 0, 0]  # river lengths at the last observation
+        self._rivers: list[int]  # river lengths at the last observation
+        self._declared: list[bool]
+        self._passed: list[set[int]]
+        self._opens: tuple[bool, ...]
+        self._unread()
+
+    def _unread(self) -> None:
+        """Nothing read of the table yet: a hand's start."""
+        self._rivers = [0, 0, 0, 0]
         self._declared = [False, False, False, False]
-        self._passed: list[set[int]] = [set(), set(), set(), set()]
-        self._opens: tuple[bool, ...] = (False, False, False, False)
+        self._passed = [set(), set(), set(), set()]
+        self._opens = (False, False, False, False)
+
+    def restart(self, rng: random.Random) -> None:
+        super().restart(rng)
+        self._unread()
 
     def act(self, observation: Observation) -> Action:
         self.track(observation)
