@@ -304,9 +304,26 @@ def test_the_seats_playout_bot_starts_from_the_experts_reading_of_the_table() ->
         if obs.seat != 0:
             continue
         bot.strong.act(obs)
-        player = bot.players(obs.seat, [1, 2, 3, 4])[obs.seat]
+        players = bot.players(obs.seat)
+        bot.restart_players(players, obs.seat, [1, 2, 3, 4])
+        player = players[obs.seat]
         assert isinstance(player, StrongBot) and player.passed() == bot.strong.passed()
     assert any(bot.strong.passed())
+
+
+def test_the_playout_bots_last_one_hand() -> None:
+    """The playout bots are kept for the hand (their measures stay true) and dropped at
+    the next, so an expert that plays a whole match does not pile up what they measured."""
+    bot = ExpertBot(random.Random(0))
+    hands = [[obs for _, obs in decisions(find_rules("sichuan"), range(k, k + 1), (Phase.TURN,))
+              if obs.seat == 0] for k in (0, 1)]  # fmt: skip
+    bot.act(hands[0][0])
+    first = bot.players(0)
+    for obs in hands[0][1:]:
+        bot.act(obs)
+    assert bot.players(0) is first
+    bot.act(hands[1][0])
+    assert bot.players(0) is not first
 
 
 def test_a_hints_expert_reads_the_table_as_the_adviser_did(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -418,9 +418,13 @@ class ExpertBot(Bot):
         self.search_rng = random.Random(repr(rng.getstate()))
         self.playouts, self.candidates, self.policy = playouts, candidates, policy
         self.phases, self.margin, self.opponents, self.fold = phases, margin, opponents, fold
-        self._players: dict[int, list[Bot]] = {}  # a seat's playout bots (`players`)
+        self._players: dict[int, list[Bot]] = {}  # the playout bots of this hand, by seat
+        self._wall = -1  # the wall's count at the last observation: it shrinks in a hand
 
     def act(self, observation: Observation) -> Action:
+        if observation.wall > self._wall:  # a new hand
+            self._players.clear()
+        self._wall = observation.wall
         choice = self.strong.act(observation)  # every observation: it tracks the table
         if len(observation.legal) < 2:
             return choice
@@ -531,32 +535,38 @@ class ExpertBot(Bot):
         """Play the options ``which`` out in ``worlds`` more sampled worlds, the same
         worlds and playout seeds for each (common random numbers), into ``results``."""
         rng = self.search_rng
+        bots = self.players(obs.seat)
         for _ in range(worlds):
             seeds = [rng.getrandbits(64) for _ in range(4)]
             state = rng.getstate()
             for i in which:
                 rng.setstate(state)  # the same world for every option
                 world = sample_world(obs, rng, ready, safe)
-                bots = self.players(obs.seat, seeds)
+                self.restart_players(bots, obs.seat, seeds)
                 results[i].append(play_out(world, obs.seat, options[i], bots))
 
-    def players(self, seat: int, seeds: Sequence[int]) -> list[Bot]:
-        """The playout bots of the four seats, each as fresh as a new one seeded by
-        ``seeds``: the seat's ``policy`` (a strong one starting from this seat's reading
-        of the table: the faces each seat let pass since its hand changed), the others'
-        ``opponents``. They are the same objects every playout, restarted: what they
-        have measured of hands stays true, and measuring again was most of a playout."""
+    def players(self, seat: int) -> list[Bot]:
+        """The playout bots of the four seats: the seat's ``policy``, the others'
+        ``opponents``. The same ones play every playout of a hand, restarted each time:
+        what they measured of hands stays true, and the seat's own hands recur from one
+        decision to the next (about 7% less CPU for a hand with one expert than new bots
+        each playout; benchmarks/RESULTS.md). A new hand drops them (`act`), so what they
+        measured does not pile up over a match."""
         bots = self._players.get(seat)
         if bots is None:
-            bots = self._players[seat] = [
-                (self.policy if s == seat else self.opponents)(random.Random(0)) for s in range(4)
-            ]
+            kinds = [self.policy if s == seat else self.opponents for s in range(4)]
+            bots = self._players[seat] = [kind(random.Random(0)) for kind in kinds]
+        return bots
+
+    def restart_players(self, bots: list[Bot], seat: int, seeds: Sequence[int]) -> None:
+        """``bots`` as fresh as new ones seeded by ``seeds``; a strong one of the seat
+        starts from this seat's reading of the table (the faces each seat let pass since
+        its hand changed)."""
         for bot, seed in zip(bots, seeds, strict=True):
             bot.restart(random.Random(seed))
         own = bots[seat]
         if isinstance(own, StrongBot):
             own.follow(self.strong)
-        return bots
 
 
 def _diffs(results: list[list[int]], i: int) -> list[int]:
