@@ -3,7 +3,7 @@ other seats' TRUE concealed hands and melds.
 
     .venv/bin/python benchmarks/bench_oracle.py [--rules R] [--walls N] [--seed S]
         [--playouts P] [--opponents efficient|strong] [--margin M] [--sampled | --clairvoyant]
-        [--stakes W]
+        [--stakes W [--compare] [--first K]]
 
 A diagnostic, not a bot (it reads the engine's hidden state): at each of the expert's own
 turns every world it plays out is the sampler's, with the other seats' hands, melds and
@@ -27,7 +27,10 @@ expert has a rival, every option is played out in ``W`` worlds (true hands unles
 best on one half is judged on the other, against the strong bot's choice, and the two
 ways averaged (an unbiased estimate of a choice made from ``W / 2`` worlds; as ``W``
 grows it nears the perfect choice's worth). Prints that gain per decision and summed per
-hand, with 95% intervals over hands.
+hand, with 95% intervals over hands. ``--compare``: the choice made in W / 2 worlds of
+the sampler as it is beside one made in W / 2 true-hand worlds, both judged in W / 2
+more true-hand worlds: how much of the bound the sampler keeps. ``--first K``: start at
+wall K (to split the walls between processes).
 """
 
 from __future__ import annotations
@@ -106,16 +109,14 @@ def play(
 def stakes(args: argparse.Namespace, oracle: Oracle | None) -> None:
     """The worth of choosing among the expert's options by ``args.stakes`` worlds each."""
     opponents: type[Bot] = StrongBot if args.opponents == "strong" else EfficientBot
-    per_hand: list[float] = []
-    per_decision: list[float] = []
-    for wall in range(args.walls):
+    per_hand: list[list[float]] = []
+    per_decision: list[tuple[float, ...]] = []
+    for wall in range(args.first, args.first + args.walls):
         round_ = Round(args.rules, seed=derive(args.seed, wall), dealer=wall % 4)
         rngs = [random.Random(derive(args.seed, wall, s)) for s in range(4)]
         seat = expert.ExpertBot(rngs[0], opponents=opponents)
         bots: list[Bot] = [seat.strong, *(StrongBot(r) for r in rngs[1:])]
-        if oracle is not None:
-            oracle.table = round_
-        gains: list[float] = []
+        gains: list[tuple[float, ...]] = []
         while not round_.over:
             for s in round_.pending():
                 obs = round_.observe(s)
@@ -123,19 +124,52 @@ def stakes(args: argparse.Namespace, oracle: Oracle | None) -> None:
                 if s == 0 and obs.phase is Phase.TURN and len(obs.legal) > 1:
                     options = seat.options(obs, action)
                     if len(options) > 1:
-                        results: list[list[int]] = [[] for _ in options]
-                        which = range(len(options))
-                        ready, safe = seat.readiness(obs), seat.strong.passed()
-                        seat.play(obs, options, which, args.stakes, ready, safe, results)
-                        gains.append(_split_gain(results))
+                        gains.append(_gain(args, oracle, round_, seat, obs, options))
                 round_.act(s, action)
         per_decision += gains
-        per_hand.append(sum(gains))
-        print(
-            f"wall {wall}: {len(gains)} decisions, {per_hand[-1]:+.3f}   per decision"
-            f" {_ci(per_decision)}   per hand {_ci(per_hand)}",
-            flush=True,
+        per_hand.append([sum(g) for g in zip(*gains, strict=True)] if gains else [0.0, 0.0])
+        kinds = ("chosen in sampled worlds", "in true ones") if args.compare else ("",)
+        shown = "   ".join(
+            f"{kind} per decision {_ci([g[k] for g in per_decision])}"
+            f" per hand {_ci([h[k] for h in per_hand])}"
+            for k, kind in enumerate(kinds)
         )
+        this = " ".join(f"{h:+.3f}" for h in per_hand[-1])
+        print(f"wall {wall}: {len(gains)} decisions, {this}   {shown}", flush=True)
+
+
+def _gain(
+    args: argparse.Namespace,
+    oracle: Oracle | None,
+    table: Round,
+    seat: expert.ExpertBot,
+    obs: Any,
+    options: list[Any],
+) -> tuple[float, ...]:
+    """One decision's gain over the strong bot's choice: `_split_gain` of ``args.stakes``
+    worlds; with ``args.compare``, chosen by W / 2 sampled worlds and by W / 2 true ones,
+    each judged on W / 2 more true ones."""
+    which = range(len(options))
+    ready, safe = seat.readiness(obs), seat.strong.passed()
+
+    def played(worlds: int, truth: bool) -> list[list[int]]:
+        if oracle is not None:
+            oracle.table = table if truth else None
+        results: list[list[int]] = [[] for _ in options]
+        seat.play(obs, options, which, worlds, ready, safe, results)
+        return results
+
+    if not args.compare:
+        return (_split_gain(played(args.stakes, True)),)
+    half = args.stakes // 2
+    sampled, true, judge = played(half, False), played(half, True), played(half, True)
+    return _judged(sampled, judge), _judged(true, judge)
+
+
+def _judged(pick: list[list[int]], judge: list[list[int]]) -> float:
+    """The option best in ``pick`` less the strong bot's choice, in ``judge``."""
+    best = max(range(len(pick)), key=lambda i: fmean(pick[i]))
+    return fmean(judge[best]) - fmean(judge[0])
 
 
 def _split_gain(results: list[list[int]]) -> float:
@@ -165,6 +199,10 @@ def main() -> None:
     which.add_argument("--sampled", action="store_true", help="the sampler as it is")
     which.add_argument("--clairvoyant", action="store_true", help="the wall's order known")
     parser.add_argument("--stakes", type=int, metavar="W", help="the worth of a perfect choice")
+    parser.add_argument(
+        "--compare", action="store_true", help="with --stakes: chosen in sampled worlds too"
+    )
+    parser.add_argument("--first", type=int, default=0, help="with --stakes: the first wall")
     args = parser.parse_args()
     oracle = None if args.sampled else Oracle(args.clairvoyant)
     if oracle is not None:
