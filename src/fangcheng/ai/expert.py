@@ -42,7 +42,8 @@ not shown better in any rule set. No nearby variant of the strong bot's heuristi
 it either (`benchmarks/bench_policy.py`), and a perfect choice among these options, by
 80 worlds holding the true hands, is worth +0.7 ± 0.9 coins a hand in sichuan
 (`benchmarks/bench_oracle.py --stakes`): the budget to find it is about ten times this
-default's.
+default's, and at that budget a choice made in this sampler's worlds is worse than the
+strong bot's (`--stakes --compare`), so its worlds must grow closer to the truth first.
 """
 
 from __future__ import annotations
