@@ -127,8 +127,8 @@ def stakes(args: argparse.Namespace, oracle: Oracle | None) -> None:
                         gains.append(_gain(args, oracle, round_, seat, obs, options))
                 round_.act(s, action)
         per_decision += gains
-        per_hand.append([sum(g) for g in zip(*gains, strict=True)] if gains else [0.0, 0.0])
         kinds = ("chosen in sampled worlds", "in true ones") if args.compare else ("",)
+        per_hand.append([sum(g) for g in zip(*gains, strict=True)] if gains else [0.0] * len(kinds))
         shown = "   ".join(
             f"{kind} per decision {_ci([g[k] for g in per_decision])}"
             f" per hand {_ci([h[k] for h in per_hand])}"
@@ -175,11 +175,8 @@ def _judged(pick: list[list[int]], judge: list[list[int]]) -> float:
 def _split_gain(results: list[list[int]]) -> float:
     """Half-sample gain over option 0: the best option of each half judged on the other."""
     half = len(results[0]) // 2
-    gain = 0.0
-    for pick, judge in ((slice(0, half), slice(half, None)), (slice(half, None), slice(0, half))):
-        best = max(range(len(results)), key=lambda i: fmean(results[i][pick]))
-        gain += fmean(results[best][judge]) - fmean(results[0][judge])
-    return gain / 2
+    first, second = [r[:half] for r in results], [r[half:] for r in results]
+    return (_judged(first, second) + _judged(second, first)) / 2
 
 
 def _ci(values: list[float]) -> str:
@@ -204,6 +201,8 @@ def main() -> None:
     )
     parser.add_argument("--first", type=int, default=0, help="with --stakes: the first wall")
     args = parser.parse_args()
+    if args.compare and (not args.stakes or args.sampled):
+        parser.error("--compare needs --stakes and true hands to judge in (not --sampled)")
     oracle = None if args.sampled else Oracle(args.clairvoyant)
     if oracle is not None:
         expert.sample_world = oracle
