@@ -3,7 +3,7 @@ other seats' TRUE concealed hands and melds.
 
     .venv/bin/python benchmarks/bench_oracle.py [--rules R] [--walls N] [--seed S]
         [--playouts P] [--opponents efficient|strong] [--margin M] [--sampled | --clairvoyant]
-        [--stakes W [--compare] [--first K]]
+        [--stakes W [--compare [whole|parts]] [--first K]]
 
 A diagnostic, not a bot (it reads the engine's hidden state): at each of the expert's own
 turns every world it plays out is the sampler's, with the other seats' hands, melds and
@@ -29,8 +29,12 @@ ways averaged (an unbiased estimate of a choice made from ``W / 2`` worlds; as `
 grows it nears the perfect choice's worth). Prints that gain per decision and summed per
 hand, with 95% intervals over hands. ``--compare``: the choice made in W / 2 worlds of
 the sampler as it is beside one made in W / 2 true-hand worlds, both judged in W / 2
-more true-hand worlds: how much of the bound the sampler keeps. ``--first K``: start at
-wall K (to split the walls between processes).
+more true-hand worlds: how much of the bound the sampler keeps. ``--compare parts``
+shows where it loses it: between those two, a choice made in the sampler's worlds told
+which other seats are truly ready (each dealt a ready hand of the sampler's), and one
+made in worlds holding the true hands of the ready seats only (the others' sampled hands
+kept as far as the true tiles allow). ``--first K``: start at wall K (to split the walls
+between processes).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from fangcheng.ai.sim import derive
 from fangcheng.engine.round import Round
 from fangcheng.players.bots import Bot, EfficientBot, StrongBot
 from fangcheng.protocol.observation import Phase
+from fangcheng.rules.requirements import wait_set
 
 _SAMPLE = expert.sample_world
 
@@ -54,17 +59,21 @@ _SAMPLE = expert.sample_world
 class Oracle:
     """The expert's sampler with its unknowns replaced by the truth of ``table``, the
     table being played (set before each decision); ``clairvoyant`` keeps the wall's
-    real order too."""
+    real order too. ``only``: the seats whose hands are made true (None: all), the
+    others' sampled hands kept as far as the true tiles allow."""
 
     def __init__(self, clairvoyant: bool) -> None:
         self.clairvoyant = clairvoyant
         self.table: Round | None = None
+        self.only: frozenset[int] | None = None
 
     def __call__(self, obs: Any, rng: random.Random, *args: Any, **kwargs: Any) -> Round:
         world = _SAMPLE(obs, rng, *args, **kwargs)
         true = self.table
         if true is None or obs.phase is not Phase.TURN:  # claim windows keep their claims
             return world
+        if self.only is not None:
+            return _partly_true(world, true, obs.seat, self.only, rng)
         for s in range(4):
             if s != obs.seat:
                 world.hands[s] = bytearray(true.hands[s])
@@ -78,6 +87,59 @@ class Oracle:
             if s != obs.seat and s not in world.won:
                 world._rest(s, -1)  # the resting seats' waits, of their true hands
         return world
+
+
+def _partly_true(
+    world: Round, true: Round, seat: int, only: frozenset[int], rng: random.Random
+) -> Round:
+    """``world`` with the true hands of the seats ``only`` and every seat's true melds;
+    the other hidden seats keep their sampled tiles where the true unseen tiles allow (the
+    rest drawn at random from what is left), and the wall is what is left, shuffled."""
+    hidden = [s for s in range(4) if s != seat and s not in world.won]
+    left = bytearray(34)
+    for t in (*true.wall.live, *true.wall.reserve):
+        left[t] += 1
+    for s in hidden:
+        for t in range(34):
+            left[t] += true.hands[s][t]
+    for s in range(4):
+        if s != seat:
+            world.melds[s] = list(true.melds[s])
+    for s in only:
+        world.hands[s] = bytearray(true.hands[s])
+        for t in range(34):
+            left[t] -= true.hands[s][t]
+    for s in hidden:
+        if s in only:
+            continue
+        kept, short = bytearray(34), 0
+        for t in range(34):
+            kept[t] = min(world.hands[s][t], left[t])
+            short += world.hands[s][t] - kept[t]
+            left[t] -= kept[t]
+        spare = [t for t in range(34) for _ in range(left[t])]
+        for t in rng.sample(spare, short):
+            kept[t] += 1
+            left[t] -= 1
+        world.hands[s] = kept
+    pool = [t for t in range(34) for _ in range(left[t])]
+    rng.shuffle(pool)
+    wall = len(world.wall.live)
+    world.wall.live, world.wall.reserve = deque(pool[:wall]), deque(pool[wall:])
+    for s in hidden:
+        world._rest(s, -1)
+    return world
+
+
+def truly_ready(table: Round, seat: int) -> frozenset[int]:
+    """The other seats, still playing, whose true hands are ready."""
+    return frozenset(
+        s
+        for s in range(4)
+        if s != seat
+        and s not in table.won
+        and wait_set(table.rules, bytes(table.hands[s]), table.melds[s], table.que[s])
+    )
 
 
 def play(
@@ -127,7 +189,7 @@ def stakes(args: argparse.Namespace, oracle: Oracle | None) -> None:
                         gains.append(_gain(args, oracle, round_, seat, obs, options))
                 round_.act(s, action)
         per_decision += gains
-        kinds = ("chosen in sampled worlds", "in true ones") if args.compare else ("",)
+        kinds = KINDS.get(args.compare, ("",))
         per_hand.append([sum(g) for g in zip(*gains, strict=True)] if gains else [0.0] * len(kinds))
         shown = "   ".join(
             f"{kind} per decision {_ci([g[k] for g in per_decision])}"
@@ -151,19 +213,37 @@ def _gain(
     each judged on W / 2 more true ones."""
     which = range(len(options))
     ready, safe = seat.readiness(obs), seat.strong.passed()
+    known = truly_ready(table, obs.seat)
+    # who is ready known, the sampler's treatment of the others kept (a tiny chance: a
+    # hand a few tiles off where it would build one, a uniform one where it would not)
+    told = [1.0 if s in known else (1e-9 if p else 0.0) for s, p in enumerate(ready)]
 
-    def played(worlds: int, truth: bool) -> list[list[int]]:
+    def played(
+        worlds: int, truth: bool, only: frozenset[int] | None = None, readiness: Any = ready
+    ) -> list[list[int]]:
         if oracle is not None:
             oracle.table = table if truth else None
+            oracle.only = only
         results: list[list[int]] = [[] for _ in options]
-        seat.play(obs, options, which, worlds, ready, safe, results)
+        seat.play(obs, options, which, worlds, readiness, safe, results)
         return results
 
     if not args.compare:
         return (_split_gain(played(args.stakes, True)),)
     half = args.stakes // 2
-    sampled, true, judge = played(half, False), played(half, True), played(half, True)
-    return _judged(sampled, judge), _judged(true, judge)
+    picks = [played(half, False)]
+    if args.compare == "parts":
+        picks += [played(half, False, readiness=told), played(half, True, known, told)]
+    picks.append(played(half, True))
+    judge = played(half, True)
+    return tuple(_judged(pick, judge) for pick in picks)
+
+
+#: The choices ``--compare`` shows, by the worlds each is made in.
+KINDS = {
+    "whole": ("chosen in sampled worlds", "in true ones"),
+    "parts": ("sampled", "who is ready known", "ready hands true", "all true"),
+}
 
 
 def _judged(pick: list[list[int]], judge: list[list[int]]) -> float:
@@ -197,7 +277,11 @@ def main() -> None:
     which.add_argument("--clairvoyant", action="store_true", help="the wall's order known")
     parser.add_argument("--stakes", type=int, metavar="W", help="the worth of a perfect choice")
     parser.add_argument(
-        "--compare", action="store_true", help="with --stakes: chosen in sampled worlds too"
+        "--compare",
+        nargs="?",
+        const="whole",
+        choices=tuple(KINDS),
+        help="with --stakes: chosen in sampled worlds too ('parts': and in partly true ones)",
     )
     parser.add_argument("--first", type=int, default=0, help="with --stakes: the first wall")
     args = parser.parse_args()
