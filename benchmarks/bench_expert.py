@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_expert.py time [--playouts P ...] [--hands N]
         [--rules NAME ...] [--seed S]
     .venv/bin/python benchmarks/bench_expert.py worlds [--hands N] [--rules NAME ...]
+        [--worlds K]
     .venv/bin/python benchmarks/bench_expert.py strength [--playouts P ...] [--hands N]
         [--rules NAME ...] [--seed S] [--workers W] [--policy efficient|strong]
         [--phases turn,claim,que] [--opponents efficient|strong] [--fold T|none] [--margin M]
@@ -10,8 +11,10 @@
 ``worlds``: how faithful the sampled worlds are, in ``N`` hands of four strong bots per
 rule set, at each of seat 0's turns: of the other seats that are ready (holding a hand
 one tile from a win by the rules), in the real round and in a world the expert samples
-there, how often a wait is a face the seat let pass since its hand changed or one of its
-own discards; and of those not declared, the strong bot's threat against how often they
+there (``K`` worlds a turn), how often a wait is a face the seat let pass since its hand
+changed or one of its own discards, the waits and concealed pungs of a ready hand, and
+how often a face of seat 0's hand is a wait of a ready hand, by the copies of it seat 0
+cannot see; and of those not declared, the strong bot's threat against how often they
 are ready, by tenths of the threat. ``time``: one expert (``P`` playouts per searched
 decision) and three ``strong`` seats play ``N`` hands per rule set; each of the expert's
 decisions with a choice is timed in process CPU time (other work on the machine does not
@@ -38,7 +41,7 @@ from typing import Final
 from fangcheng.ai.expert import FOLD, MARGIN, PLAYOUTS, SEARCHED, ExpertBot, sample_world
 from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
-from fangcheng.players.bots import EfficientBot, StrongBot, make_bot, register_bot
+from fangcheng.players.bots import EfficientBot, StrongBot, make_bot, register_bot, table_of
 from fangcheng.protocol.observation import Phase
 from fangcheng.rules.requirements import wait_set
 from fangcheng.rules.ruleset import ALL_RULES, RuleSet, find_rules
@@ -108,31 +111,46 @@ def _waits(rules: RuleSet, hand: bytearray, melds: list[Meld], que: int | None) 
 def worlds(args: argparse.Namespace) -> None:
     for name in args.rules:
         rules = find_rules(name)
-        hits = {"real": [0, 0, 0], "sampled": [0, 0, 0]}  # ready seats, passed, own river
+        hits = {"real": [0, 0, 0], "sampled": [0, 0, 0]}  # ready seat-turns, passed, river
+        shape = {"real": [0, 0, 0], "sampled": [0, 0, 0]}  # ready hands, waits, pungs
+        # a face of seat 0's hand, by its copies seat 0 cannot see: (ready hands, waits)
+        held = {"real": [[0, 0] for _ in range(5)], "sampled": [[0, 0] for _ in range(5)]}
         tenths = [[0, 0.0, 0] for _ in range(10)]  # seats, threat, ready
         for hand in range(args.hands):
             round_ = Round(rules, seed=args.seed * 1000 + hand, dealer=hand % 4)
             expert = ExpertBot(random.Random(hand))
             bots = [expert.strong, *(StrongBot(random.Random(hand * 4 + s)) for s in (1, 2, 3))]
+            rng = random.Random(hand)
             while not round_.over:
                 for seat in round_.pending():
                     obs = round_.observe(seat)
                     action = bots[seat].act(obs)
                     if seat == 0 and obs.phase is Phase.TURN and obs.turn == 0:
                         passed, threat = expert.strong.passed(), expert.strong.threats(obs)
-                        world = sample_world(
-                            obs, random.Random(hand), expert.readiness(obs), passed
-                        )
+                        unseen = table_of(obs).unseen
+                        tables = [("real", round_)] + [
+                            ("sampled", sample_world(obs, rng, expert.readiness(obs), passed))
+                            for _ in range(args.worlds)
+                        ]
                         for s, view in enumerate(obs.seats[1:], 1):
                             if view.won or view.revealed is not None:
                                 continue
-                            for key, at in (("real", round_), ("sampled", world)):
+                            for key, at in tables:
                                 waits = _waits(rules, at.hands[s], at.melds[s], view.que)
-                                if waits:
-                                    c = hits[key]
-                                    c[0] += 1
-                                    c[1] += not waits.isdisjoint(passed[s])
-                                    c[2] += not waits.isdisjoint(view.river)
+                                if not waits:
+                                    continue
+                                c = hits[key]
+                                c[0] += 1
+                                c[1] += not waits.isdisjoint(passed[s])
+                                c[2] += not waits.isdisjoint(view.river)
+                                c = shape[key]
+                                c[0] += 1
+                                c[1] += len(waits)
+                                c[2] += sum(n >= 3 for n in at.hands[s])
+                                for t in range(34):
+                                    if obs.hand[t]:
+                                        held[key][unseen[t]][0] += 1
+                                        held[key][unseen[t]][1] += t in waits
                             if not view.ready:
                                 ready = _waits(rules, round_.hands[s], round_.melds[s], view.que)
                                 row = tenths[min(9, int(threat[s] * 10))]
@@ -142,9 +160,16 @@ def worlds(args: argparse.Namespace) -> None:
                     round_.act(seat, action)
         for key, (n, passed_hit, river_hit) in hits.items():
             n = max(1, n)
+            hands, waits, pungs = shape[key]
+            by_copies = "  ".join(
+                f"{c}: {w / h:.3f}" for c, (h, w) in enumerate(held[key]) if h >= 20
+            )
             print(
                 f"   {name:<18}{key:<8} ready seat-turns {n:5}  a wait let pass"
                 f" {passed_hit / n:6.1%}  a wait of its own discards {river_hit / n:6.1%}"
+                f"  waits {waits / max(1, hands):.2f} and concealed pungs"
+                f" {pungs / max(1, hands):.2f} a ready hand\n{'':<26}a face of seat 0's hand"
+                f" a wait, by its copies seat 0 cannot see  {by_copies}"
             )
         undeclared = "  ".join(
             f"{t / 10:.1f}: {n} read {p / n:.2f} ready {r / n:.2f}"
@@ -186,6 +211,7 @@ def main() -> None:
     parser.add_argument("--rules", nargs="*", default=[r.name for r in ALL_RULES])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--worlds", type=int, default=1, help="worlds: sampled per turn")
     parser.add_argument("--policy", choices=list(POLICIES), default="strong",
                         help="the expert seat's own playout bot")  # fmt: skip
     parser.add_argument("--phases", default="turn", help="decisions searched: turn,claim,que")
