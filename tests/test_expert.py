@@ -15,7 +15,7 @@ from fangcheng.engine.round import Round
 from fangcheng.players.bots import BOTS, Bot, StrongBot, make_bot, table_of
 from fangcheng.protocol.actions import Act
 from fangcheng.protocol.observation import Observation, Phase
-from fangcheng.rules.requirements import is_legal_win, wait_set
+from fangcheng.rules.requirements import in_void_suit, is_legal_win, wait_set
 from fangcheng.rules.ruleset import ALL_RULES, RuleSet, find_rules
 
 RULES = [pytest.param(r, id=r.name) for r in ALL_RULES]
@@ -346,3 +346,41 @@ def test_a_hints_expert_reads_the_table_as_the_adviser_did(monkeypatch: pytest.M
         advice.advise(obs, random.Random(1), playouts=4, strong=adviser)
         assert seen[-1] == adviser.passed()
     assert any(any(p) for p in seen)
+
+
+def test_a_built_hand_draws_its_sets_as_often_as_their_copies_allow() -> None:
+    """A run of three faces can be taken in 4 × 4 × 4 ways, a pung in 4: drawn uniformly
+    among the kinds of set, concealed pungs came three times as often."""
+    rules = find_rules("sichuan")
+    pungs = sets = 0
+    for n, (_, obs) in enumerate(decisions(rules, range(2), (Phase.TURN,))):
+        world = sample_world(obs, random.Random(n), (1.0,) * 4)
+        for s, view in enumerate(obs.seats):
+            hand = world.hands[s]
+            if (
+                s == obs.seat
+                or view.revealed is not None
+                or not wait_set(rules, bytes(hand), world.melds[s], view.que)
+            ):
+                continue
+            sets += view.concealed // 3
+            pungs += sum(hand[t] >= 3 for t in range(34))
+    assert sets > 300 and pungs < sets * 0.25  # about 0.15 of them; drawn uniformly, 0.44
+
+
+def test_a_seat_read_as_ready_holds_no_tile_of_its_que_whatever_it_threw_last() -> None:
+    """A hand holding a 缺 tile cannot win: a seat dealt a ready hand is dealt none, even
+    where its latest discard was of its 缺 (it was built of every suit, never ready, and
+    the seat dealt a random hand instead)."""
+    rules = find_rules("sichuan")
+    built = ready = 0
+    for n, (_, obs) in enumerate(decisions(rules, range(8), (Phase.TURN,))):
+        world = sample_world(obs, random.Random(n), (1.0,) * 4)
+        for s, view in enumerate(obs.seats):
+            if s == obs.seat or view.revealed is not None or view.concealed % 3 != 1:
+                continue
+            if view.river and in_void_suit(view.river[-1], view.que):
+                built += 1
+                ready += bool(wait_set(rules, bytes(world.hands[s]), world.melds[s], view.que))
+    # 627 of 680 (the rest: too few unseen tiles of its suits); built of every suit, 596
+    assert built > 500 and ready >= built * 0.9

@@ -177,7 +177,7 @@ def sample_world(
         view = obs.seats[s]
         if view.ready or rng.random() < ready[s]:
             avoid = frozenset(safe[s]).union(view.river)
-            dealt = _built_hand(obs, s, pool, rng, voids[s], 0, avoid)
+            dealt = _built_hand(obs, s, pool, rng, view.que, 0, avoid)  # it holds no 缺 tile
         elif ready[s]:  # not ready yet, but a hand kept for many turns is rarely far off
             dealt = _built_hand(obs, s, pool, rng, voids[s], max(1, 5 - len(view.river) // 2))
         else:
@@ -238,7 +238,12 @@ def _built_hand(
     more swapped for random ones. Unspoilt, it is ready: kept once the rules let it win
     on some face and on none of ``avoid`` (a random deal is almost never ready, and a
     ready seat that cannot win would make every discard look safe); if every try wins on
-    one of ``avoid``, the first ready hand. None if none is found."""
+    one of ``avoid``, the first ready hand. None if none is found.
+
+    Sets are drawn as often as their copies can be taken from the pool (a run of three
+    faces has up to 64 ways, a pung 4): drawn uniformly among the kinds of set, a built
+    ready hand held three times the concealed pungs of strong bots' ready hands.
+    """
     fallback = None
     view = obs.seats[s]
     n = view.concealed
@@ -256,14 +261,14 @@ def _built_hand(
         pairs = [t for t in range(KINDS) if left[t] >= 2]
         if not pairs:
             return None
-        pair = rng.choice(pairs)
+        pair = rng.choices(pairs, [left[t] * (left[t] - 1) for t in pairs])[0]
         hand[pair] += 2
         left[pair] -= 2
         for _ in range(n // 3):
             sets = [m for m in sets if all(left[t] >= m.count(t) for t in m)]
             if not sets:
                 break
-            for t in rng.choice(sets):
+            for t in rng.choices(sets, [_ways(left, m) for m in sets])[0]:
                 hand[t] += 1
                 left[t] -= 1
         else:
@@ -284,6 +289,15 @@ def _built_hand(
             if wins and avoid.isdisjoint(wins):
                 return hand
     return fallback
+
+
+def _ways(left: bytearray, meld: tuple[int, int, int]) -> int:
+    """The ways to take ``meld`` from the tiles ``left`` (as many as there are sets of
+    those copies): a pung's choice of 3 copies, a run's one copy of each face."""
+    a, b, c = meld
+    if a == b:
+        return left[a] * (left[a] - 1) * (left[a] - 2) // 6
+    return left[a] * left[b] * left[c]
 
 
 def _set_state(
