@@ -12,7 +12,10 @@ first versions dealt in twice as often as the strong bot). So a seat that declar
 is dealt a ready hand; one that may be ready by its discards and calls (the strong bot's
 estimate, halved for a seat that has not declared where 报听 exists: strong bots declare
 when ready) is dealt a ready hand with that chance, else one a few tiles off; a sichuan
-seat whose latest discard is outside its 缺 holds none of it. A ready hand dealt waits
+seat whose latest discard is outside its 缺 holds none of it, nor does any seat dealt a
+ready hand. A ready hand is built set by set, each drawn as often as its copies can be
+taken from the unseen tiles (drawn uniformly among the kinds of set, concealed pungs
+came three times as often as in strong bots' ready hands). A ready hand dealt waits
 on no face its seat let pass since its hand last changed (bots take every win offered)
 and on none of its own discards (players seldom do): dealt uniformly, its waits made the
 faces the table shows safe look dangerous, and the others safe.
@@ -43,7 +46,9 @@ it either (`benchmarks/bench_policy.py`), and a perfect choice among these optio
 80 worlds holding the true hands, is worth +0.7 ± 0.9 coins a hand in sichuan
 (`benchmarks/bench_oracle.py --stakes`): the budget to find it is about ten times this
 default's, and at that budget a choice made in this sampler's worlds is worse than the
-strong bot's (`--stakes --compare`), so its worlds must grow closer to the truth first.
+strong bot's (`--stakes --compare`), so its worlds must grow closer to the truth first:
+the ready seats' hands above all (`--compare parts`), in some way their pungs, their 缺
+and how often they wait on the seat's own faces do not show (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations
