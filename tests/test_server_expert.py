@@ -11,6 +11,7 @@ comes back to the table's task), so a test waits for frames, never for a time.""
 from __future__ import annotations
 
 import asyncio
+import random
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -20,6 +21,7 @@ import pytest
 
 from fangcheng.ai import expert
 from fangcheng.ai.expert import ExpertBot
+from fangcheng.players import StrongBot
 from fangcheng.protocol.wire import TableSettings
 from fangcheng.server import tables, thinking
 from fangcheng.server.app import ServerSettings
@@ -136,9 +138,9 @@ def test_a_hint_is_one_of_the_legal_actions_with_why_made_once_per_prompt(
     made = []
     advise = thinking.advise
 
-    def counted(*args: Any) -> Any:
+    def counted(*args: Any, **kwargs: Any) -> Any:
         made.append(args[0])
-        return advise(*args)
+        return advise(*args, **kwargs)
 
     monkeypatch.setattr(thinking, "advise", counted)
     for server in _experts():
@@ -194,25 +196,63 @@ def test_tables_differing_only_in_hidden_tiles_give_the_same_hints(
     hints = []
     for wall in (wall_a, wall_b):
         table, seen = dealt_table(monkeypatch, rules, seed, wall)
-        table.start(1, "efficient", T0)
         hints.append(asyncio.run(_hints_of(table, seen[0], decisions)))
     assert len(hints[0]) > 5
     assert hints[0] == hints[1]
 
 
-async def _hints_of(table: tables.Table, me: Seen, decisions: list[dict[str, Any]]) -> list[Any]:
-    """Seat 0's hint at each of its decisions (of more than one action) of the hand."""
+def test_a_hints_expert_reads_the_table_as_the_seats_prompts_showed_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The faces each other seat let pass since its hand last changed, which the hint's
+    worlds keep out of that seat's waits, are read from every prompt of the seat this
+    hand, as a strong bot seeing them would read them; one observation shows none."""
+    passed: list[list[frozenset[int]]] = []
+    real_act = ExpertBot.act
+
+    def act(self: ExpertBot, obs: Any) -> Any:
+        chosen = real_act(self, obs)
+        passed.append(self.strong.passed())
+        return chosen
+
+    monkeypatch.setattr(ExpertBot, "act", act)
+    seed, wall, _, decisions = _twin_wall("baicheng")
+    table, seen = dealt_table(monkeypatch, "baicheng", seed, wall)
+    asyncio.run(_hints_of(table, seen[0], decisions, StrongBot(random.Random(0)), passed))
+    assert len(passed) > 5 and any(any(p) for p in passed)
+
+
+async def _hints_of(
+    table: tables.Table,
+    me: Seen,
+    decisions: list[dict[str, Any]],
+    adviser: StrongBot | None = None,
+    passed: list[list[frozenset[int]]] | None = None,
+) -> list[Any]:
+    """Seat 0's hint at each of its decisions (of more than one action) of the hand, the
+    other seats efficient bots. With an ``adviser``, a strong bot shown each of seat 0's
+    prompts: each hint's expert read the table as it did (its reading the last in
+    ``passed``)."""
     thinker = Thinker(PLAYOUTS, lambda table: None)
+    table.thinker = thinker
+    table.start(1, "efficient", T0)
     r = table.round
     assert r is not None
     asked: set[int] = set()
+    hinted = 0
     while not r.over:
         prompt = table.prompts.get(0)
-        if prompt is not None and prompt.seq not in asked and len(r.legal_actions(0)) > 1:
+        if prompt is not None and prompt.seq not in asked:
             asked.add(prompt.seq)
-            thinker.hint(table, me, prompt.seq)
-            while len(me.of("hint")) < len(asked):
-                await asyncio.sleep(0.01)
+            if adviser is not None:
+                adviser.track(r.observe(0))
+            if len(r.legal_actions(0)) > 1:
+                hinted += 1
+                thinker.hint(table, me, prompt.seq)
+                while len(me.of("hint")) < hinted:
+                    await asyncio.sleep(0.01)
+                if adviser is not None and passed is not None:
+                    assert passed[-1] == adviser.passed()
         d = decisions[len(r.decisions)]
         table.act(d["seat"], table.prompts[d["seat"]].seq, d["action"], T0)
     thinker.close()
@@ -274,6 +314,9 @@ class _Deferred:
     def think(self, table: Any, seat: int, seq: int, bot: Any, obs: Any) -> bool:
         self.asked.append((seat, seq, obs))
         return True
+
+    def read(self, table: Any, seat: int, obs: Any) -> None:
+        """A person's prompt: these tests ask no hints."""
 
 
 def test_a_table_waits_for_its_thinking_bots_drops_stale_answers_and_survives_a_failure(

@@ -80,13 +80,16 @@ class Listener(Protocol):
 class Thinker(Protocol):
     """Where slow bots decide off the server's event loop (`fangcheng.server.thinking`):
     ``think`` starts a `slow` bot's answer to prompt ``seq`` and hands it to
-    `Table.thought` later (True), or leaves the decision to the table, at once (False)."""
+    `Table.thought` later (True), or leaves the decision to the table, at once (False);
+    ``read`` is a person's observation at each of its prompts, what its hints read."""
 
     def bot(self, kind: str, rng: random.Random) -> Bot: ...
 
     def slow(self, bot: Bot) -> bool: ...
 
     def think(self, table: Table, seat: int, seq: int, bot: Bot, obs: Observation) -> bool: ...
+
+    def read(self, table: Table, seat: int, obs: Observation) -> None: ...
 
 
 @dataclass
@@ -511,13 +514,17 @@ class Table:
 
     def _think(self, r: Round) -> None:
         """Start the slow bots' answers to the new prompts, off the loop: each is made
-        while the bots' pace runs, and applied in `_act_for` when due and done."""
+        while the bots' pace runs, and applied in `_act_for` when due and done. A
+        person's prompt is read for its hints (the thinker follows the table from it)."""
         self._thinking, self._thoughts = set(), {}
         if self.thinker is None:
             return
         for seat, prompt in self.prompts.items():
             bot = self.seats[seat].bot if self.seats[seat].kind == "bot" else None
-            if bot is None or not self.thinker.slow(bot):
+            if bot is None:  # a person's: what a hint will read of the table
+                self.thinker.read(self, seat, r.observe(seat))
+                continue
+            if not self.thinker.slow(bot):
                 continue
             if self.thinker.think(self, seat, prompt.seq, bot, r.observe(seat)):
                 self._thinking.add(seat)

@@ -13,10 +13,13 @@ for more than the interpreter's switch interval (5 ms): frames, timers and the o
 tables go on while an expert thinks.
 
 Hints (``{"type": "hint", "seq": N}``, docs/protocol.md) are made there too, from the
-seat's own observation alone (`fangcheng.ai.advice`), once per seat and prompt: a
-second request for the same prompt is answered with the same hint. They are offered at
-point and practice tables whose owner allows them (``hints``), never at coin tables,
-where an adviser would play for a person against others' coins.
+seat's own observations alone (`fangcheng.ai.advice`), once per seat and prompt: a
+second request for the same prompt is answered with the same hint. The hint's expert
+reads the table as a strong bot that has seen each of the seat's prompts this hand
+(`Thinker.read`): the faces each other seat let pass since its hand last changed, which
+its worlds keep out of that seat's waits; one observation alone shows none of them.
+Hints are offered at point and practice tables whose owner allows them (``hints``),
+never at coin tables, where an adviser would play for a person against others' coins.
 
 The budget of both is the server's (``ServerSettings.expert_playouts``): playouts per
 decision, at most `MAX_PLAYOUTS`.
@@ -32,7 +35,7 @@ from typing import Any, Final
 
 from fangcheng.ai.advice import advise
 from fangcheng.ai.expert import ExpertBot
-from fangcheng.players import Bot, make_bot
+from fangcheng.players import Bot, StrongBot, make_bot
 from fangcheng.protocol import Action, Observation
 from fangcheng.server.coins import CoinTable
 from fangcheng.server.security import log_event
@@ -55,6 +58,9 @@ class Thinker:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="expert")
         #: (table uid, seat) → (prompt seq, its hint, done or under way)
         self._hints: dict[tuple[str, int], tuple[int, asyncio.Future[dict[str, Any]]]] = {}
+        #: (table uid, seat) → (the table and its hand, by `Table.deals`, read; the
+        #: seat's reading): a table rebuilt from its log reads its prompts anew
+        self._readings: dict[tuple[str, int], tuple[Table, int, StrongBot]] = {}
 
     def close(self) -> None:
         """Stop the worker (what it has not begun is dropped)."""
@@ -96,6 +102,18 @@ class Thinker:
 
     # --- hints -----------------------------------------------------------------------
 
+    def read(self, table: Table, seat: int, obs: Observation) -> None:
+        """A person's observation at a prompt of theirs: its hints' reading of the table
+        follows it (on the event loop, in the order of the prompts, replayed ones too; a
+        new hand or a rebuilt table, a new reading). Nothing where no hints are given."""
+        if not _gives_hints(table):
+            return
+        key = (table.uid, seat)
+        known = self._readings.get(key)
+        if known is None or known[0] is not table or known[1] != table.deals:
+            known = self._readings[key] = (table, table.deals, StrongBot(random.Random(0)))
+        known[2].track(obs)
+
     def hint(self, table: Table, listener: Listener, seq: int) -> None:
         """Send ``listener`` (a seat's connection) the hint for its open prompt ``seq``
         when it is made: at once if it was made before; a `TableError` if there is none
@@ -103,7 +121,7 @@ class Thinker:
         seat = listener.seat
         if seat is None:
             raise TableError("forbidden", "a spectator gets no hints")
-        if not table.settings.hints or isinstance(table, CoinTable):  # (a log of before)
+        if not _gives_hints(table):
             raise TableError("forbidden", "this table gives no hints")
         _, r = table.open_prompt(seat, seq)
         key = (table.uid, seat)
@@ -111,21 +129,33 @@ class Thinker:
         if known is None or known[0] != seq:
             obs = r.observe(seat)  # the seat's own view: all a hint is made from
             rng = random.Random(f"{table.seed}/hint/{table.deals}/{seq}")
+            reading = StrongBot(random.Random(0))  # a copy: the loop reads on meanwhile
+            read = self._readings.get(key)
+            if read is not None and read[0] is table and read[1] == table.deals:
+                reading.follow(read[2])
             made = asyncio.get_running_loop().run_in_executor(
-                self._pool, _hint, obs, rng, self.playouts, seq
+                self._pool, _hint, obs, rng, self.playouts, seq, reading
             )
             known = self._hints[key] = (seq, made)
         known[1].add_done_callback(lambda future: _send(listener, seq, future))
 
     def forget(self, table: Table) -> None:
-        """A closed table's hints are dropped."""
-        for key in [k for k in self._hints if k[0] == table.uid]:
-            del self._hints[key]
+        """A closed table's hints and readings are dropped."""
+        for known in (self._hints, self._readings):
+            for key in [k for k in known if k[0] == table.uid]:
+                del known[key]
 
 
-def _hint(obs: Observation, rng: random.Random, playouts: int, seq: int) -> dict[str, Any]:
-    """The ``hint`` frame of ``obs`` (made in the worker)."""
-    action, why = advise(obs, rng, playouts)
+def _gives_hints(table: Table) -> bool:
+    """Point and practice tables whose owner allows them: never a coin table."""
+    return table.settings.hints and not isinstance(table, CoinTable)  # (a log of before)
+
+
+def _hint(
+    obs: Observation, rng: random.Random, playouts: int, seq: int, reading: StrongBot
+) -> dict[str, Any]:
+    """The ``hint`` frame of ``obs`` (made in the worker), the table as ``reading`` read it."""
+    action, why = advise(obs, rng, playouts, strong=reading)
     return {"type": "hint", "seq": seq, "action": str(action), "why": why}
 
 
