@@ -326,10 +326,9 @@ def test_the_playout_bots_last_one_hand() -> None:
     assert bot.players(0) is not first
 
 
-def test_a_hints_expert_reads_the_table_as_the_adviser_did(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The terminal's adviser has tracked the hand; the hint's expert starts from its
-    reading (the faces each seat let pass), not from the one observation it is given."""
-    adviser = StrongBot(random.Random(0))
+def readings(monkeypatch: pytest.MonkeyPatch) -> list[list[frozenset[int]]]:
+    """Filled with each expert decision's reading of the table (the faces each seat let
+    pass), in order, from now on in the test."""
     seen: list[list[frozenset[int]]] = []
     real_act = ExpertBot.act
 
@@ -339,6 +338,14 @@ def test_a_hints_expert_reads_the_table_as_the_adviser_did(monkeypatch: pytest.M
         return chosen
 
     monkeypatch.setattr(ExpertBot, "act", act)
+    return seen
+
+
+def test_a_hints_expert_reads_the_table_as_the_adviser_did(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terminal's adviser has tracked the hand; the hint's expert starts from its
+    reading (the faces each seat let pass), not from the one observation it is given."""
+    adviser = StrongBot(random.Random(0))
+    seen = readings(monkeypatch)
     for _, obs in decisions(find_rules("baishan"), range(1), (Phase.TURN,)):
         if obs.seat != 0:
             continue

@@ -28,6 +28,7 @@ from fangcheng.server.app import ServerSettings
 from fangcheng.server.log import read_log
 from fangcheng.server.recovery import rebuild
 from fangcheng.server.thinking import MAX_PLAYOUTS, Thinker
+from test_expert import readings
 from test_server_protocol import Seat, Server, _server
 from test_server_recovery import state
 from test_server_tables import T0, Seen, _twin_wall, dealt_table, new_table
@@ -207,15 +208,7 @@ def test_a_hints_expert_reads_the_table_as_the_seats_prompts_showed_it(
     """The faces each other seat let pass since its hand last changed, which the hint's
     worlds keep out of that seat's waits, are read from every prompt of the seat this
     hand, as a strong bot seeing them would read them; one observation shows none."""
-    passed: list[list[frozenset[int]]] = []
-    real_act = ExpertBot.act
-
-    def act(self: ExpertBot, obs: Any) -> Any:
-        chosen = real_act(self, obs)
-        passed.append(self.strong.passed())
-        return chosen
-
-    monkeypatch.setattr(ExpertBot, "act", act)
+    passed = readings(monkeypatch)
     seed, wall, _, decisions = _twin_wall("baicheng")
     table, seen = dealt_table(monkeypatch, "baicheng", seed, wall)
     asyncio.run(_hints_of(table, seen[0], decisions, StrongBot(random.Random(0)), passed))
