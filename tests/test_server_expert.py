@@ -308,7 +308,7 @@ class _Deferred:
         self.asked.append((seat, seq, obs))
         return True
 
-    def read(self, table: Any, seat: int, obs: Any) -> None:
+    def read(self, table: Any, seat: int, round_: Any) -> None:
         """A person's prompt: these tests ask no hints."""
 
 

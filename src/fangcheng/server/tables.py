@@ -81,7 +81,7 @@ class Thinker(Protocol):
     """Where slow bots decide off the server's event loop (`fangcheng.server.thinking`):
     ``think`` starts a `slow` bot's answer to prompt ``seq`` and hands it to
     `Table.thought` later (True), or leaves the decision to the table, at once (False);
-    ``read`` is a person's observation at each of its prompts, what its hints read."""
+    ``read`` is a person's prompt, its seat's view of which its hints read."""
 
     def bot(self, kind: str, rng: random.Random) -> Bot: ...
 
@@ -89,7 +89,7 @@ class Thinker(Protocol):
 
     def think(self, table: Table, seat: int, seq: int, bot: Bot, obs: Observation) -> bool: ...
 
-    def read(self, table: Table, seat: int, obs: Observation) -> None: ...
+    def read(self, table: Table, seat: int, round_: Round) -> None: ...
 
 
 @dataclass
@@ -522,7 +522,7 @@ class Table:
         for seat, prompt in self.prompts.items():
             bot = self.seats[seat].bot if self.seats[seat].kind == "bot" else None
             if bot is None:  # a person's: what a hint will read of the table
-                self.thinker.read(self, seat, r.observe(seat))
+                self.thinker.read(self, seat, r)
                 continue
             if not self.thinker.slow(bot):
                 continue

@@ -35,6 +35,7 @@ from typing import Any, Final
 
 from fangcheng.ai.advice import advise
 from fangcheng.ai.expert import ExpertBot
+from fangcheng.engine import Round
 from fangcheng.players import Bot, StrongBot, make_bot
 from fangcheng.protocol import Action, Observation
 from fangcheng.server.coins import CoinTable
@@ -102,17 +103,25 @@ class Thinker:
 
     # --- hints -----------------------------------------------------------------------
 
-    def read(self, table: Table, seat: int, obs: Observation) -> None:
-        """A person's observation at a prompt of theirs: its hints' reading of the table
-        follows it (on the event loop, in the order of the prompts, replayed ones too; a
-        new hand or a rebuilt table, a new reading). Nothing where no hints are given."""
+    def read(self, table: Table, seat: int, round_: Round) -> None:
+        """A person's prompt in ``round_``: its hints' reading of the table follows the
+        seat's view of it (on the event loop, in the order of the prompts, replayed ones
+        too; a new hand or a rebuilt table, a new reading). Nothing, not even the view,
+        where no hints are given."""
         if not _gives_hints(table):
             return
-        key = (table.uid, seat)
-        known = self._readings.get(key)
+        reading = self._reading(table, seat)
+        if reading is None:
+            reading = StrongBot(random.Random(0))
+            self._readings[(table.uid, seat)] = (table, table.deals, reading)
+        reading.track(round_.observe(seat))
+
+    def _reading(self, table: Table, seat: int) -> StrongBot | None:
+        """The seat's reading of this table's hand being played, if it has one."""
+        known = self._readings.get((table.uid, seat))
         if known is None or known[0] is not table or known[1] != table.deals:
-            known = self._readings[key] = (table, table.deals, StrongBot(random.Random(0)))
-        known[2].track(obs)
+            return None
+        return known[2]
 
     def hint(self, table: Table, listener: Listener, seq: int) -> None:
         """Send ``listener`` (a seat's connection) the hint for its open prompt ``seq``
@@ -130,9 +139,9 @@ class Thinker:
             obs = r.observe(seat)  # the seat's own view: all a hint is made from
             rng = random.Random(f"{table.seed}/hint/{table.deals}/{seq}")
             reading = StrongBot(random.Random(0))  # a copy: the loop reads on meanwhile
-            read = self._readings.get(key)
-            if read is not None and read[0] is table and read[1] == table.deals:
-                reading.follow(read[2])
+            own = self._reading(table, seat)
+            if own is not None:
+                reading.follow(own)
             made = asyncio.get_running_loop().run_in_executor(
                 self._pool, _hint, obs, rng, self.playouts, seq, reading
             )
