@@ -3,7 +3,7 @@ other seats' TRUE concealed hands and melds.
 
     .venv/bin/python benchmarks/bench_oracle.py [--rules R] [--walls N] [--seed S]
         [--playouts P] [--opponents efficient|strong] [--margin M] [--sampled | --clairvoyant]
-        [--stakes W [--compare [whole|parts]] [--first K]]
+        [--stakes W [--compare [whole|parts]] [--first K]] [--overrules W [--first K]]
 
 A diagnostic, not a bot (it reads the engine's hidden state): at each of the expert's own
 turns every world it plays out is the sampler's, with the other seats' hands, melds and
@@ -35,6 +35,16 @@ which other seats are truly ready (each dealt a ready hand of the sampler's), an
 made in worlds holding the true hands of the ready seats only (the others' sampled hands
 kept as far as the true tiles allow). ``--first K``: start at wall K (to split the walls
 between processes).
+
+``--overrules W``: what the expert's own overrules are worth, with far less noise than
+duplicate play (where one overrule sends the rest of the hand elsewhere). Four strong bots
+play each wall; at each of seat 0's turns the expert (``--playouts``, ``--margin``)
+searches in its sampler's worlds as it would in play (its playouts' other seats
+``--opponents``), and where it overrules the strong bot both actions are played out in
+``W`` true-hand worlds, the other seats strong bots as at the table. Prints each
+overrule, by the kind of rival (the next best discard, the safest, 报听 or not, a kong or
+not) and summed per hand: the gain of the expert's choices over the strong bot's,
+decision by decision, at the states of the strong bot's game.
 """
 
 from __future__ import annotations
@@ -49,7 +59,8 @@ from typing import Any
 import fangcheng.ai.expert as expert
 from fangcheng.ai.sim import derive
 from fangcheng.engine.round import Round
-from fangcheng.players.bots import Bot, EfficientBot, StrongBot
+from fangcheng.players.bots import Bot, EfficientBot, StrongBot, table_of
+from fangcheng.protocol.actions import Act
 from fangcheng.protocol.observation import Phase
 from fangcheng.rules.requirements import wait_set
 
@@ -239,6 +250,72 @@ def _gain(
     return tuple(_judged(pick, judge) for pick in picks)
 
 
+def overrules(args: argparse.Namespace, oracle: Oracle) -> None:
+    """The worth of the expert's overrules, each judged in ``args.overrules`` true-hand
+    worlds (see the module's docstring)."""
+    opponents: type[Bot] = StrongBot if args.opponents == "strong" else EfficientBot
+    per_hand: list[float] = []
+    by_kind: dict[str, list[float]] = {}
+    for wall in range(args.first, args.first + args.walls):
+        round_ = Round(args.rules, seed=derive(args.seed, wall), dealer=wall % 4)
+        rngs = [random.Random(derive(args.seed, wall, s)) for s in range(4)]
+        seat = expert.ExpertBot(
+            rngs[0], playouts=args.playouts, margin=args.margin, opponents=opponents
+        )
+        judge = expert.ExpertBot(random.Random(derive(args.seed, wall, 4)), opponents=StrongBot)
+        bots: list[Bot] = [seat.strong, *(StrongBot(r) for r in rngs[1:])]
+        gains: list[float] = []
+        while not round_.over:
+            for s in round_.pending():
+                obs = round_.observe(s)
+                action = bots[s].act(obs)
+                if s == 0 and obs.phase is Phase.TURN and len(obs.legal) > 1:
+                    options = seat.options(obs, action)
+                    oracle.table = None  # the search in the sampler's worlds, as in play
+                    picked = seat.search(obs, options) if len(options) > 1 else action
+                    if picked != action:
+                        oracle.table = round_
+                        judge.strong.follow(seat.strong)
+                        results: list[list[int]] = [[], []]
+                        ready, safe = seat.readiness(obs), seat.strong.passed()
+                        judge.play(obs, [action, picked], (0, 1), args.overrules, ready, safe,
+                                   results)  # fmt: skip
+                        diffs = expert._diffs(results, 1)
+                        gain = fmean(diffs)
+                        kind = _rival_kind(seat, obs, action, picked)
+                        by_kind.setdefault(kind, []).append(gain)
+                        gains.append(gain)
+                        print(f"wall {wall}: {kind} with {obs.wall} tiles in the wall, judged"
+                              f" {_ci(diffs)}", flush=True)  # fmt: skip
+                round_.act(s, action)
+        per_hand.append(sum(gains))
+        print(f"wall {wall}: {len(gains)} overrules, {per_hand[-1]:+.3f}   per hand"
+              f" {_ci(per_hand)}", flush=True)  # fmt: skip
+    for kind, values in sorted(by_kind.items()):
+        print(
+            f"{kind}: {len(values)} overrules, each {_ci(values)},"
+            f" {sum(values) / len(per_hand):+.3f} per hand"
+        )
+
+
+def _rival_kind(seat: expert.ExpertBot, obs: Any, choice: Any, rival: Any) -> str:
+    """What the expert took over the strong bot's ``choice``: a kong made or not, 报听 or
+    not, the safest discard (`ExpertBot.choices`'s), or one of the next best."""
+    if rival.kind in expert._KONGS or choice.kind in expert._KONGS:
+        return "kong"
+    if rival.tile == choice.tile:
+        return "ready"
+    threat = seat.strong.threats(obs)
+    if seat.fold is not None and max(threat) >= seat.fold:
+        legal = [a for a in obs.legal if a.kind is Act.DISCARD]
+        table = table_of(obs)
+        faces = seat.strong.discard_faces(table, legal)
+        ranked = seat.strong.ranked(table, obs.hand, table.melds, faces)
+        if seat.strong.safest(table, legal, threat, ranked).tile == rival.tile:
+            return "safest"
+    return "next"
+
+
 #: The choices ``--compare`` shows, by the worlds each is made in.
 KINDS = {
     "whole": ("chosen in sampled worlds", "in true ones"),
@@ -283,13 +360,24 @@ def main() -> None:
         choices=tuple(KINDS),
         help="with --stakes: chosen in sampled worlds too ('parts': and in partly true ones)",
     )
-    parser.add_argument("--first", type=int, default=0, help="with --stakes: the first wall")
+    parser.add_argument(
+        "--overrules", type=int, metavar="W", help="the expert's overrules judged in W worlds"
+    )
+    parser.add_argument("--first", type=int, default=0, help="the first wall")
     args = parser.parse_args()
     if args.compare and (not args.stakes or args.sampled):
         parser.error("--compare needs --stakes and true hands to judge in (not --sampled)")
+    if args.overrules and (args.stakes or args.sampled or args.clairvoyant):
+        parser.error(
+            "--overrules judges in true hands: not with --stakes, --sampled or --clairvoyant"
+        )
     oracle = None if args.sampled else Oracle(args.clairvoyant)
     if oracle is not None:
         expert.sample_world = oracle
+    if args.overrules:
+        assert oracle is not None
+        overrules(args, oracle)
+        return
     if args.stakes:
         stakes(args, oracle)
         return

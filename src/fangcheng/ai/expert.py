@@ -15,7 +15,12 @@ when ready) is dealt a ready hand with that chance, else one a few tiles off; a 
 seat whose latest discard is outside its 缺 holds none of it, nor does any seat dealt a
 ready hand. A ready hand is built set by set, each drawn as often as its copies can be
 taken from the unseen tiles (drawn uniformly among the kinds of set, concealed pungs
-came three times as often as in strong bots' ready hands). A ready hand dealt waits
+came three times as often as in strong bots' ready hands), of the tiles its seat cannot
+see: the unseen ones and the observer's hand, all but its winning tile from the unseen
+(built of the unseen alone, its winning tile had to be unseen too, and a face of the
+observer's hand whose other copies are all in sight was a wait a third as often as in
+strong bots' hands, in sichuan: the observer's discards looked safer than they are). A
+ready hand dealt waits
 on no face its seat let pass since its hand last changed (bots take every win offered)
 and on none of its own discards (players seldom do): dealt uniformly, its waits made the
 faces the table shows safe look dangerous, and the others safe.
@@ -240,7 +245,9 @@ def _built_hand(
 ) -> bytearray | None:
     """A hand for seat ``s`` of the unseen tiles in ``pool`` (none of the ``void`` suit):
     a complete hand (sets and a pair) built at random, one tile taken out and ``spoil``
-    more swapped for random ones. Unspoilt, it is ready: kept once the rules let it win
+    more swapped for random ones. Unspoilt, it is ready, and built of what seat ``s``
+    cannot see, the observer's hand too: the tile taken out is the one copy that is the
+    observer's, if any (two or more: built anew). It is kept once the rules let it win
     on some face and on none of ``avoid`` (a random deal is almost never ready, and a
     ready seat that cannot win would make every discard look safe); if every try wins on
     one of ``avoid``, the first ready hand. None if none is found.
@@ -258,9 +265,14 @@ def _built_hand(
     for t in pool:
         if not in_void_suit(t, void):
             counts[t] += 1
+    seen = bytearray(counts)  # what seat s cannot see: the pool and the observer's hand
+    if not spoil:
+        for t in range(KINDS):
+            if not in_void_suit(t, void):
+                seen[t] += obs.hand[t]
     spoil = min(spoil, n)  # of the n + 1 tiles built, at least one is kept
     for _ in range(READY_TRIES):
-        left, hand = bytearray(counts), bytearray(KINDS)
+        left, hand = bytearray(seen), bytearray(KINDS)
         sets = [(t, t, t) for t in range(KINDS) if left[t] >= 3]
         sets += [(t, t + 1, t + 2) for t in range(27) if t % 9 <= 6 and all(left[t : t + 3])]
         pairs = [t for t in range(KINDS) if left[t] >= 2]
@@ -277,7 +289,14 @@ def _built_hand(
                 hand[t] += 1
                 left[t] -= 1
         else:
-            for _ in range(1 + spoil):
+            over = [t for t in range(KINDS) if hand[t] > counts[t]]
+            if len(over) > 1 or (over and hand[over[0]] - counts[over[0]] > 1):
+                continue  # more of the observer's tiles than the one it waits on
+            if over:  # the winning tile is the observer's: the seat cannot see it
+                hand[over[0]] -= 1
+            else:
+                hand[rng.choice([t for t in range(KINDS) if hand[t]])] -= 1
+            for _ in range(spoil):
                 hand[rng.choice([t for t in range(KINDS) if hand[t]])] -= 1
             for _ in range(spoil):
                 spares = [t for t in range(KINDS) if left[t] and hand[t] < 4]
