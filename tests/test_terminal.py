@@ -8,6 +8,7 @@ import random
 import re
 import shlex
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -135,6 +136,8 @@ def test_mistyped_input_explains_in_one_line_and_keeps_the_game(tmp_path):
         async with app.run_test(size=(80, 24)) as pilot:
             for typed in ("xyz", "99", "t3", "p", "9z", "[bold]", "peng C", "hint"):
                 await enter(pilot, typed)
+                await app.workers.wait_for_complete()  # the hint's, on its thread
+                await pilot.pause()
                 message = app.query_one("#message", Static).content
                 out.append((typed, message.plain, screen(app)))
             assert app.is_running
@@ -656,6 +659,37 @@ def test_hint_is_the_experts_and_says_why(tmp_path, monkeypatch):
     rng = random.Random(f"3/1/{len(game.round.decisions)}")  # the game's seed, hand, decision
     expert, why = advise(declared, rng, strong=StrongBot(random.Random(1)))
     assert f"({expert})" in hint and hint.endswith(why)
+
+
+def test_the_hint_thinks_off_the_screen_and_is_dropped_once_the_player_decides(
+    tmp_path, monkeypatch
+):
+    """The expert's playouts run on a worker thread: the prompt takes what is typed
+    while they run, and a hint that comes after the player has decided is not shown."""
+    game = Game("baicheng", seat=0, bots="efficient", seed=3, quan=1, records=tmp_path)
+    release = threading.Event()
+
+    def slow(*args, **kwargs):
+        release.wait(30)
+        return advise(*args, **kwargs)
+
+    monkeypatch.setattr("fangcheng.ui.terminal.game.advise", slow)
+
+    async def run() -> tuple[str, int, str]:
+        app = PlayApp(game)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await enter(pilot, "hint")
+            asked = app.query_one("#message", Static).content.plain
+            await enter(pilot, "1")  # typed while the hint is thought out
+            played = len(game.round.decisions)
+            release.set()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            return asked, played, app.query_one("#message", Static).content.plain
+
+    asked, played, shown = asyncio.run(run())
+    assert asked == "hint: thinking…" and played > 0
+    assert not shown.startswith("hint:"), shown
 
 
 def test_hint_says_where_the_playouts_overruled_the_strong_bot(tmp_path):

@@ -205,6 +205,32 @@ class PlayApp(App[None]):
         else:
             view.scroll_page_down()
 
+    # --- hints --------------------------------------------------------------------------
+
+    def hint(self) -> None:
+        """Ask for the expert's hint on a worker thread: its playouts take 0.4–0.7 s,
+        which would freeze the screen and the prompt. It is shown when it comes, unless
+        the player has decided meanwhile."""
+        game = self.game
+        try:
+            make = game.hinter()
+        except InputError as exc:
+            self.say(str(exc), error=True)
+            return
+        at = game.decision()
+        self.say("hint: thinking…")
+
+        def work() -> None:
+            text = make()
+            self.call_from_thread(self.hinted, text, at)
+
+        self.run_worker(work, thread=True, group="hint")
+
+    def hinted(self, text: str, at: tuple[int, int]) -> None:
+        """A hint made for the decision ``at``: shown if the player is still at it."""
+        if self.game.decision() == at:
+            self.say(text)
+
     # --- what is typed ------------------------------------------------------------------
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -281,10 +307,7 @@ class PlayApp(App[None]):
                 self.log_lines, self.logged = [], 0
                 self.bots_play()
         elif word == "hint":
-            try:
-                self.say(game.hint())
-            except InputError as exc:
-                self.say(str(exc), error=True)
+            self.hint()
         else:
             try:
                 action = game.choose(text)

@@ -28,7 +28,7 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -300,16 +300,35 @@ class Game:
         """The expert bot's suggestion (`advise`), with what to type for it (a discard's
         position) and why; the same for one decision however often it is asked (its
         playouts are drawn from the game's seed, the hand and the decision)."""
+        return self.hinter()()
+
+    def hinter(self) -> Callable[[], str]:
+        """`hint` as a call to make later, perhaps on another thread (its playouts take a
+        fraction of a second): it holds the observation and a copy of the adviser's
+        reading, so it reads nothing of the game, which may play on meanwhile. An
+        `InputError` at once when there is nothing to decide."""
         obs = self.observe()
         if not obs.legal:
             raise InputError("nothing to decide now: the bots are playing")
         rng = random.Random(f"{self.seed}/{self.hands}/{len(self.round.decisions)}")
-        action, measure = advise(obs, rng, strong=self.adviser)
-        if action.kind is Act.DISCARD and action.tile is not None:
-            key = str(self.order(obs).index(action.tile) + 1)
-        else:
-            key = next(k.key for k in self.keys(obs) if k.action == action)
-        return f"hint: {key} ({action})" + (f" · {measure}" if measure else "")
+        adviser = StrongBot(random.Random(0))
+        adviser.follow(self.adviser)
+        order, keys = self.order(obs), self.keys(obs)
+
+        def hint() -> str:
+            action, measure = advise(obs, rng, strong=adviser)
+            if action.kind is Act.DISCARD and action.tile is not None:
+                key = str(order.index(action.tile) + 1)
+            else:
+                key = next(k.key for k in keys if k.action == action)
+            return f"hint: {key} ({action})" + (f" · {measure}" if measure else "")
+
+        return hint
+
+    def decision(self) -> tuple[int, int]:
+        """Which decision the player is at (the hand, the decisions made in it): a hint
+        made for another is not shown."""
+        return self.hands, len(self.round.decisions)
 
     def summary(self, obs: Observation) -> str:
         """The keys of the moment in one short list, discards as a position range."""
