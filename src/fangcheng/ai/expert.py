@@ -15,15 +15,15 @@ when ready) is dealt a ready hand with that chance, else one a few tiles off; a 
 seat whose latest discard is outside its 缺 holds none of it, nor does any seat dealt a
 ready hand. A ready hand is built set by set, each drawn as often as its copies can be
 taken from the unseen tiles (drawn uniformly among the kinds of set, concealed pungs
-came three times as often as in strong bots' ready hands), of the tiles its seat cannot
-see: the unseen ones and the observer's hand, all but its winning tile from the unseen
-(built of the unseen alone, its winning tile had to be unseen too, and a face of the
-observer's hand whose other copies are all in sight was a wait a third as often as in
-strong bots' hands, in sichuan: the observer's discards looked safer than they are). A
-ready hand dealt waits
-on no face its seat let pass since its hand last changed (bots take every win offered)
-and on none of its own discards (players seldom do): dealt uniformly, its waits made the
-faces the table shows safe look dangerous, and the others safe.
+came three times as often as in strong bots' ready hands). In sichuan it is built of
+the tiles its seat cannot see, the observer's hand among them, all but its winning tile
+from the unseen (built of the unseen alone, its winning tile had to be unseen too, and
+a face of the observer's hand whose other copies are all in sight was a wait a third as
+often as in strong bots' hands: the observer's discards looked safer than they are;
+`OBSERVERS_TILES`). A ready hand dealt waits on no face its seat let pass since its hand
+last changed (bots take every win offered) and on none of its own discards (players
+seldom do): dealt uniformly, its waits made the faces the table shows safe look
+dangerous, and the others safe.
 
 Worlds are rebuilt at the seat's own turn, at a claim window on another seat's discard
 (the discarder's turn, replayed to the window; the other seats answer in the world), and
@@ -230,6 +230,14 @@ def _void_hand(pool: list[int], n: int, void: int | None) -> bytearray:
     return hand
 
 
+#: The rule sets whose ready hands are built of the observer's hand too (its winning tile
+#: may be the observer's), where that was measured to match strong bots' ready hands: a
+#: face of the observer's hand whose other copies are all in sight is a wait of 0.052 of
+#: them in sichuan (built so 0.066; of the unseen tiles alone 0.019), but of 0.006–0.012
+#: in baicheng and baishan, where built so it was of 0.044–0.053 and the expert's
+#: overrules, judged in true-hand worlds, fared no better (benchmarks/RESULTS.md).
+OBSERVERS_TILES: Final = frozenset({"sichuan"})
+
 #: Tries at building a ready hand from the unseen tiles.
 READY_TRIES: Final = 30
 
@@ -252,6 +260,8 @@ def _built_hand(
     ready seat that cannot win would make every discard look safe); if every try wins on
     one of ``avoid``, the first ready hand. None if none is found.
 
+    In the rule sets of `OBSERVERS_TILES` only; in the others of the pool alone.
+
     Sets are drawn as often as their copies can be taken from the pool (a run of three
     faces has up to 64 ways, a pung 4): drawn uniformly among the kinds of set, a built
     ready hand held three times the concealed pungs of strong bots' ready hands.
@@ -266,7 +276,7 @@ def _built_hand(
         if not in_void_suit(t, void):
             counts[t] += 1
     seen = bytearray(counts)  # what seat s cannot see: the pool and the observer's hand
-    if not spoil:
+    if not spoil and obs.rules.name in OBSERVERS_TILES:
         for t in range(KINDS):
             if not in_void_suit(t, void):
                 seen[t] += obs.hand[t]
