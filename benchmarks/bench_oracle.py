@@ -4,6 +4,7 @@ other seats' TRUE concealed hands and melds.
     .venv/bin/python benchmarks/bench_oracle.py [--rules R] [--walls N] [--seed S]
         [--playouts P] [--opponents efficient|strong] [--margin M] [--sampled | --clairvoyant]
         [--stakes W [--compare [whole|parts]] [--first K]] [--overrules W [--first K]]
+        [--plan fold|flush [--worlds W] [--first K]]
 
 A diagnostic, not a bot (it reads the engine's hidden state): at each of the expert's own
 turns every world it plays out is the sampler's, with the other seats' hands, melds and
@@ -45,6 +46,17 @@ searches in its sampler's worlds as it would in play (its playouts' other seats
 overrule, by the kind of rival (the next best discard, the safest, 报听 or not, a kong or
 not) and summed per hand: the gain of the expert's choices over the strong bot's,
 decision by decision, at the states of the strong bot's game.
+
+``--plan fold|flush``: what a whole-hand plan the strong bot does not follow is worth, a
+search's option of another kind than the expert's (each of its rivals is one discard,
+the strong bot's play after it). Four strong bots play each wall; at each of seat 0's
+discards where the plan would discard otherwise, the plan's discard and then the plan to
+the end of the hand is played out against the strong bot's in ``--worlds`` true-hand
+worlds (strong bots at the other seats). ``fold``: the safest discard whenever a seat is
+ready with a chance of `expert.FOLD` or more (the strong bot folds only against 报听);
+``flush``: the 清一色 of the suit the hand holds most of, while the wall is long enough
+for the strong bot to consider one. Prints each, and by the hand's distance from ready
+(fold) or the suit's tiles (flush).
 """
 
 from __future__ import annotations
@@ -52,15 +64,17 @@ from __future__ import annotations
 import argparse
 import random
 from collections import deque
+from collections.abc import Sequence
 from math import sqrt
 from statistics import fmean, stdev
-from typing import Any
+from typing import Any, ClassVar
 
 import fangcheng.ai.expert as expert
 from fangcheng.ai.sim import derive
+from fangcheng.analysis.hand import shanten_flush
 from fangcheng.engine.round import Round
-from fangcheng.players.bots import Bot, EfficientBot, StrongBot, table_of
-from fangcheng.protocol.actions import Act
+from fangcheng.players.bots import Bot, EfficientBot, StrongBot, Table, table_of
+from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Phase
 from fangcheng.rules.requirements import wait_set
 
@@ -316,6 +330,124 @@ def _rival_kind(seat: expert.ExpertBot, obs: Any, choice: Any, rival: Any) -> st
     return "next"
 
 
+class Folding(StrongBot):
+    """The strong bot that discards the safest tile (`StrongBot.safest`) whenever
+    another seat is ready with a chance of `expert.FOLD` or more, declared or not."""
+
+    def discard(self, table: Table, discards: Sequence[Action]) -> Action:
+        threat = self.threats(table.obs)
+        if max(threat) < expert.FOLD:
+            return super().discard(table, discards)
+        faces = self.discard_faces(table, discards)
+        ranked = self.ranked(table, table.obs.hand, table.melds, faces)
+        return self.safest(table, discards, threat, ranked)
+
+
+class Flushing(StrongBot):
+    """The strong bot that pursues the 清一色 of ``suit`` while `StrongBot.flushes` allows
+    it at all: each discard the one nearest that flush, and no call outside the suit."""
+
+    suit: ClassVar[int] = 0
+
+    def flush_discard(self, table: Table, discards: Sequence[Action]) -> Action | None:
+        if not any(f.suit == self.suit for f in self.flushes(table)):
+            return None
+        h, shapes = table.obs.hand, table.rules.shapes
+        memo = self.memo(table, table.melds)
+        scored = [
+            (shanten_flush(after, self.suit, shapes=shapes), memo.distance_at(after, s), t)
+            for t, s, after in memo.discarded(h, self.discard_faces(table, discards))
+        ]
+        best = min(scored)[:2]
+        tied = [t for near, d, t in scored if (near, d) == best]
+        tile = tied[0] if len(tied) == 1 else self.ranked(table, h, table.melds, tied)[0][2]
+        return next(a for a in discards if a.tile == tile)
+
+    def claim(self, table: Table, calls: Sequence[Action]) -> Action:
+        assert table.obs.last_discard is not None
+        outside = table.obs.last_discard[1] // 9 != self.suit
+        if outside and any(f.suit == self.suit for f in self.flushes(table)):
+            calls = [a for a in calls if a.kind is Act.HU]
+        return super().claim(table, calls)
+
+
+#: `Flushing` for each suit.
+FLUSHING = [type(f"Flushing{s}", (Flushing,), {"suit": s}) for s in range(3)]
+
+
+def plans(args: argparse.Namespace, oracle: Oracle) -> None:
+    """Whole-hand plans the strong bot does not follow: at each of seat 0's discards where
+    the plan (``args.plan``) would discard otherwise, the plan's discard followed by the
+    plan to the end against the strong bot's, in ``args.worlds`` true-hand worlds."""
+    rows: list[tuple[int, float]] = []
+    for wall in range(args.first, args.first + args.walls):
+        round_ = Round(args.rules, seed=derive(args.seed, wall), dealer=wall % 4)
+        rngs = [random.Random(derive(args.seed, wall, s)) for s in range(4)]
+        bots = [StrongBot(r) for r in rngs]
+        me = bots[0]
+        while not round_.over:
+            for s in round_.pending():
+                obs = round_.observe(s)
+                action = bots[s].act(obs)
+                if s == 0 and obs.phase is Phase.TURN and action.kind is Act.DISCARD:
+                    found = _plan(args.plan, me, obs, action)
+                    if found is not None and found[1] != action:
+                        policy, rival, what = found
+                        seed = derive(args.seed, wall, 100 + len(rows))
+                        results = []
+                        for kind, act in ((StrongBot, action), (policy, rival)):
+                            judge = expert.ExpertBot(
+                                random.Random(0), policy=kind, opponents=StrongBot
+                            )
+                            judge.search_rng = random.Random(seed)  # the same worlds
+                            judge.strong.follow(me)
+                            oracle.table = round_
+                            out: list[list[int]] = [[]]
+                            judge.play(obs, [act], (0,), args.worlds, [0.0] * 4, me.passed(), out)
+                            results += out
+                        diffs = expert._diffs(results, 1)
+                        rows.append((what, fmean(diffs)))
+                        print(f"wall {wall}: {args.plan} at {what} with {obs.wall} tiles in the"
+                              f" wall, {_ci(diffs)}", flush=True)  # fmt: skip
+                round_.act(s, action)
+    for what in sorted({w for w, _ in rows}):
+        values = [g for w, g in rows if w == what]
+        print(f"{args.plan} at {what}: {len(values)} discards, each {_ci(values)}")
+    gains = [g for _, g in rows]
+    if gains:
+        print(f"{len(gains)} discards in {args.walls} hands, each {_ci(gains)};"
+              f" {sum(g > 0 for g in gains)} gain")  # fmt: skip
+
+
+def _plan(
+    plan: str, me: StrongBot, obs: Any, choice: Action
+) -> tuple[type[StrongBot], Action, int] | None:
+    """The plan's policy, its discard at ``obs``, and what it is read by (the hand's
+    distance from ready after the strong bot's ``choice``; the flush suit's tiles), or
+    None where the plan does not apply."""
+    table = table_of(obs)
+    legal = [a for a in obs.legal if a.kind is Act.DISCARD]
+    if plan == "fold":
+        if max(me.threats(obs)) < expert.FOLD:
+            return None
+        bot: StrongBot = Folding(random.Random(0))
+        bot.follow(me)
+        h = bytearray(obs.hand)
+        h[choice.tile or 0] -= 1
+        return Folding, bot.discard(table, legal), min(4, me.distance(table, bytes(h), table.melds))
+    suits = {f.suit for f in me.flushes(table)}
+    if not suits:
+        return None
+    held = {x: sum(obs.hand[9 * x : 9 * x + 9]) for x in suits}
+    for m in obs.seats[obs.seat].melds:
+        held[m.tiles[0] // 9] = held.get(m.tiles[0] // 9, 0) + len(m.tiles)
+    suit = max(suits, key=lambda x: held[x])
+    bot = FLUSHING[suit](random.Random(0))
+    bot.follow(me)
+    rival = bot.flush_discard(table, legal)
+    return None if rival is None else (FLUSHING[suit], rival, held[suit])
+
+
 #: The choices ``--compare`` shows, by the worlds each is made in.
 KINDS = {
     "whole": ("chosen in sampled worlds", "in true ones"),
@@ -336,7 +468,7 @@ def _split_gain(results: list[list[int]]) -> float:
     return (_judged(first, second) + _judged(second, first)) / 2
 
 
-def _ci(values: list[float]) -> str:
+def _ci(values: Sequence[float]) -> str:
     half = 1.96 * stdev(values) / sqrt(len(values)) if len(values) > 1 else 0.0
     return f"{fmean(values) if values else 0.0:+.3f} ± {half:.3f}"
 
@@ -363,17 +495,24 @@ def main() -> None:
     parser.add_argument(
         "--overrules", type=int, metavar="W", help="the expert's overrules judged in W worlds"
     )
+    parser.add_argument(
+        "--plan", choices=("fold", "flush"), help="a whole-hand plan judged against strong"
+    )
+    parser.add_argument("--worlds", type=int, default=60, help="with --plan: worlds a discard")
     parser.add_argument("--first", type=int, default=0, help="the first wall")
     args = parser.parse_args()
     if args.compare and (not args.stakes or args.sampled):
         parser.error("--compare needs --stakes and true hands to judge in (not --sampled)")
-    if args.overrules and (args.stakes or args.sampled or args.clairvoyant):
-        parser.error(
-            "--overrules judges in true hands: not with --stakes, --sampled or --clairvoyant"
-        )
+    if (args.overrules or args.plan) and (args.stakes or args.sampled or args.clairvoyant):
+        parser.error("--overrules and --plan judge in true hands: not with --stakes,"
+                     " --sampled or --clairvoyant")  # fmt: skip
     oracle = None if args.sampled else Oracle(args.clairvoyant)
     if oracle is not None:
         expert.sample_world = oracle
+    if args.plan:
+        assert oracle is not None
+        plans(args, oracle)
+        return
     if args.overrules:
         assert oracle is not None
         overrules(args, oracle)
