@@ -10,6 +10,8 @@ message line.
 The bots play at ``pace`` seconds a move, on a Textual timer, so what happens between
 two of the player's turns can be followed; with a pace of 0 (the tests) they play at
 once. With a `ReplayView` the app is the replay viewer: Enter steps on, ``b`` back.
+A ``hint`` is thought out on a worker thread (the expert's playouts take most of a
+second) and shown when it comes, unless the player has decided meanwhile.
 """
 
 from __future__ import annotations
