@@ -187,6 +187,21 @@ def test_a_hint_is_refused_to_spectators_and_where_the_table_gives_none() -> Non
                     assert "spectator" in answer[-1]["message"]
 
 
+def test_a_seat_in_tuoguan_gets_no_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """托管's bot answers at the pace, before an expert's hint would come: refused with
+    what to do, and no expert time spent on it."""
+    made = []
+    monkeypatch.setattr(thinking, "advise", lambda *args, **kwargs: made.append(args))
+    for server in _experts():
+        headers, code = _practice(server, "efficient")
+        with server.client.websocket_connect("/ws") as ws:
+            me, prompt = _prompted(server, headers, code, ws)
+            ws.send_json({"type": "auto", "on": True})
+            refused = me.send({"type": "hint", "seq": prompt["seq"]})
+            assert refused[-1]["code"] == "state" and "托管" in refused[-1]["message"]
+    assert not made
+
+
 @pytest.mark.parametrize("rules", ["baicheng", "sichuan"])
 def test_tables_differing_only_in_hidden_tiles_give_the_same_hints(
     rules: str, monkeypatch: pytest.MonkeyPatch

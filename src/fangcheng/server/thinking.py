@@ -19,7 +19,8 @@ reads the table as a strong bot that has seen each of the seat's prompts this ha
 (`Thinker.read`): the faces each other seat let pass since its hand last changed, which
 its worlds keep out of that seat's waits; one observation alone shows none of them.
 Hints are offered at point and practice tables whose owner allows them (``hints``),
-never at coin tables, where an adviser would play for a person against others' coins.
+never at coin tables, where an adviser would play for a person against others' coins,
+nor to a seat in 托管, whose bot answers before a hint would come.
 
 The budget of both is the server's (``ServerSettings.expert_playouts``): playouts per
 decision, at most `MAX_PLAYOUTS`.
@@ -126,12 +127,14 @@ class Thinker:
     def hint(self, table: Table, listener: Listener, seq: int) -> None:
         """Send ``listener`` (a seat's connection) the hint for its open prompt ``seq``
         when it is made: at once if it was made before; a `TableError` if there is none
-        to give (a spectator, a table without hints, no such prompt)."""
+        to give (a spectator, a table without hints, a seat in 托管, no such prompt)."""
         seat = listener.seat
         if seat is None:
             raise TableError("forbidden", "a spectator gets no hints")
         if not _gives_hints(table):
             raise TableError("forbidden", "this table gives no hints")
+        if table.seats[seat].auto:  # its bot answers at the pace: the hint would come late
+            raise TableError("state", "your seat is in 托管: end it (auto off) for hints")
         _, r = table.open_prompt(seat, seq)
         key = (table.uid, seat)
         known = self._hints.get(key)
