@@ -64,7 +64,7 @@ from __future__ import annotations
 import argparse
 import random
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from math import sqrt
 from statistics import fmean, stdev
 from typing import Any, ClassVar
@@ -175,7 +175,7 @@ def play(
     opponents: type[Bot] = StrongBot if args.opponents == "strong" else EfficientBot
     bots: list[Bot] = []
     for s in range(4):
-        rng = random.Random(derive(args.seed, wall, s))
+        rng = _seat_rng(args, wall, s)
         if s == expert_at:
             bots.append(
                 expert.ExpertBot(
@@ -193,26 +193,40 @@ def play(
     return list(round_.settlement["total"])
 
 
+def _seat_rng(args: argparse.Namespace, wall: int, seat: int) -> random.Random:
+    """Seat ``seat``'s generator on wall ``wall``, as in duplicate mode (4: a judge's)."""
+    return random.Random(derive(args.seed, wall, seat))
+
+
+def _strong_hand(
+    args: argparse.Namespace, wall: int, me: StrongBot
+) -> Iterator[tuple[Round, Any, Action]]:
+    """Wall ``wall`` played by four strong bots, ``me`` (drawing `_seat_rng` 0) at seat 0:
+    each of seat 0's turns as the round, its observation and ``me``'s choice, made once
+    the caller is done with them."""
+    round_ = Round(args.rules, seed=derive(args.seed, wall), dealer=wall % 4)
+    bots = [me, *(StrongBot(_seat_rng(args, wall, s)) for s in (1, 2, 3))]
+    while not round_.over:
+        for s in round_.pending():
+            obs = round_.observe(s)
+            action = bots[s].act(obs)
+            if s == 0 and obs.phase is Phase.TURN:
+                yield round_, obs, action
+            round_.act(s, action)
+
+
 def stakes(args: argparse.Namespace, oracle: Oracle | None) -> None:
     """The worth of choosing among the expert's options by ``args.stakes`` worlds each."""
     opponents: type[Bot] = StrongBot if args.opponents == "strong" else EfficientBot
     per_hand: list[list[float]] = []
     per_decision: list[tuple[float, ...]] = []
     for wall in range(args.first, args.first + args.walls):
-        round_ = Round(args.rules, seed=derive(args.seed, wall), dealer=wall % 4)
-        rngs = [random.Random(derive(args.seed, wall, s)) for s in range(4)]
-        seat = expert.ExpertBot(rngs[0], opponents=opponents)
-        bots: list[Bot] = [seat.strong, *(StrongBot(r) for r in rngs[1:])]
+        seat = expert.ExpertBot(_seat_rng(args, wall, 0), opponents=opponents)
         gains: list[tuple[float, ...]] = []
-        while not round_.over:
-            for s in round_.pending():
-                obs = round_.observe(s)
-                action = bots[s].act(obs)
-                if s == 0 and obs.phase is Phase.TURN and len(obs.legal) > 1:
-                    options = seat.options(obs, action)
-                    if len(options) > 1:
-                        gains.append(_gain(args, oracle, round_, seat, obs, options))
-                round_.act(s, action)
+        for round_, obs, action in _strong_hand(args, wall, seat.strong):
+            options = seat.options(obs, action) if len(obs.legal) > 1 else [action]
+            if len(options) > 1:
+                gains.append(_gain(args, oracle, round_, seat, obs, options))
         per_decision += gains
         kinds = KINDS.get(args.compare, ("",))
         per_hand.append([sum(g) for g in zip(*gains, strict=True)] if gains else [0.0] * len(kinds))
@@ -271,37 +285,32 @@ def overrules(args: argparse.Namespace, oracle: Oracle) -> None:
     per_hand: list[float] = []
     by_kind: dict[str, list[float]] = {}
     for wall in range(args.first, args.first + args.walls):
-        round_ = Round(args.rules, seed=derive(args.seed, wall), dealer=wall % 4)
-        rngs = [random.Random(derive(args.seed, wall, s)) for s in range(4)]
         seat = expert.ExpertBot(
-            rngs[0], playouts=args.playouts, margin=args.margin, opponents=opponents
-        )
-        judge = expert.ExpertBot(random.Random(derive(args.seed, wall, 4)), opponents=StrongBot)
-        bots: list[Bot] = [seat.strong, *(StrongBot(r) for r in rngs[1:])]
+            _seat_rng(args, wall, 0), playouts=args.playouts, margin=args.margin,
+            opponents=opponents,
+        )  # fmt: skip
+        judge = expert.ExpertBot(_seat_rng(args, wall, 4), opponents=StrongBot)
         gains: list[float] = []
-        while not round_.over:
-            for s in round_.pending():
-                obs = round_.observe(s)
-                action = bots[s].act(obs)
-                if s == 0 and obs.phase is Phase.TURN and len(obs.legal) > 1:
-                    options = seat.options(obs, action)
-                    oracle.table = None  # the search in the sampler's worlds, as in play
-                    picked = seat.search(obs, options) if len(options) > 1 else action
-                    if picked != action:
-                        oracle.table = round_
-                        judge.strong.follow(seat.strong)
-                        results: list[list[int]] = [[], []]
-                        ready, safe = seat.readiness(obs), seat.strong.passed()
-                        judge.play(obs, [action, picked], (0, 1), args.overrules, ready, safe,
-                                   results)  # fmt: skip
-                        diffs = expert._diffs(results, 1)
-                        gain = fmean(diffs)
-                        kind = _rival_kind(seat, obs, action, picked)
-                        by_kind.setdefault(kind, []).append(gain)
-                        gains.append(gain)
-                        print(f"wall {wall}: {kind} with {obs.wall} tiles in the wall, judged"
-                              f" {_ci(diffs)}", flush=True)  # fmt: skip
-                round_.act(s, action)
+        for round_, obs, action in _strong_hand(args, wall, seat.strong):
+            if len(obs.legal) < 2:
+                continue
+            options = seat.options(obs, action)
+            oracle.table = None  # the search in the sampler's worlds, as in play
+            picked = seat.search(obs, options) if len(options) > 1 else action
+            if picked == action:
+                continue
+            oracle.table = round_
+            judge.strong.follow(seat.strong)
+            results: list[list[int]] = [[], []]
+            ready, safe = seat.readiness(obs), seat.strong.passed()
+            judge.play(obs, [action, picked], (0, 1), args.overrules, ready, safe, results)
+            diffs = expert._diffs(results, 1)
+            gain = fmean(diffs)
+            kind = _rival_kind(seat, obs, action, picked)
+            by_kind.setdefault(kind, []).append(gain)
+            gains.append(gain)
+            print(f"wall {wall}: {kind} with {obs.wall} tiles in the wall, judged"
+                  f" {_ci(diffs)}", flush=True)  # fmt: skip
         per_hand.append(sum(gains))
         print(f"wall {wall}: {len(gains)} overrules, {per_hand[-1]:+.3f}   per hand"
               f" {_ci(per_hand)}", flush=True)  # fmt: skip
@@ -381,35 +390,26 @@ def plans(args: argparse.Namespace, oracle: Oracle) -> None:
     plan to the end against the strong bot's, in ``args.worlds`` true-hand worlds."""
     rows: list[tuple[int, float]] = []
     for wall in range(args.first, args.first + args.walls):
-        round_ = Round(args.rules, seed=derive(args.seed, wall), dealer=wall % 4)
-        rngs = [random.Random(derive(args.seed, wall, s)) for s in range(4)]
-        bots = [StrongBot(r) for r in rngs]
-        me = bots[0]
-        while not round_.over:
-            for s in round_.pending():
-                obs = round_.observe(s)
-                action = bots[s].act(obs)
-                if s == 0 and obs.phase is Phase.TURN and action.kind is Act.DISCARD:
-                    found = _plan(args.plan, me, obs, action)
-                    if found is not None and found[1] != action:
-                        policy, rival, what = found
-                        seed = derive(args.seed, wall, 100 + len(rows))
-                        results = []
-                        for kind, act in ((StrongBot, action), (policy, rival)):
-                            judge = expert.ExpertBot(
-                                random.Random(0), policy=kind, opponents=StrongBot
-                            )
-                            judge.search_rng = random.Random(seed)  # the same worlds
-                            judge.strong.follow(me)
-                            oracle.table = round_
-                            out: list[list[int]] = [[]]
-                            judge.play(obs, [act], (0,), args.worlds, [0.0] * 4, me.passed(), out)
-                            results += out
-                        diffs = expert._diffs(results, 1)
-                        rows.append((what, fmean(diffs)))
-                        print(f"wall {wall}: {args.plan} at {what} with {obs.wall} tiles in the"
-                              f" wall, {_ci(diffs)}", flush=True)  # fmt: skip
-                round_.act(s, action)
+        me = StrongBot(_seat_rng(args, wall, 0))
+        for round_, obs, action in _strong_hand(args, wall, me):
+            found = _plan(args.plan, me, obs, action) if action.kind is Act.DISCARD else None
+            if found is None or found[1] == action:
+                continue
+            policy, rival, what = found
+            seed = derive(args.seed, wall, 100 + len(rows))
+            results = []
+            for kind, act in ((StrongBot, action), (policy, rival)):
+                judge = expert.ExpertBot(random.Random(0), policy=kind, opponents=StrongBot)
+                judge.search_rng = random.Random(seed)  # the same worlds
+                judge.strong.follow(me)
+                oracle.table = round_
+                out: list[list[int]] = [[]]
+                judge.play(obs, [act], (0,), args.worlds, [0.0] * 4, me.passed(), out)
+                results += out
+            diffs = expert._diffs(results, 1)
+            rows.append((what, fmean(diffs)))
+            print(f"wall {wall}: {args.plan} at {what} with {obs.wall} tiles in the"
+                  f" wall, {_ci(diffs)}", flush=True)  # fmt: skip
     for what in sorted({w for w, _ in rows}):
         values = [g for w, g in rows if w == what]
         print(f"{args.plan} at {what}: {len(values)} discards, each {_ci(values)}")
