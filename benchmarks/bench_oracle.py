@@ -296,6 +296,7 @@ def overrules(args: argparse.Namespace, oracle: Oracle) -> None:
                 continue
             options = seat.options(obs, action)
             oracle.table = None  # the search in the sampler's worlds, as in play
+            seat._decisions += 1  # its own worlds (`act` counts them)
             picked = seat.search(obs, options) if len(options) > 1 else action
             if picked == action:
                 continue

@@ -13,7 +13,7 @@ from fangcheng.ai.expert import FOLD, ExpertBot, WorldError, sample_world
 from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
 from fangcheng.players.bots import BOTS, Bot, StrongBot, make_bot, table_of
-from fangcheng.protocol.actions import Act
+from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.rules.requirements import in_void_suit, is_legal_win, wait_set
 from fangcheng.rules.ruleset import ALL_RULES, RuleSet, find_rules
@@ -108,6 +108,43 @@ def test_the_expert_plays_whole_hands_and_is_fixed_by_its_seed(rules: RuleSet) -
         first, again = play(rules, seed, table(seed)), play(rules, seed, table(seed))
         assert first.settlement is not None
         assert first.decisions == again.decisions
+
+
+@pytest.mark.parametrize("kind", ["efficient", "strong", "expert"])
+@pytest.mark.parametrize("name", ["baicheng", "sichuan"])
+def test_a_bot_that_replays_its_decisions_plays_on_as_the_one_that_made_them(
+    kind: str, name: str
+) -> None:
+    """A rebuilt table puts its log's decisions to its bots (`Bot.replay`): replayed up to
+    any point, a bot chooses from there as the one that decided throughout. The expert
+    does not search again (it says nothing of its choice): each search is the
+    decision's own."""
+
+    def bot() -> Bot:
+        if kind == "expert":
+            return ExpertBot(random.Random(9), playouts=4)
+        return make_bot(kind, random.Random(9))
+
+    player = bot()
+    seen: list[tuple[Observation, Action]] = []
+    for seed in range(2):  # a match's bot plays on from one hand to the next
+        round_ = Round(find_rules(name), seed=seed, dealer=seed)
+        others = [StrongBot(random.Random(seed * 4 + s)) for s in range(4)]
+        while not round_.over:
+            for seat in round_.pending():
+                obs = round_.observe(seat)
+                action = (player if seat == 0 else others[seat]).act(obs)
+                if seat == 0:
+                    seen.append((obs, action))
+                round_.act(seat, action)
+    searched = sum(len(obs.legal) > 1 for obs, _ in seen)
+    assert searched > 20
+    for cut in (len(seen) // 3, 2 * len(seen) // 3):
+        rebuilt = bot()
+        for obs, action in seen[:cut]:
+            said = rebuilt.replay(obs, action)
+            assert said is None if kind == "expert" else said == action
+        assert [rebuilt.act(obs) for obs, _ in seen[cut:]] == [a for _, a in seen[cut:]]
 
 
 def test_the_expert_is_a_registered_bot() -> None:

@@ -107,14 +107,16 @@ def _play(hub: Hub, clock: Clock, ticks: int) -> None:
         hub.tick()
 
 
-def _point_table(hub: Hub, rules: str, others: tuple[str, ...] = ()) -> Table:
+def _point_table(
+    hub: Hub, rules: str, others: tuple[str, ...] = (), fill: str = "efficient"
+) -> Table:
     person_id, _ = hub.store.new_session("Ann")
     person = Person(person_id, "Ann", "person")
     table = hub.open(person, TableSettings(rules=rules, quan=1))  # type: ignore[arg-type]
     for name in others:
         other, _ = hub.store.new_session(name)
         hub.sit(Person(other, name, "person"), table)
-    table.start(person_id, "efficient", hub.now())
+    table.start(person_id, fill, hub.now())
     for person_id in table.people():
         seat = table.seat_of(person_id)
         assert seat is not None
@@ -162,6 +164,34 @@ def test_rebuilt_table_plays_on_to_the_match_end(url: str) -> None:
         _play(second, clock, 50)
     assert len(played(second, again)) >= 4
     assert state(rebuilt(url, again, clock)) == state(again)
+
+
+@pytest.mark.parametrize("rules", ["baicheng", "baishan", "sichuan"])
+def test_bots_rebuilt_from_the_log_play_on_as_without_the_crash(tmp_path: Path, rules: str) -> None:
+    """A match of strong bots (they read the table as it goes and break ties at random)
+    and a person in 托管 (the table's efficient bot), rebuilt mid-match, plays on to the
+    very decisions of the same match never rebuilt: the log's decisions were put to the
+    bots that made them."""
+
+    def run(cut: int) -> list[tuple[int, str, str | None]]:
+        url = f"sqlite:///{tmp_path / f'{cut}.db'}"
+        clock = Clock()
+        hub = _hub(url, clock)
+        table = _point_table(hub, rules, fill="strong")
+        if cut:
+            _play(hub, clock, cut)
+            hub.close(table, ended=False)
+            hub = _hub(url, clock)
+            (table,) = recover(hub)
+        while table.status != "finished":
+            _play(hub, clock, 50)
+        entries = read_log(hub.store.engine, table.uid)
+        return [(d["seat"], d["action"], d.get("by")) for kind, d in entries if kind == "act"]
+
+    whole = run(0)
+    assert {by for _, _, by in whole} == {"bot", "auto"}
+    assert run(90) == whole
+    assert run(200) == whole
 
 
 def test_a_closed_table_is_not_rebuilt(url: str) -> None:

@@ -461,24 +461,26 @@ class ExpertBot(Bot):
         safest discard is a rival too (None: never).
 
         The strong bot inside draws from ``rng`` itself, exactly as a plain strong bot
-        at this seat would (it breaks ties at random, and ties are common), and the
-        search from a generator seeded by a copy of ``rng``'s state, not by a draw from
-        it: where the expert keeps every choice it plays the strong bot's very game, so
-        in duplicate mode (each seat's generator fixed by the wall and the seat) a wall
-        on which it never overrules differs from the strong rotations by exactly 0."""
+        at this seat would (it breaks ties at random, and ties are common), and each
+        search from a generator seeded by a copy of ``rng``'s state and the decision's
+        number, not by a draw from ``rng``: where the expert keeps every choice it plays
+        the strong bot's very game, so in duplicate mode (each seat's generator fixed by
+        the wall and the seat) a wall on which it never overrules differs from the
+        strong rotations by exactly 0. Seeded per decision, not run on from one search
+        to the next, a search is the same whether or not the ones before it were made:
+        a rebuilt table's replay (`replay`) need not make them again."""
         super().__init__(rng)
         self.strong = StrongBot(rng)
-        self.search_rng = random.Random(repr(rng.getstate()))
+        self.search_seed = repr(rng.getstate())
+        self.search_rng = random.Random(self.search_seed)  # reseeded by each search
         self.playouts, self.candidates, self.policy = playouts, candidates, policy
         self.phases, self.margin, self.opponents, self.fold = phases, margin, opponents, fold
         self._players: dict[int, list[Bot]] = {}  # the playout bots of this hand, by seat
         self._wall = -1  # the wall's count at the last observation: it shrinks in a hand
+        self._decisions = 0  # observations acted on
 
     def act(self, observation: Observation) -> Action:
-        if observation.wall > self._wall:  # a new hand
-            self._players.clear()
-        self._wall = observation.wall
-        choice = self.strong.act(observation)  # every observation: it tracks the table
+        choice = self._read(observation)
         if len(observation.legal) < 2:
             return choice
         options = self.options(observation, choice)
@@ -488,6 +490,21 @@ class ExpertBot(Bot):
             return self.search(observation, options)
         except WorldError:
             return choice
+
+    def replay(self, observation: Observation, action: Action) -> None:
+        """The state deciding at ``observation`` left, without the search (its generator
+        is the decision's own, so the later searches do not depend on it): the strong
+        bot's reading and draws, and the count of decisions."""
+        self._read(observation)
+
+    def _read(self, observation: Observation) -> Action:
+        """The strong bot's choice at ``observation``, which it reads (every observation:
+        it tracks the table), counted as a decision."""
+        if observation.wall > self._wall:  # a new hand
+            self._players.clear()
+        self._wall = observation.wall
+        self._decisions += 1
+        return self.strong.act(observation)
 
     def options(self, obs: Observation, choice: Action) -> list[Action]:
         """The strong bot's ``choice`` first, then the rivals worth a search: at a turn its
@@ -558,7 +575,9 @@ class ExpertBot(Bot):
         where it decides: a pilot of a few worlds for every option, then the rest to the
         choice and the rival that led the pilot, none when no rival led. The rival is
         judged on the fresh worlds alone: on the pilot's, where it was picked for leading,
-        it would be favoured by its luck there."""
+        it would be favoured by its luck there. Its worlds are drawn from the decision's
+        own generator (`__init__`)."""
+        self.search_rng.seed(f"{self.search_seed}/{self._decisions}")
         ready = self.readiness(obs)
         safe = self.strong.passed()
         results: list[list[int]] = [[] for _ in options]

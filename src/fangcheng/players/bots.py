@@ -128,6 +128,14 @@ class Bot:
     def act(self, observation: Observation) -> Action:
         raise NotImplementedError
 
+    def replay(self, observation: Observation, action: Action) -> Action | None:
+        """A rebuilt table's replay of its log: the table took ``action`` for this bot at
+        ``observation``. The bot comes to the state its deciding there left it in (its
+        generator's draws, what it read of the table), so that it plays on as it would
+        have without the rebuild; it returns its choice, for the caller to check against
+        the log (None: not made again, as a search would cost too much)."""
+        return self.act(observation)
+
     def restart(self, rng: random.Random) -> None:
         """Play a new hand drawing from ``rng``, as a new bot of the kind would."""
         self.rng = rng

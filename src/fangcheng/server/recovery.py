@@ -4,7 +4,10 @@ A table's log (`fangcheng.server.log`) starts with its ``open`` entry, the argum
 was made with; `rebuild` makes the table again from it and hands it the rest of the log
 to replay: each entry goes to the method that wrote it (a seat taken, a match started, a
 hand dealt with its logged `HandStart`, a decision applied), and those methods take the
-entries they would have written instead of writing them. The engine being deterministic
+entries they would have written instead of writing them. A decision one of the table's
+bots made (or 托管's) is put to that bot again (`Table.replay_act`), so that it goes on
+as it would have without the crash: its generator and what it read of the table are
+where they were. The engine being deterministic
 from its seeds and decisions, the rebuilt table's hands are the ones played. When the
 log ends the table goes on live: a hand that ended just before the crash is settled
 (idempotent by its id: booked once, whether or not the crash came after the booking) and
@@ -105,7 +108,7 @@ def replay(table: Table, entries: list[Entry], now: int) -> None:
         elif kind == "deal":
             table._deal(now)
         elif kind == "act":
-            table._apply(data["seat"], data["action"], now)
+            table.replay_act(data, now)
         elif kind == "end":
             table._end_match()
         elif kind == "settled" and isinstance(table, CoinTable):

@@ -30,6 +30,7 @@ from fangcheng.protocol import Action, Event, IllegalActionError, Observation, P
 from fangcheng.protocol.wire import TableSettings, observation_data, observation_json
 from fangcheng.rules.ruleset import OptionError, configure, find_rules
 from fangcheng.server.log import Replay, TableLog, crash_point
+from fangcheng.server.security import log_event
 
 __all__ = [
     "Listener",
@@ -90,6 +91,11 @@ class Thinker(Protocol):
     def think(self, table: Table, seat: int, seq: int, bot: Bot, obs: Observation) -> bool: ...
 
     def read(self, table: Table, seat: int, round_: Round) -> None: ...
+
+
+#: Which of the table's players made a decision: the seat's bot, or 托管's (the table's
+#: efficient bot for a person whose time ran out, or who asked for it).
+Player = Literal["bot", "auto"]
 
 
 @dataclass
@@ -408,7 +414,7 @@ class Table:
         s = self.seats[seat]
         if chosen is None:
             if s.kind == "outside":  # an outside bot's illegal answer: the default, as 托管
-                self._apply(seat, self._autos[seat].act(r.observe(seat)), now)
+                self._apply(seat, self._autos[seat].act(r.observe(seat)), now, "auto")
                 self._advance(now)
             raise TableError("illegal", f"{action} is not legal now; legal: {_texts(legal)}")
         if s.auto:
@@ -420,18 +426,22 @@ class Table:
             self._apply(seat, chosen, now)
         self._advance(now)
 
-    def _apply(self, seat: int, action: Action | str, now: int) -> None:
-        """Apply a decision, written to the log first (with the seat's time bank after it
-        and the prompts' count, so that a rebuilt table goes on from there)."""
+    def _apply(self, seat: int, action: Action | str, now: int, by: Player | None = None) -> None:
+        """Apply a decision, written to the log first (with the seat's time bank after it,
+        the prompts' count, and which of the table's players made it, ``by``, if one did:
+        a rebuilt table goes on from there, its players too, `replay_act`)."""
         assert self.round is not None
         prompt = self.prompts.get(seat)
         s = self.seats[seat]
         bank = s.bank
         if prompt is not None and not prompt.window:
             bank = max(0, s.bank - max(0, now - prompt.issued - self.settings.turn_ms))
-        data = self._record(
-            "act", lambda: {"seat": seat, "action": str(action), "bank": bank, "seq": self.seq}
-        )
+
+        def entry() -> dict[str, Any]:
+            data = {"seat": seat, "action": str(action), "bank": bank, "seq": self.seq}
+            return data if by is None else data | {"by": by}
+
+        data = self._record("act", entry)
         self.prompts.pop(seat, None)
         s.bank, self.seq = data["bank"], max(self.seq, data["seq"])
         self.round.act(seat, action)
@@ -550,12 +560,41 @@ class Table:
         if s.kind != "bot" and not s.auto and not self._forced(seat) and now >= prompt.deadline:
             s.auto = True  # a turn's bank is spent as `_apply` books the time taken
             self._broadcast_table()
-        player = s.bot if s.kind == "bot" and s.bot is not None else self._autos[seat]
+        by: Player = "bot" if s.kind == "bot" and s.bot is not None else "auto"
+        player = self._player(seat, by)
         thought = seat in self._thoughts  # a slow bot's answer, made off the loop
         action = self._thoughts.pop(seat) if thought else player.act(self.round.observe(seat))
         if action is None:  # its bot failed there: 托管's bot answers
+            by = "auto"
             action = self._autos[seat].act(self.round.observe(seat))
-        self._apply(seat, action, now)
+        self._apply(seat, action, now, by)
+
+    def _player(self, seat: int, by: Player) -> Bot:
+        """The table's player of ``seat`` that ``by`` names: its bot, or 托管's."""
+        bot = self.seats[seat].bot
+        return bot if by == "bot" and bot is not None else self._autos[seat]
+
+    def replay_act(self, data: dict[str, Any], now: int) -> None:
+        """Replay a logged decision (an ``act`` entry): the table's player that made it
+        is asked again, so that it plays on from the state it was in (`Bot.replay`);
+        a choice other than the log's is logged (the player's state differs from the
+        one that wrote it) and the log's applied all the same."""
+        assert self.round is not None
+        seat, by = data["seat"], data.get("by")
+        if by is not None:
+            logged = Action.parse(data["action"])
+            choice = self._player(seat, by).replay(self.round.observe(seat), logged)
+            if choice is not None and choice != logged:
+                log_event(
+                    "replay_diverged",
+                    30,
+                    table=self.code,
+                    seat=seat,
+                    by=by,
+                    logged=str(logged),
+                    chose=str(choice),
+                )
+        self._apply(seat, data["action"], now)
 
     def _hand_over(self, now: int) -> None:
         r, match = self.round, self.match
