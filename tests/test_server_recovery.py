@@ -194,6 +194,23 @@ def test_bots_rebuilt_from_the_log_play_on_as_without_the_crash(tmp_path: Path, 
     assert run(200) == whole
 
 
+def test_a_rebuilt_tables_hints_read_the_hand_as_before(url: str) -> None:
+    """What a person's hints read of the hand from its prompts (the faces each seat let
+    pass since its hand changed) is read again from the log's decisions: a hint after
+    the rebuild weighs the table as one before it would have."""
+    clock = Clock()
+    hub = _hub(url, clock)
+    table = _point_table(hub, "baicheng", fill="strong")
+    _play(hub, clock, 45)
+    assert table.round is not None and len(table.round.rivers[0]) >= 4  # mid-hand
+    before = hub.thinker._reading(table, 0)
+    assert before is not None and any(before.passed())
+    again = rebuilt(url, table, clock)
+    again._advance(clock())  # live: its prompts open (and are read) anew
+    after = again.thinker._reading(again, 0) if again.thinker is not None else None
+    assert after is not None and after.passed() == before.passed()
+
+
 def test_a_closed_table_is_not_rebuilt(url: str) -> None:
     clock = Clock()
     hub = _hub(url, clock)

@@ -576,11 +576,14 @@ class Table:
 
     def replay_act(self, data: dict[str, Any], now: int) -> None:
         """Replay a logged decision (an ``act`` entry): the table's player that made it
-        is asked again, so that it plays on from the state it was in (`Bot.replay`);
-        a choice other than the log's is logged (the player's state differs from the
-        one that wrote it) and the log's applied all the same."""
+        is asked again, so that it plays on from the state it was in (`Bot.replay`),
+        and a person's prompt is read for the hints as it was; a choice other than the
+        log's is logged (the player's state differs from the one that wrote it) and the
+        log's applied all the same."""
         assert self.round is not None
         seat, by = data["seat"], data.get("by")
+        if self.thinker is not None and self.seats[seat].kind != "bot":
+            self.thinker.read(self, seat, self.round)  # as at its prompt (`_think`)
         if by is not None:
             logged = Action.parse(data["action"])
             choice = self._player(seat, by).replay(self.round.observe(seat), logged)

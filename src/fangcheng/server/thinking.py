@@ -6,8 +6,9 @@ every other table and connection for that long. So the `Thinker` makes them in o
 worker thread, in the order asked: a table's slow bot starts its answer when its prompt
 opens (`Table._think`), while the bots' pace runs, and the table applies it when due,
 through `Table._apply` like any decision, so it is logged before it is made and a
-rebuilt table replays it from the log (the bot is not asked again). A bot is asked one
-observation at a time and in order (the one worker), as it keeps the hand's state.
+rebuilt table replays it from the log (the bot replays it without searching again,
+`ExpertBot.replay`). A bot is asked one observation at a time and in order (the one
+worker), as it keeps the hand's state.
 Python runs one thread at a time, so the loop is not faster for it, but it is never held
 for more than the interpreter's switch interval (5 ms): frames, timers and the other
 tables go on while an expert thinks.
@@ -106,9 +107,9 @@ class Thinker:
 
     def read(self, table: Table, seat: int, round_: Round) -> None:
         """A person's prompt in ``round_``: its hints' reading of the table follows the
-        seat's view of it (on the event loop, in the order of the prompts, replayed ones
-        too; a new hand or a rebuilt table, a new reading). Nothing, not even the view,
-        where no hints are given."""
+        seat's view of it (on the event loop, in the order of the prompts; a new hand, a
+        new reading; a rebuilt table reads the prompts of its log again,
+        `Table.replay_act`). Nothing, not even the view, where no hints are given."""
         if not _gives_hints(table):
             return
         reading = self._reading(table, seat)
