@@ -24,9 +24,10 @@ hand with its 95% interval, the walls whose difference is not 0 (an expert that 
 the strong bot's every choice plays its very game, so only walls where it overruled
 carry a difference), the expert's wins and deal-ins per hand beside the strong players'
 range; ``--policy``, the seat's own playout bot, ``--opponents`` the others',
-``--phases``, the decisions searched, ``--fold`` the threat from which the safest
-discard is a rival, ``--margin`` the standard errors by which a rival must win. An
-expert other than the default is a bot kind registered here,
+``--phases``, the decisions searched (if not given, the rule set's: `expert.SEARCHED`),
+``--fold`` the threat from which the safest discard is a rival, ``--margin`` the
+standard errors by which a rival must win. An expert other than the default is a bot
+kind registered here,
 ``expert@P:policy:phases:opponents:fold:margin``.
 """
 
@@ -38,7 +39,7 @@ import time
 from statistics import fmean, median, quantiles
 from typing import Final
 
-from fangcheng.ai.expert import FOLD, MARGIN, PLAYOUTS, SEARCHED, ExpertBot, sample_world
+from fangcheng.ai.expert import FOLD, MARGIN, PLAYOUTS, ExpertBot, sample_world
 from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
 from fangcheng.players.bots import EfficientBot, StrongBot, make_bot, register_bot, table_of
@@ -52,7 +53,7 @@ POLICIES: Final = {"efficient": EfficientBot, "strong": StrongBot}
 
 def kind(playouts: int, args: argparse.Namespace) -> str:
     """The bot kind of an expert of these arguments, registered on first use."""
-    phases = frozenset(Phase(p) for p in args.phases.split(","))
+    phases = frozenset(Phase(p) for p in args.phases.split(",")) if args.phases else None
     fold = None if args.fold == "none" else float(args.fold)
     options = {
         "playouts": playouts,
@@ -62,10 +63,10 @@ def kind(playouts: int, args: argparse.Namespace) -> str:
         "fold": fold,
         "margin": args.margin,
     }
-    defaults = (PLAYOUTS, StrongBot, SEARCHED, EfficientBot, FOLD, MARGIN)
+    defaults = (PLAYOUTS, StrongBot, None, EfficientBot, FOLD, MARGIN)
     if tuple(options.values()) == defaults:
         return "expert"
-    searched = "+".join(sorted(p.value for p in phases))
+    searched = "+".join(sorted(p.value for p in phases)) if phases else "default"
     name = f"expert@{playouts}:{args.policy}:{searched}:{args.opponents}:{args.fold}:{args.margin}"
 
     class Variant(ExpertBot):
@@ -214,7 +215,9 @@ def main() -> None:
     parser.add_argument("--worlds", type=int, default=1, help="worlds: sampled per turn")
     parser.add_argument("--policy", choices=list(POLICIES), default="strong",
                         help="the expert seat's own playout bot")  # fmt: skip
-    parser.add_argument("--phases", default="turn", help="decisions searched: turn,claim,que")
+    parser.add_argument(
+        "--phases", default="", help="decisions searched: turn,claim,que (the rule set's)"
+    )
     parser.add_argument("--opponents", choices=list(POLICIES), default="efficient",
                         help="the other seats' playout bot")  # fmt: skip
     parser.add_argument(

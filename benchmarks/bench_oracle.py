@@ -62,6 +62,7 @@ for the strong bot to consider one. Prints each, and by the hand's distance from
 from __future__ import annotations
 
 import argparse
+import copy
 import random
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -93,9 +94,15 @@ class Oracle:
         self.only: frozenset[int] | None = None
 
     def __call__(self, obs: Any, rng: random.Random, *args: Any, **kwargs: Any) -> Round:
-        world = _SAMPLE(obs, rng, *args, **kwargs)
         true = self.table
-        if true is None or obs.phase is not Phase.TURN:  # claim windows keep their claims
+        if true is not None and obs.phase is Phase.CLAIM:  # the window itself, as it is
+            world = copy.deepcopy(true)
+            pool = [*world.wall.live, *world.wall.reserve]
+            rng.shuffle(pool)
+            world.wall.live, world.wall.reserve = deque(pool[: obs.wall]), deque(pool[obs.wall :])
+            return world
+        world = _SAMPLE(obs, rng, *args, **kwargs)
+        if true is None or obs.phase is not Phase.TURN:
             return world
         if self.only is not None:
             return _partly_true(world, true, obs.seat, self.only, rng)
@@ -202,15 +209,15 @@ def _strong_hand(
     args: argparse.Namespace, wall: int, me: StrongBot
 ) -> Iterator[tuple[Round, Any, Action]]:
     """Wall ``wall`` played by four strong bots, ``me`` (drawing `_seat_rng` 0) at seat 0:
-    each of seat 0's turns as the round, its observation and ``me``'s choice, made once
-    the caller is done with them."""
+    each of seat 0's turns (and with ``args.claims`` its claim windows) as the round, its
+    observation and ``me``'s choice, made once the caller is done with them."""
     round_ = Round(args.rules, seed=derive(args.seed, wall), dealer=wall % 4)
     bots = [me, *(StrongBot(_seat_rng(args, wall, s)) for s in (1, 2, 3))]
     while not round_.over:
         for s in round_.pending():
             obs = round_.observe(s)
             action = bots[s].act(obs)
-            if s == 0 and obs.phase is Phase.TURN:
+            if s == 0 and (obs.phase is Phase.TURN or (args.claims and obs.phase is Phase.CLAIM)):
                 yield round_, obs, action
             round_.act(s, action)
 
@@ -285,9 +292,10 @@ def overrules(args: argparse.Namespace, oracle: Oracle) -> None:
     per_hand: list[float] = []
     by_kind: dict[str, list[float]] = {}
     for wall in range(args.first, args.first + args.walls):
+        phases = expert.TURNS | ({Phase.CLAIM} if args.claims else set())
         seat = expert.ExpertBot(
             _seat_rng(args, wall, 0), playouts=args.playouts, margin=args.margin,
-            opponents=opponents,
+            opponents=opponents, phases=phases,
         )  # fmt: skip
         judge = expert.ExpertBot(_seat_rng(args, wall, 4), opponents=StrongBot)
         gains: list[float] = []
@@ -325,6 +333,8 @@ def overrules(args: argparse.Namespace, oracle: Oracle) -> None:
 def _rival_kind(seat: expert.ExpertBot, obs: Any, choice: Any, rival: Any) -> str:
     """What the expert took over the strong bot's ``choice``: a kong made or not, 报听 or
     not, the safest discard (`ExpertBot.choices`'s), or one of the next best."""
+    if obs.phase is Phase.CLAIM:
+        return f"claim {choice.kind.value}→{rival.kind.value}"
     if rival.kind in expert._KONGS or choice.kind in expert._KONGS:
         return "kong"
     if rival.tile == choice.tile:
@@ -500,6 +510,9 @@ def main() -> None:
         "--plan", choices=("fold", "flush"), help="a whole-hand plan judged against strong"
     )
     parser.add_argument("--worlds", type=int, default=60, help="with --plan: worlds a discard")
+    parser.add_argument(
+        "--claims", action="store_true", help="with --overrules: seat 0's claims searched too"
+    )
     parser.add_argument("--first", type=int, default=0, help="the first wall")
     args = parser.parse_args()
     if args.compare and (not args.stakes or args.sampled):
