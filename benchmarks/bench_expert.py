@@ -24,7 +24,7 @@ hand with its 95% interval, the walls whose difference is not 0 (an expert that 
 the strong bot's every choice plays its very game, so only walls where it overruled
 carry a difference), the expert's wins and deal-ins per hand beside the strong players'
 range; ``--policy``, the seat's own playout bot, ``--opponents`` the others',
-``--phases``, the decisions searched (if not given, the rule set's: `expert.SEARCHED`),
+``--phases``, the decisions searched (if not given, the rule set's: `expert.searched`),
 ``--fold`` the threat from which the safest discard is a rival, ``--margin`` the
 standard errors by which a rival must win. An expert other than the default is a bot
 kind registered here,

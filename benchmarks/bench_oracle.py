@@ -3,7 +3,8 @@ other seats' TRUE concealed hands and melds.
 
     .venv/bin/python benchmarks/bench_oracle.py [--rules R] [--walls N] [--seed S]
         [--playouts P] [--opponents efficient|strong] [--margin M] [--sampled | --clairvoyant]
-        [--stakes W [--compare [whole|parts]] [--first K]] [--overrules W [--first K]]
+        [--stakes W [--compare [whole|parts]] [--first K]]
+        [--overrules W [--claims] [--first K]]
         [--plan fold|flush [--worlds W] [--first K]]
 
 A diagnostic, not a bot (it reads the engine's hidden state): at each of the expert's own
@@ -45,7 +46,9 @@ searches in its sampler's worlds as it would in play (its playouts' other seats
 ``W`` true-hand worlds, the other seats strong bots as at the table. Prints each
 overrule, by the kind of rival (the next best discard, the safest, 报听 or not, a kong or
 not) and summed per hand: the gain of the expert's choices over the strong bot's,
-decision by decision, at the states of the strong bot's game.
+decision by decision, at the states of the strong bot's game. ``--claims``: seat 0's
+claim windows are searched and judged too (a claim window's true-hand world is the real
+round as it stands, its wall reshuffled).
 
 ``--plan fold|flush``: what a whole-hand plan the strong bot does not follow is worth, a
 search's option of another kind than the expert's (each of its rivals is one discard,
@@ -295,7 +298,7 @@ def overrules(args: argparse.Namespace, oracle: Oracle) -> None:
         phases = expert.TURNS | ({Phase.CLAIM} if args.claims else set())
         seat = expert.ExpertBot(
             _seat_rng(args, wall, 0), playouts=args.playouts, margin=args.margin,
-            opponents=opponents, phases=phases,
+            opponents=opponents, phases=phases, candidates=args.candidates,
         )  # fmt: skip
         judge = expert.ExpertBot(_seat_rng(args, wall, 4), opponents=StrongBot)
         gains: list[float] = []
@@ -512,6 +515,9 @@ def main() -> None:
     parser.add_argument("--worlds", type=int, default=60, help="with --plan: worlds a discard")
     parser.add_argument(
         "--claims", action="store_true", help="with --overrules: seat 0's claims searched too"
+    )
+    parser.add_argument(
+        "--candidates", type=int, default=expert.CANDIDATES, help="with --overrules: discards"
     )
     parser.add_argument("--first", type=int, default=0, help="the first wall")
     args = parser.parse_args()

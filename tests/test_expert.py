@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Iterator
 
 import pytest
 
-from fangcheng.ai import advice
+from fangcheng.ai import advice, expert
 from fangcheng.ai.expert import FOLD, ExpertBot, WorldError, sample_world
 from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
@@ -249,6 +250,9 @@ def test_by_default_the_seats_turns_are_searched_and_in_sichuan_its_claims(
             assert options == [choice]
             assert bot.act(obs) == choice
     assert claims > 0 if rules.name == "sichuan" else claims == 0
+    # read from the rules' data, not their name: a house variant is searched alike
+    house = dataclasses.replace(rules, name=f"{rules.name}_house")
+    assert expert.searched(house) == expert.searched(rules)
 
 
 def test_in_sichuan_the_expert_pongs_a_fourth_tile_the_strong_bot_kongs() -> None:

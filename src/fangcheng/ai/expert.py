@@ -20,7 +20,7 @@ the tiles its seat cannot see, the observer's hand among them, all but its winni
 from the unseen (built of the unseen alone, its winning tile had to be unseen too, and
 a face of the observer's hand whose other copies are all in sight was a wait a third as
 often as in strong bots' hands: the observer's discards looked safer than they are;
-`OBSERVERS_TILES`). A ready hand dealt waits on no face its seat let pass since its hand
+`_of_observers_tiles`). A ready hand dealt waits on no face its seat let pass since its hand
 last changed (bots take every win offered) and on none of its own discards (players
 seldom do): dealt uniformly, its waits made the faces the table shows safe look
 dangerous, and the others safe.
@@ -34,7 +34,7 @@ back (退税). `_set_state` is the one place that writes the engine's state dire
 `ExpertBot` keeps the strong bot's choice unless a rival beats it clearly: at a turn its
 next best discards at the least distance, the safest discard while another seat may well
 be ready (the strong bot folds only against 报听), the same discard with or without 报听, a
-kong made or not; in sichuan (`SEARCHED`; elsewhere on request, `ExpertBot.phases`) at a
+kong made or not; in sichuan (`searched`; elsewhere on request, `ExpertBot.phases`) at a
 claim every other answer; on request every other 缺. Each is played out to the end of the hand
 in the same sampled worlds with the same playout seeds (common random numbers), the seat
 by its own playout policy (the strong bot, starting from the expert's reading of the
@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from math import sqrt
 from statistics import fmean, stdev
 from typing import ClassVar, Final
@@ -70,6 +70,7 @@ from fangcheng.players.bots import Bot, EfficientBot, StrongBot, register_bot, t
 from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.rules.requirements import in_void_suit, wait_set
+from fangcheng.rules.ruleset import RuleSet
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import KINDS, SUITS
 
@@ -88,15 +89,24 @@ FOLD: Final = 0.5
 #: half as often as read, in baishan and baishan_platform alike; sichuan, without 报听,
 #: within a few points of it).
 UNDECLARED: Final = 0.5
-#: The decisions searched by default: the seat's own turns.
+#: The decisions searched by default: the seat's own turns (and claims, `searched`).
 TURNS: Final = frozenset({Phase.TURN})
-#: The rule sets whose claims are searched by default too. Judged one by one in worlds
-#: holding the true hands, sichuan's claim overrules gain about 0.15 coins a hand, most
-#: of it a 碰 where the strong bot makes a 直杠 (the fourth tile held, 补杠 later pays 1
-#: from each of three seats still playing, the 直杠 2 from its discarder alone: +0.94 ±
-#: 0.06 each); in baicheng and baishan they are noise, and searched in play they lost
-#: clearly in baicheng (benchmarks/RESULTS.md). 定缺 is searched on request only.
-SEARCHED: Final[Mapping[str, frozenset[Phase]]] = {"sichuan": TURNS | {Phase.CLAIM}}
+
+
+def searched(rules: RuleSet) -> frozenset[Phase]:
+    """The decisions searched by default under ``rules``: the seat's turns, and its claims
+    too where a 碰 and the later 补杠 of the fourth tile held are paid otherwise than a
+    直杠 of it (the kong table). There the choice is worth a coin: judged one by one in
+    worlds holding the true hands, sichuan's claim overrules gain about 0.15 coins a
+    hand, most of it a 碰 where the strong bot makes a 直杠 (the 补杠 pays 1 from each of
+    three seats still playing, the 直杠 2 from its discarder alone: +0.94 ± 0.06 each).
+    Where the two are paid alike (baicheng, baishan) claim overrules were noise, and
+    searched in play they lost clearly in baicheng (benchmarks/RESULTS.md). 定缺 is
+    searched on request only."""
+    kongs = rules.kongs
+    if (kongs.ming, kongs.ming_payers) != (kongs.bu, kongs.bu_payers):
+        return TURNS | {Phase.CLAIM}
+    return TURNS
 
 
 class WorldError(ValueError):
@@ -236,13 +246,16 @@ def _void_hand(pool: list[int], n: int, void: int | None) -> bytearray:
     return hand
 
 
-#: The rule sets whose ready hands are built of the observer's hand too (its winning tile
-#: may be the observer's), where that was measured to match strong bots' ready hands: a
-#: face of the observer's hand whose other copies are all in sight is a wait of 0.052 of
-#: them in sichuan (built so 0.066; of the unseen tiles alone 0.019), but of 0.006–0.012
-#: in baicheng and baishan, where built so it was of 0.044–0.053 and the expert's
-#: overrules, judged in true-hand worlds, fared no better (benchmarks/RESULTS.md).
-OBSERVERS_TILES: Final = frozenset({"sichuan"})
+def _of_observers_tiles(rules: RuleSet) -> bool:
+    """Whether ready hands are built of the observer's hand too (their winning tile may
+    be the observer's): under 血战 rules (`RuleSet.bloody`), where that was measured to
+    match strong bots' ready hands. A face of the observer's hand whose other copies
+    are all in sight is a wait of 0.052 of them in sichuan (built so 0.066; of the
+    unseen tiles alone 0.019), but of 0.006–0.012 in baicheng and baishan, for a reason
+    not found; built so there it was of 0.044–0.053, and the expert's overrules, judged
+    in true-hand worlds, fared no better (benchmarks/RESULTS.md)."""
+    return rules.bloody
+
 
 #: Tries at building a ready hand from the unseen tiles.
 READY_TRIES: Final = 30
@@ -266,7 +279,7 @@ def _built_hand(
     ready seat that cannot win would make every discard look safe); if every try wins on
     one of ``avoid``, the first ready hand. None if none is found.
 
-    In the rule sets of `OBSERVERS_TILES` only; in the others of the pool alone.
+    So under 血战 rules only (`_of_observers_tiles`); under the others of the pool alone.
 
     Sets are drawn as often as their copies can be taken from the pool (a run of three
     faces has up to 64 ways, a pung 4): drawn uniformly among the kinds of set, a built
@@ -282,7 +295,7 @@ def _built_hand(
         if not in_void_suit(t, void):
             counts[t] += 1
     seen = bytearray(counts)  # what seat s cannot see: the pool and the observer's hand
-    if not spoil and obs.rules.name in OBSERVERS_TILES:
+    if not spoil and _of_observers_tiles(obs.rules):
         for t in range(KINDS):
             if not in_void_suit(t, void):
                 seen[t] += obs.hand[t]
@@ -462,7 +475,7 @@ class ExpertBot(Bot):
         """``playouts`` per searched decision, shared among its options; ``candidates``:
         the discards compared; ``policy``: the seat's own playout bot; ``phases``: the
         decisions searched (of `Phase.TURN`, `Phase.CLAIM` and `Phase.QUE`; None: the
-        rule set's, `SEARCHED`, else `TURNS`); ``margin``: the standard errors by which
+        rule set's, `searched`); ``margin``: the standard errors by which
         a rival must win; ``opponents``: the other seats' playout bot; ``fold``: the
         threat (a seat's chance of being ready) from which the safest discard is a rival
         too (None: never).
@@ -518,7 +531,7 @@ class ExpertBot(Bot):
         next best discards, the same discard with or without 报听, a kong made or not; in
         a claim window every other answer but a win it takes (a win passed is a rival);
         every other 缺."""
-        phases = SEARCHED.get(obs.rules.name, TURNS) if self.phases is None else self.phases
+        phases = searched(obs.rules) if self.phases is None else self.phases
         if obs.phase not in phases:
             return [choice]
         if obs.phase is Phase.CLAIM:
