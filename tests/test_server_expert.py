@@ -119,7 +119,7 @@ def test_another_table_plays_a_hand_while_an_expert_thinks(
 
 
 def test_the_budget_is_the_servers_and_bounded() -> None:
-    assert ServerSettings().expert_playouts == expert.PLAYOUTS
+    assert ServerSettings().expert_playouts == expert.TABLE_PLAYOUTS
     with pytest.raises(ValueError, match="expert playouts"):
         Thinker(MAX_PLAYOUTS + 1, lambda table: None)
 

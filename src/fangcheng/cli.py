@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fangcheng import __version__
-from fangcheng.ai.expert import PLAYOUTS
+from fangcheng.ai.expert import TABLE_PLAYOUTS
 from fangcheng.analysis.hand import CLASSIC, Shapes, shanten, wait_shapes
 from fangcheng.tiles.notation import (
     InvalidNotationError,
@@ -234,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--expert-playouts",
         type=int,
-        default=PLAYOUTS,
+        default=TABLE_PLAYOUTS,
         metavar="N",
         help="the expert bot's playouts per decision, at tables and in hints, made off the"
         " event loop one decision at a time (default %(default)s, at most 256)",

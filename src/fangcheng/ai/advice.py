@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from fangcheng.ai.expert import PLAYOUTS, ExpertBot
+from fangcheng.ai.expert import TABLE_PLAYOUTS, ExpertBot
 from fangcheng.analysis.hand import shanten
 from fangcheng.players.bots import StrongBot, table_of
 from fangcheng.protocol.actions import Act, Action
@@ -23,17 +23,15 @@ from fangcheng.protocol.observation import Observation
 from fangcheng.rules.requirements import wait_set
 from fangcheng.tiles.notation import format_tiles, tile_name
 
-__all__ = ["HINT_PLAYOUTS", "SEAT_NAMES", "advise", "measures"]
+__all__ = ["SEAT_NAMES", "advise", "measures"]
 
 SEAT_NAMES: Final = ("East", "South", "West", "North")
-#: Playouts of an interactive hint: twice a simulated decision's, a fraction of a second.
-HINT_PLAYOUTS: Final = 2 * PLAYOUTS
 
 
 def advise(
     obs: Observation,
     rng: random.Random,
-    playouts: int = HINT_PLAYOUTS,
+    playouts: int = TABLE_PLAYOUTS,
     strong: StrongBot | None = None,
 ) -> tuple[Action, str]:
     """The expert's choice at ``obs`` (``playouts`` per decision, drawn from ``rng``) and

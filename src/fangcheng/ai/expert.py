@@ -76,9 +76,15 @@ from fangcheng.tiles.notation import KINDS, SUITS
 
 __all__ = ["ExpertBot", "play_out", "sample_world"]
 
-#: Playouts per decision and discards compared, by default: small enough for simulation.
+#: Playouts per decision and discards compared, by default: small enough for simulation
+#: (tens of ms a decision).
 PLAYOUTS: Final = 24
 CANDIDATES: Final = 3
+#: Playouts per decision where a person waits on it (the server's experts and hints, the
+#: terminal's hint): 0.2–0.3 s a decision on average. Judged decision by decision in
+#: sichuan, the expert's overrules gain +0.26 ± 0.13 coins a hand at 96 playouts against
+#: +0.14 ± 0.10 at 24, paired +0.11 ± 0.11 (benchmarks/RESULTS.md, eighth look).
+TABLE_PLAYOUTS: Final = 96
 #: Standard errors by which a rival must beat the strong bot's choice to be taken.
 MARGIN: Final = 1.5
 #: A seat's chance of being ready from which the safest discard is searched too.

@@ -31,7 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from fangcheng.ai.expert import PLAYOUTS
+from fangcheng.ai.expert import TABLE_PLAYOUTS
 from fangcheng.engine import Round
 from fangcheng.platform import Platform, PlatformError
 from fangcheng.protocol import wire
@@ -96,7 +96,7 @@ class ServerSettings:
     hasher: PasswordHasher | None = None
     #: The expert bot's playouts per decision, at tables and in hints
     #: (`fangcheng.server.thinking`: off the event loop, at most `MAX_PLAYOUTS`).
-    expert_playouts: int = PLAYOUTS
+    expert_playouts: int = TABLE_PLAYOUTS
     #: The collector policy (`collector`): how often the server freezes its heap, s;
     #: None leaves the collector as Python sets it.
     freeze_s: float | None = 5.0
