@@ -253,6 +253,7 @@ def test_by_default_the_seats_turns_are_searched_and_in_sichuan_its_claims(
     # read from the rules' data, not their name: a house variant is searched alike
     house = dataclasses.replace(rules, name=f"{rules.name}_house")
     assert expert.searched(house) == expert.searched(rules)
+    assert expert._of_observers_tiles(house) == expert._of_observers_tiles(rules)
 
 
 def test_in_sichuan_the_expert_pongs_a_fourth_tile_the_strong_bot_kongs() -> None:
