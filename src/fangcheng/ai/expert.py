@@ -20,10 +20,10 @@ the tiles its seat cannot see, the observer's hand among them, all but its winni
 from the unseen (built of the unseen alone, its winning tile had to be unseen too, and
 a face of the observer's hand whose other copies are all in sight was a wait a third as
 often as in strong bots' hands: the observer's discards looked safer than they are;
-`_of_observers_tiles`). A ready hand dealt waits on no face its seat let pass since its hand
-last changed (bots take every win offered) and on none of its own discards (players
-seldom do): dealt uniformly, its waits made the faces the table shows safe look
-dangerous, and the others safe.
+`_of_observers_tiles`). A ready hand dealt waits on no face its seat let pass since its
+hand last changed (bots take every win offered) and on none of its own discards
+(players seldom do): dealt uniformly, its waits made the faces the table shows safe
+look dangerous, and the others safe.
 
 Worlds are rebuilt at the seat's own turn, at a claim window on another seat's discard
 (the discarder's turn, replayed to the window; the other seats answer in the world), and
@@ -35,25 +35,27 @@ back (退税). `_set_state` is the one place that writes the engine's state dire
 next best discards at the least distance, the safest discard while another seat may well
 be ready (the strong bot folds only against 报听), the same discard with or without 报听, a
 kong made or not; in sichuan (`searched`; elsewhere on request, `ExpertBot.phases`) at a
-claim every other answer; on request every other 缺. Each is played out to the end of the hand
-in the same sampled worlds with the same playout seeds (common random numbers), the seat
-by its own playout policy (the strong bot, starting from the expert's reading of the
-table: efficient playouts misjudged its follow-up) and the others by efficient bots
-(strong ones cost 2–3.5× and measured no better): a pilot of a few worlds for every
-option, then the rest of the budget on the choice and the rival that led. That rival is
-taken only where its mean coins for the seat beat the strong bot's choice by `MARGIN`
-standard errors of the paired differences. The strong bot inside draws the seat's own
-generator, so an expert that keeps every choice plays the strong bot's game. 漂 is the
-strong bot's: playouts of equal bots cannot value a bet. Measured in duplicate mode
-against three strong bots (benchmarks/RESULTS.md) it plays as well as the strong bot,
-not shown better in any rule set. No nearby variant of the strong bot's heuristics beats
-it either (`benchmarks/bench_policy.py`), and a perfect choice among these options, by
-80 worlds holding the true hands, is worth +0.7 ± 0.9 coins a hand in sichuan
-(`benchmarks/bench_oracle.py --stakes`). Its overrules, each judged in worlds holding
-the true hands (`--overrules`), are worth about half a coin in sichuan, and its worlds
-value them as the true ones do, but they come about once in five hands at any budget
-from 24 to 384 playouts: the strong bot's neighbours seldom differ enough to matter
-(benchmarks/RESULTS.md).
+claim every other answer; on request every other 缺. Each is played out to the end of
+the hand in the same sampled worlds with the same playout seeds (common random
+numbers), the seat by its own playout policy (the strong bot, starting from the
+expert's reading of the table: efficient playouts misjudged its follow-up) and the
+others by efficient bots (strong ones cost 2–3.5× and measured no better): a pilot of a
+few worlds for every option, then the rest of the budget on the choice and the rival
+that led. That rival is taken only where its mean coins for the seat beat the strong
+bot's choice by `MARGIN` standard errors of the paired differences. The strong bot
+inside draws the seat's own generator, so an expert that keeps every choice plays the
+strong bot's game. 漂 is the strong bot's: playouts of equal bots cannot value a bet.
+
+How strong it is (benchmarks/RESULTS.md): its overrules, each judged in worlds holding
+the true hands (`benchmarks/bench_oracle.py --overrules --claims`), gain +0.14 ± 0.10
+coins a hand in sichuan at `PLAYOUTS` and +0.26 ± 0.13 at `TABLE_PLAYOUTS`, much of it
+a 碰 where the strong bot makes a 直杠; in duplicate play against three strong bots
++0.12 ± 0.12 (3,600 hands at 24). In the Jilin sets it is not shown better than the
+strong bot: its overrules are right about as often as not. No nearby variant of the
+strong bot's heuristics beats it either (`benchmarks/bench_policy.py`), and a perfect
+choice among these options, by 80 worlds holding the true hands, is worth +0.7 ± 0.9
+coins a hand in sichuan (`--stakes`): the strong bot's neighbours seldom differ enough
+to matter.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ __all__ = ["ExpertBot", "play_out", "sample_world"]
 PLAYOUTS: Final = 24
 CANDIDATES: Final = 3
 #: Playouts per decision where a person waits on it (the server's experts and hints, the
-#: terminal's hint): 0.2–0.3 s a decision on average. Judged decision by decision in
+#: terminal's hint): 0.1–0.3 s a decision on average. Judged decision by decision in
 #: sichuan, the expert's overrules gain +0.26 ± 0.13 coins a hand at 96 playouts against
 #: +0.14 ± 0.10 at 24, paired +0.11 ± 0.11 (benchmarks/RESULTS.md, eighth look).
 TABLE_PLAYOUTS: Final = 96
