@@ -100,9 +100,7 @@ class Oracle:
         true = self.table
         if true is not None and obs.phase is Phase.CLAIM:  # the window itself, as it is
             world = copy.deepcopy(true)
-            pool = [*world.wall.live, *world.wall.reserve]
-            rng.shuffle(pool)
-            world.wall.live, world.wall.reserve = deque(pool[: obs.wall]), deque(pool[obs.wall :])
+            self._true_wall(world, true, obs.wall, rng)
             return world
         world = _SAMPLE(obs, rng, *args, **kwargs)
         if true is None or obs.phase is not Phase.TURN:
@@ -114,14 +112,19 @@ class Oracle:
                 world.hands[s] = bytearray(true.hands[s])
                 world.melds[s] = list(true.melds[s])
         world.win_tiles = dict(true.win_tiles)
-        pool = [*true.wall.live, *true.wall.reserve]
-        if not self.clairvoyant:
-            rng.shuffle(pool)
-        world.wall.live, world.wall.reserve = deque(pool[: obs.wall]), deque(pool[obs.wall :])
+        self._true_wall(world, true, obs.wall, rng)
         for s in range(4):
             if s != obs.seat and s not in world.won:
                 world._rest(s, -1)  # the resting seats' waits, of their true hands
         return world
+
+    def _true_wall(self, world: Round, true: Round, live: int, rng: random.Random) -> None:
+        """``world``'s wall of the true wall's tiles, reshuffled unless clairvoyant (what
+        is still unknown to anyone), ``live`` of them in the live wall."""
+        pool = [*true.wall.live, *true.wall.reserve]
+        if not self.clairvoyant:
+            rng.shuffle(pool)
+        world.wall.live, world.wall.reserve = deque(pool[:live]), deque(pool[live:])
 
 
 def _partly_true(

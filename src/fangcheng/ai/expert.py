@@ -483,10 +483,10 @@ class ExpertBot(Bot):
         """``playouts`` per searched decision, shared among its options; ``candidates``:
         the discards compared; ``policy``: the seat's own playout bot; ``phases``: the
         decisions searched (of `Phase.TURN`, `Phase.CLAIM` and `Phase.QUE`; None: the
-        rule set's, `searched`); ``margin``: the standard errors by which
-        a rival must win; ``opponents``: the other seats' playout bot; ``fold``: the
-        threat (a seat's chance of being ready) from which the safest discard is a rival
-        too (None: never).
+        rule set's, `searched`); ``margin``: the standard errors by which a rival must
+        win; ``opponents``: the other seats' playout bot; ``fold``: the threat (a seat's
+        chance of being ready) from which the safest discard is a rival too (None:
+        never).
 
         The strong bot inside draws from ``rng`` itself, exactly as a plain strong bot
         at this seat would (it breaks ties at random, and ties are common), and each

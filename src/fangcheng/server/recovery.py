@@ -7,11 +7,11 @@ hand dealt with its logged `HandStart`, a decision applied), and those methods t
 entries they would have written instead of writing them. A decision one of the table's
 bots made (or 托管's) is put to that bot again (`Table.replay_act`), so that it goes on
 as it would have without the crash: its generator and what it read of the table are
-where they were. The engine being deterministic
-from its seeds and decisions, the rebuilt table's hands are the ones played. When the
-log ends the table goes on live: a hand that ended just before the crash is settled
-(idempotent by its id: booked once, whether or not the crash came after the booking) and
-stored, and every person's seat is in 托管 until they reconnect (D85).
+where they were. The engine being deterministic from its seeds and decisions, the
+rebuilt table's hands are the ones played. When the log ends the table goes on live: a
+hand that ended just before the crash is settled (idempotent by its id: booked once,
+whether or not the crash came after the booking) and stored, and every person's seat is
+in 托管 until they reconnect (D85).
 """
 
 from __future__ import annotations

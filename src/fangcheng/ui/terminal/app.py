@@ -10,7 +10,7 @@ message line.
 The bots play at ``pace`` seconds a move, on a Textual timer, so what happens between
 two of the player's turns can be followed; with a pace of 0 (the tests) they play at
 once. With a `ReplayView` the app is the replay viewer: Enter steps on, ``b`` back.
-A ``hint`` is thought out on a worker thread (the expert's playouts take most of a
+A ``hint`` is thought out on a worker thread (the expert's playouts take up to half a
 second) and shown when it comes, unless the player has decided meanwhile.
 """
 
@@ -210,9 +210,9 @@ class PlayApp(App[None]):
     # --- hints --------------------------------------------------------------------------
 
     def hint(self) -> None:
-        """Ask for the expert's hint on a worker thread: its playouts take 0.4–0.7 s,
-        which would freeze the screen and the prompt. It is shown when it comes, unless
-        the player has decided meanwhile."""
+        """Ask for the expert's hint on a worker thread: its playouts (`TABLE_PLAYOUTS`)
+        take up to half a second, which would freeze the screen and the prompt. It is
+        shown when it comes, unless the player has decided meanwhile."""
         game = self.game
         try:
             make = game.hinter()
