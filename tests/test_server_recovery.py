@@ -9,7 +9,10 @@ bots' pace, so each tick is one decision point and a cut can fall between any tw
 
 from __future__ import annotations
 
+import json
+import logging
 import random
+import re
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,11 +30,14 @@ with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
 
 from fangcheng.platform import Platform, check_ledger
 from fangcheng.platform import schema as t
+from fangcheng.players import StrongBot
+from fangcheng.protocol import Act, Action
 from fangcheng.protocol.wire import TableSettings, observation_data
 from fangcheng.server.app import Hub, ServerSettings, create_app
 from fangcheng.server.coins import CoinTable, quick_match
 from fangcheng.server.log import live_logs, read_log
 from fangcheng.server.recovery import rebuild, recover
+from fangcheng.server.security import JsonLines
 from fangcheng.server.store import Person, Store, table_log_entries
 from fangcheng.server.tables import Table
 from ledgerdb import FAST_HASHER, database
@@ -192,6 +198,24 @@ def test_bots_rebuilt_from_the_log_play_on_as_without_the_crash(tmp_path: Path, 
     assert {by for _, _, by in whole} == {"bot", "auto"}
     assert run(90) == whole
     assert run(200) == whole
+
+
+def test_a_bot_choosing_otherwise_than_its_log_is_logged_without_a_tile(
+    url: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuilt table's bot that would not make its logged decision (its code changed)
+    is logged by the decision's place, never by the tiles: the log's decision stands."""
+    clock = Clock()
+    hub = _hub(url, clock)
+    table = _point_table(hub, "sichuan", fill="strong")
+    _play(hub, clock, 40)
+    caplog.set_level(logging.INFO, logger="fangcheng.server")
+    monkeypatch.setattr(StrongBot, "replay", lambda self, obs, action: Action(Act.DISCARD, 4))
+    again = rebuilt(url, table, clock)
+    assert state(again) == state(table)
+    lines = [JsonLines().format(r) for r in caplog.records if r.getMessage() == "replay_diverged"]
+    assert lines and all(json.loads(line)["by"] == "bot" for line in lines)
+    assert not any(re.search(r"[1-9][mpsz]|discard|peng|gang|pass", line) for line in lines)
 
 
 def test_a_rebuilt_tables_hints_read_the_hand_as_before(url: str) -> None:

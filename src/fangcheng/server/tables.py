@@ -578,8 +578,8 @@ class Table:
         """Replay a logged decision (an ``act`` entry): the table's player that made it
         is asked again, so that it plays on from the state it was in (`Bot.replay`),
         and a person's prompt is read for the hints as it was; a choice other than the
-        log's is logged (the player's state differs from the one that wrote it) and the
-        log's applied all the same."""
+        log's is logged (the player's state differs from the one that wrote it), by the
+        decision's index, never its tiles, and the log's applied all the same."""
         assert self.round is not None
         seat, by = data["seat"], data.get("by")
         if self.thinker is not None and self.seats[seat].kind != "bot":
@@ -587,16 +587,9 @@ class Table:
         if by is not None:
             logged = Action.parse(data["action"])
             choice = self._player(seat, by).replay(self.round.observe(seat), logged)
-            if choice is not None and choice != logged:
-                log_event(
-                    "replay_diverged",
-                    30,
-                    table=self.code,
-                    seat=seat,
-                    by=by,
-                    logged=str(logged),
-                    chose=str(choice),
-                )
+            if choice is not None and choice != logged:  # named by place: no tile logged
+                decision = len(self.round.decisions)
+                log_event("replay_diverged", 30, table=self.code, seat=seat, by=by, at=decision)
         self._apply(seat, data["action"], now)
 
     def _hand_over(self, now: int) -> None:
