@@ -303,6 +303,54 @@ def test_an_expert_that_never_overrules_plays_the_strong_bots_very_game(
     assert summary.difference(Unmoved.name, "strong") == (0.0, 0.0)
 
 
+class Timed(ExpertBot):
+    """An expert given ``deadline`` for each decision."""
+
+    def __init__(self, rng: random.Random, deadline: float) -> None:
+        super().__init__(rng, playouts=24)
+        self.deadline = deadline
+
+    def act(self, observation: Observation, deadline: float | None = None) -> Action:
+        return super().act(observation, self.deadline)
+
+
+@pytest.mark.parametrize("name", ["baishan", "sichuan"])
+def test_an_expert_out_of_time_plays_the_strong_bots_choice(name: str) -> None:
+    """A search whose deadline has passed is given up for the strong bot's choice (the
+    game is the strong bot's to the last tie-break) and counted; a deadline never reached
+    changes nothing. Without any, the expert's game is another on some of these hands."""
+    rules = find_rules(name)
+    differs = False
+    for seed in range(3):
+        others = [StrongBot(random.Random(s)) for s in (1, 2, 3)]
+        late, timely = Timed(random.Random(seed), -math.inf), Timed(random.Random(seed), math.inf)
+        hurried = play(rules, seed, [late, *others])
+        plain = play(rules, seed, [StrongBot(random.Random(s)) for s in (seed, 1, 2, 3)])
+        assert hurried.decisions == plain.decisions
+        assert late.late > 0
+        others = [StrongBot(random.Random(s)) for s in (1, 2, 3)]
+        searched = play(rules, seed, [timely, *others])
+        others = [StrongBot(random.Random(s)) for s in (1, 2, 3)]
+        unlimited = play(rules, seed, [ExpertBot(random.Random(seed), playouts=24), *others])
+        assert searched.decisions == unlimited.decisions and timely.late == 0
+        differs |= searched.decisions != plain.decisions
+    assert differs
+
+
+def test_a_hint_out_of_time_is_the_strong_bots_choice_and_says_so() -> None:
+    for _, obs in decisions(find_rules("sichuan"), range(1), (Phase.TURN,)):
+        reader = ExpertBot(random.Random(0))
+        if len(reader.options(obs, reader.strong.act(obs))) > 1:
+            break  # a decision the expert searches
+    plain = StrongBot(random.Random(0))
+    plain.rng = random.Random(random.Random(1).getrandbits(64))  # as `advise` seeds it
+    action, why = advice.advise(obs, random.Random(1), playouts=4, deadline=-math.inf)
+    assert action == plain.act(obs)
+    assert why.endswith("no time to search: the strong bot's choice")
+    _, why = advice.advise(obs, random.Random(1), playouts=4, deadline=math.inf)
+    assert "no time" not in why
+
+
 def test_the_safest_discard_is_weighed_only_while_another_seat_may_well_be_ready() -> None:
     """The strong bot folds only against 报听, which sichuan lacks: the search offers the
     safest discard as a rival from `FOLD` on; other discards only at the least distance."""
@@ -400,8 +448,8 @@ def readings(monkeypatch: pytest.MonkeyPatch) -> list[list[frozenset[int]]]:
     seen: list[list[frozenset[int]]] = []
     real_act = ExpertBot.act
 
-    def act(self: ExpertBot, obs: Observation) -> object:
-        chosen = real_act(self, obs)
+    def act(self: ExpertBot, obs: Observation, deadline: float | None = None) -> object:
+        chosen = real_act(self, obs, deadline)
         seen.append(self.strong.passed())
         return chosen
 

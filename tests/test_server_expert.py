@@ -11,6 +11,7 @@ comes back to the table's task), so a test waits for frames, never for a time.""
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import threading
 from collections.abc import Iterator
@@ -40,7 +41,10 @@ PLAYOUTS = 4
 
 
 def _experts(**options: Any) -> Iterator[Server]:
-    yield from _server(timers=True, expert_playouts=PLAYOUTS, between_ms=600_000, **options)
+    """A server of small experts, given time enough never to run out of it (but where a
+    test says otherwise): a test waits for frames, never for a time."""
+    options = {"expert_seconds": 600.0, "expert_playouts": PLAYOUTS, **options}
+    yield from _server(timers=True, between_ms=600_000, **options)
 
 
 def _practice(server: Server, bot: str = "expert", rules: str = "baicheng") -> tuple[Any, str]:
@@ -91,11 +95,11 @@ def test_another_table_plays_a_hand_while_an_expert_thinks(
 
     threads = []
 
-    def held(self: ExpertBot, obs: Any) -> Any:
+    def held(self: ExpertBot, obs: Any, deadline: float | None = None) -> Any:
         threads.append(threading.current_thread().name)
         started.set()
         release.wait(60)
-        return act(self, obs)
+        return act(self, obs, deadline)
 
     monkeypatch.setattr(ExpertBot, "act", held)
     for server in _experts():
@@ -120,8 +124,44 @@ def test_another_table_plays_a_hand_while_an_expert_thinks(
 
 def test_the_budget_is_the_servers_and_bounded() -> None:
     assert ServerSettings().expert_playouts == expert.TABLE_PLAYOUTS
+    assert ServerSettings().expert_seconds == expert.TABLE_SECONDS
     with pytest.raises(ValueError, match="expert playouts"):
         Thinker(MAX_PLAYOUTS + 1, lambda table: None)
+    with pytest.raises(ValueError, match="expert seconds"):
+        Thinker(PLAYOUTS, lambda table: None, -1.0)
+
+
+def _events(server: Server, bot: str) -> list[Any]:
+    """A baicheng practice hand of three ``bot`` seats, the person in 托管: its events."""
+    headers, code = _practice(server, bot)
+    table = server.hub.tables[code]
+    with server.client.websocket_connect("/ws") as ws:
+        me = Seat(ws)
+        me.hello(headers, code)
+        ws.send_json({"type": "auto", "on": True})
+        _until(me, "hand_end")
+    assert table.round is not None
+    return msgspec.to_builtins(table.round.events)
+
+
+def test_experts_out_of_time_play_the_strong_bots_game_and_say_so(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search not done in the server's ``expert_seconds`` (here none has any) is given
+    up for the strong bot's choice: the table plays on as experts that keep every choice
+    of their strong bots would (the strong bots' game), and each decision given up is
+    logged ``expert_late``. With the time to search, the experts' hand is another (the
+    test could fail)."""
+    caplog.set_level(logging.WARNING, logger="fangcheng.server")
+    late = [_events(server, "expert") for server in _experts(expert_seconds=0.0)]
+    assert "expert_late" in caplog.text
+    caplog.clear()
+    timely = [_events(server, "expert") for server in _experts(expert_playouts=24)]
+    assert "expert_late" not in caplog.text
+    with monkeypatch.context() as patch:
+        patch.setattr(ExpertBot, "search", lambda self, obs, options, deadline=None: options[0])
+        strong = [_events(server, "expert") for server in _experts()]
+    assert late == strong != timely
 
 
 # --- hints ---------------------------------------------------------------------------------
@@ -275,10 +315,10 @@ def test_an_expert_table_rebuilt_while_an_expert_thinks_is_the_table(
     asked, answers = threading.Semaphore(0), threading.Semaphore(0)
     act = ExpertBot.act
 
-    def held(self: ExpertBot, obs: Any) -> Any:
+    def held(self: ExpertBot, obs: Any, deadline: float | None = None) -> Any:
         asked.release()
         answers.acquire(timeout=60)
-        return act(self, obs)
+        return act(self, obs, deadline)
 
     monkeypatch.setattr(ExpertBot, "act", held)
     for server in _experts():

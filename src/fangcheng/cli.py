@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fangcheng import __version__
-from fangcheng.ai.expert import TABLE_PLAYOUTS
+from fangcheng.ai.expert import TABLE_PLAYOUTS, TABLE_SECONDS
 from fangcheng.analysis.hand import CLASSIC, Shapes, shanten, wait_shapes
 from fangcheng.tiles.notation import (
     InvalidNotationError,
@@ -239,6 +239,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="the expert bot's playouts per decision, at tables and in hints, made off the"
         " event loop one decision at a time (default %(default)s, at most 256)",
     )
+    serve.add_argument(
+        "--expert-seconds",
+        type=float,
+        default=TABLE_SECONDS,
+        metavar="S",
+        help="the time an expert decision or hint may take from when it is asked, its wait"
+        " for the worker counted; then the strong bot's choice (default %(default)s)",
+    )
     many = serve.add_argument_group(
         "many processes (docs/deploy.md)",
         "with --redis this is one of N interchangeable processes behind one address, sharing "
@@ -299,6 +307,9 @@ def _serve(args: argparse.Namespace) -> int:
     if not 1 <= args.expert_playouts <= MAX_PLAYOUTS:
         print(f"fangcheng serve: --expert-playouts: 1..{MAX_PLAYOUTS}", file=sys.stderr)
         return 2
+    if not args.expert_seconds >= 0:
+        print("fangcheng serve: --expert-seconds: 0 or more", file=sys.stderr)
+        return 2
     setup_logging()
     settings = ServerSettings(
         db=url,
@@ -309,6 +320,7 @@ def _serve(args: argparse.Namespace) -> int:
         rate=args.rate,
         burst=2 * args.rate,
         expert_playouts=args.expert_playouts,
+        expert_seconds=args.expert_seconds,
         redis=args.redis,
         redis_prefix=args.redis_prefix,
         advertise=args.advertise or f"http://{args.host}:{args.port}",

@@ -33,11 +33,14 @@ def advise(
     rng: random.Random,
     playouts: int = TABLE_PLAYOUTS,
     strong: StrongBot | None = None,
+    deadline: float | None = None,
 ) -> tuple[Action, str]:
     """The expert's choice at ``obs`` (``playouts`` per decision, drawn from ``rng``) and
     why: the measures of `measures`, and the strong bot's own choice where the playouts
     overruled it. ``strong``: a strong bot that has tracked the hand (the terminal's),
-    else a fresh one reads the observation alone."""
+    else a fresh one reads the observation alone. ``deadline``: the `time.monotonic`
+    time by which the search must be done, else the strong bot's choice is given (and
+    the reason says so)."""
     strong = strong or StrongBot(random.Random(0))
     strong.rng = random.Random(rng.getrandbits(64))  # its ties broken alike each time
     plain = strong.act(obs)
@@ -45,10 +48,14 @@ def advise(
     # the table as the adviser read it: the faces each seat let pass, which the expert's
     # worlds keep out of the others' waits (a fresh reading would see only this moment)
     expert.strong.follow(strong)
-    action = expert.act(obs)
+    action = expert.act(obs, deadline)
     why = measures(obs, action, strong)
-    if action != plain:
+    said = ""
+    if expert.late:
+        said = "no time to search: the strong bot's choice"
+    elif action != plain:
         said = f"{playouts} playouts chose it over the strong bot's {plain}"
+    if said:
         why = f"{why} · {said}" if why else said
     return action, why
 

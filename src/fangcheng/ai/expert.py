@@ -61,6 +61,7 @@ to matter.
 from __future__ import annotations
 
 import random
+import time
 from collections import deque
 from collections.abc import Collection, Sequence
 from math import sqrt
@@ -87,6 +88,10 @@ CANDIDATES: Final = 3
 #: sichuan, the expert's overrules gain +0.26 ± 0.13 coins a hand at 96 playouts against
 #: +0.14 ± 0.10 at 24, paired +0.11 ± 0.11 (benchmarks/RESULTS.md, eighth look).
 TABLE_PLAYOUTS: Final = 96
+#: Where a person waits, the time a decision may take from when it is asked, s (then the
+#: strong bot's choice, `ExpertBot.act`): at `TABLE_PLAYOUTS` a decision takes at most
+#: about 0.5 s of a core by itself, so this is met unless the core is shared.
+TABLE_SECONDS: Final = 2.0
 #: Standard errors by which a rival must beat the strong bot's choice to be taken.
 MARGIN: Final = 1.5
 #: A seat's chance of being ready from which the safest discard is searched too.
@@ -119,6 +124,10 @@ def searched(rules: RuleSet) -> frozenset[Phase]:
 
 class WorldError(ValueError):
     """The observation is of a decision this sampler does not rebuild."""
+
+
+class _Late(Exception):
+    """A search's deadline passed before it was done."""
 
 
 def _options(obs: Observation) -> dict[str, object]:
@@ -506,8 +515,14 @@ class ExpertBot(Bot):
         self._players: dict[int, list[Bot]] = {}  # the playout bots of this hand, by seat
         self._wall = -1  # the wall's count at the last observation: it shrinks in a hand
         self._decisions = 0  # observations acted on
+        self.late = 0  # searches cut short by their deadline
 
-    def act(self, observation: Observation) -> Action:
+    def act(self, observation: Observation, deadline: float | None = None) -> Action:
+        """The strong bot's choice, or a rival the search finds clearly better. A search
+        not done by ``deadline`` (a `time.monotonic` time; None: no limit) is given up
+        for the strong bot's choice, and counted in ``late``: where a person waits (the
+        server), a busy machine plays the strong bot's game rather than keep the table
+        waiting. Only a deadline makes the choice depend on anything but the seed."""
         choice = self._read(observation)
         if len(observation.legal) < 2:
             return choice
@@ -515,8 +530,11 @@ class ExpertBot(Bot):
         if len(options) < 2:
             return choice
         try:
-            return self.search(observation, options)
+            return self.search(observation, options, deadline)
         except WorldError:
+            return choice
+        except _Late:
+            self.late += 1
             return choice
 
     def replay(self, observation: Observation, action: Action) -> None:
@@ -597,7 +615,9 @@ class ExpertBot(Bot):
             return threat
         return [p if v.ready else p * UNDECLARED for p, v in zip(threat, obs.seats, strict=True)]
 
-    def search(self, obs: Observation, options: list[Action]) -> Action:
+    def search(
+        self, obs: Observation, options: list[Action], deadline: float | None = None
+    ) -> Action:
         """The strong bot's choice (``options[0]``) unless a rival's mean playout result
         beats it by ``margin`` standard errors of the paired differences: a few noisy
         playouts would otherwise overrule a good heuristic at random. The budget goes
@@ -605,19 +625,19 @@ class ExpertBot(Bot):
         choice and the rival that led the pilot, none when no rival led. The rival is
         judged on the fresh worlds alone: on the pilot's, where it was picked for leading,
         it would be favoured by its luck there. Its worlds are drawn from the decision's
-        own generator (`__init__`)."""
+        own generator (`__init__`). `_Late` once ``deadline`` passes (`act`)."""
         self.search_rng.seed(f"{self.search_seed}/{self._decisions}")
         ready = self.readiness(obs)
         safe = self.strong.passed()
         results: list[list[int]] = [[] for _ in options]
         pilot = max(2, self.playouts // (2 * len(options)))
-        self.play(obs, options, range(len(options)), pilot, ready, safe, results)
+        self.play(obs, options, range(len(options)), pilot, ready, safe, results, deadline)
         gains = [fmean(_diffs(results, i)) for i in range(1, len(options))]
         rival = 1 + gains.index(max(gains))
         if gains[rival - 1] <= 0:
             return options[0]
         rest = max(2, (self.playouts - pilot * len(options)) // 2)
-        self.play(obs, options, (0, rival), rest, ready, safe, results)
+        self.play(obs, options, (0, rival), rest, ready, safe, results, deadline)
         diffs = _diffs(results, rival)[pilot:]  # the pilot chose the rival: not its judge
         if fmean(diffs) > self.margin * stdev(diffs) / sqrt(len(diffs)):
             return options[rival]
@@ -632,12 +652,16 @@ class ExpertBot(Bot):
         ready: Sequence[float],
         safe: Sequence[Collection[int]],
         results: list[list[int]],
+        deadline: float | None = None,
     ) -> None:
         """Play the options ``which`` out in ``worlds`` more sampled worlds, the same
-        worlds and playout seeds for each (common random numbers), into ``results``."""
+        worlds and playout seeds for each (common random numbers), into ``results``;
+        `_Late` if ``deadline`` passes first."""
         rng = self.search_rng
         bots = self.players(obs.seat)
         for _ in range(worlds):
+            if deadline is not None and time.monotonic() >= deadline:
+                raise _Late
             seeds = [rng.getrandbits(64) for _ in range(4)]
             state = rng.getstate()
             for i in which:

@@ -31,7 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from fangcheng.ai.expert import TABLE_PLAYOUTS
+from fangcheng.ai.expert import TABLE_PLAYOUTS, TABLE_SECONDS
 from fangcheng.engine import Round
 from fangcheng.platform import Platform, PlatformError
 from fangcheng.protocol import wire
@@ -97,6 +97,9 @@ class ServerSettings:
     #: The expert bot's playouts per decision, at tables and in hints
     #: (`fangcheng.server.thinking`: off the event loop, at most `MAX_PLAYOUTS`).
     expert_playouts: int = TABLE_PLAYOUTS
+    #: The time each expert decision or hint may take from when it is asked, s; then the
+    #: strong bot's choice (`fangcheng.server.thinking`).
+    expert_seconds: float = TABLE_SECONDS
     #: The collector policy (`collector`): how often the server freezes its heap, s;
     #: None leaves the collector as Python sets it.
     freeze_s: float | None = 5.0
@@ -140,7 +143,9 @@ class Hub:
         seed = self.settings.seed
         self.rng = random.Random(seed) if seed is not None else random.SystemRandom()
         self._platform: Platform | None = None
-        self.thinker = Thinker(self.settings.expert_playouts, self.poke)
+        self.thinker = Thinker(
+            self.settings.expert_playouts, self.poke, self.settings.expert_seconds
+        )
 
     @property
     def platform(self) -> Platform:

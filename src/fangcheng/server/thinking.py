@@ -24,19 +24,24 @@ never at coin tables, where an adviser would play for a person against others' c
 nor to a seat in 托管, whose bot answers before a hint would come.
 
 The budget of both is the server's (``ServerSettings.expert_playouts``): playouts per
-decision, at most `MAX_PLAYOUTS`.
+decision, at most `MAX_PLAYOUTS`; and each has ``ServerSettings.expert_seconds`` from
+when it is asked (its wait in the worker's queue counted), after which its search is
+given up for the strong bot's choice (`ExpertBot.act`), logged ``expert_late``: a server
+with more expert tables than its core can think for plays their bots' strong game, and
+the hints say so, rather than keep every table waiting on the queue.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
 from fangcheng.ai.advice import advise
-from fangcheng.ai.expert import ExpertBot
+from fangcheng.ai.expert import TABLE_SECONDS, ExpertBot
 from fangcheng.engine import Round
 from fangcheng.players import Bot, StrongBot, make_bot
 from fangcheng.protocol import Action, Observation
@@ -52,12 +57,17 @@ MAX_PLAYOUTS: Final = 256
 
 class Thinker:
     """One worker thread for the server's slow bots and hints; ``poke(table)`` wakes a
-    table's timer when an answer is in (`fangcheng.server.app.Hub.poke`)."""
+    table's timer when an answer is in (`fangcheng.server.app.Hub.poke`); ``seconds``:
+    the time each may take from when it is asked."""
 
-    def __init__(self, playouts: int, poke: Callable[[Table], None]) -> None:
+    def __init__(
+        self, playouts: int, poke: Callable[[Table], None], seconds: float = TABLE_SECONDS
+    ) -> None:
         if not 1 <= playouts <= MAX_PLAYOUTS:
             raise ValueError(f"expert playouts: 1..{MAX_PLAYOUTS}, not {playouts}")
-        self.playouts, self.poke = playouts, poke
+        if not seconds >= 0:
+            raise ValueError(f"expert seconds: 0 or more, not {seconds}")
+        self.playouts, self.poke, self.seconds = playouts, poke, seconds
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="expert")
         #: (table uid, seat) → (prompt seq, its hint, done or under way)
         self._hints: dict[tuple[str, int], tuple[int, asyncio.Future[dict[str, Any]]]] = {}
@@ -100,8 +110,21 @@ class Thinker:
             table.thought(seat, seq, action)
             self.poke(table)
 
-        loop.run_in_executor(self._pool, bot.act, obs).add_done_callback(done)
+        assert isinstance(bot, ExpertBot)
+        deadline = time.monotonic() + self.seconds
+        decide = loop.run_in_executor(self._pool, self._decide, table, seat, bot, obs, deadline)
+        decide.add_done_callback(done)
         return True
+
+    def _decide(
+        self, table: Table, seat: int, bot: ExpertBot, obs: Observation, deadline: float
+    ) -> Action:
+        """``bot``'s answer (in the worker), logged if its search ran out of time."""
+        late = bot.late
+        action = bot.act(obs, deadline)
+        if bot.late > late:
+            log_event("expert_late", 30, code=table.code, seat=seat, seconds=self.seconds)
+        return action
 
     # --- hints -----------------------------------------------------------------------
 
@@ -146,8 +169,9 @@ class Thinker:
             own = self._reading(table, seat)
             if own is not None:
                 reading.follow(own)
+            deadline = time.monotonic() + self.seconds
             made = asyncio.get_running_loop().run_in_executor(
-                self._pool, _hint, obs, rng, self.playouts, seq, reading
+                self._pool, _hint, obs, rng, self.playouts, seq, reading, deadline
             )
             known = self._hints[key] = (seq, made)
         known[1].add_done_callback(lambda future: _send(listener, seq, future))
@@ -165,10 +189,15 @@ def _gives_hints(table: Table) -> bool:
 
 
 def _hint(
-    obs: Observation, rng: random.Random, playouts: int, seq: int, reading: StrongBot
+    obs: Observation,
+    rng: random.Random,
+    playouts: int,
+    seq: int,
+    reading: StrongBot,
+    deadline: float,
 ) -> dict[str, Any]:
     """The ``hint`` frame of ``obs`` (made in the worker), the table as ``reading`` read it."""
-    action, why = advise(obs, rng, playouts, strong=reading)
+    action, why = advise(obs, rng, playouts, strong=reading, deadline=deadline)
     return {"type": "hint", "seq": seq, "action": str(action), "why": why}
 
 
