@@ -4,7 +4,7 @@ other seats' TRUE concealed hands and melds.
     .venv/bin/python benchmarks/bench_oracle.py [--rules R] [--walls N] [--seed S]
         [--playouts P] [--opponents efficient|strong] [--margin M] [--sampled | --clairvoyant]
         [--stakes W [--compare [whole|parts]] [--first K]]
-        [--overrules W [--claims] [--first K]]
+        [--overrules W [--claims] [--first K]] [--rivals W [--first K]]
         [--plan fold|flush [--worlds W] [--first K]]
 
 A diagnostic, not a bot (it reads the engine's hidden state): at each of the expert's own
@@ -49,6 +49,15 @@ not) and summed per hand: the gain of the expert's choices over the strong bot's
 decision by decision, at the states of the strong bot's game. ``--claims``: seat 0's
 claim windows are searched and judged too (a claim window's true-hand world is the real
 round as it stands, its wall reshuffled).
+
+``--rivals W``: where the strong bot errs on average, whatever the expert's search
+makes of it. Four strong bots play each wall; at each of seat 0's turns and claim
+windows every rival the expert has (as `--overrules --claims` gives it) is played out
+with the strong bot's choice in the same ``W`` true-hand worlds, strong bots at the other
+seats. Prints, by the kind of rival and by the wall's stage (early: 24 tiles or more
+left), each rival's gain and what taking every rival of that kind would gain a hand: a
+kind whose rivals gain on average is an error of the strong bot's that a rule could
+mend (as the 碰 of a fourth tile in sichuan, found so), and one the search should see.
 
 ``--plan fold|flush``: what a whole-hand plan the strong bot does not follow is worth, a
 search's option of another kind than the expert's (each of its rivals is one discard,
@@ -336,15 +345,45 @@ def overrules(args: argparse.Namespace, oracle: Oracle) -> None:
         )
 
 
+def rivals(args: argparse.Namespace, oracle: Oracle) -> None:
+    """Each of the expert's rivals at every decision of seat 0 (turns and claim windows),
+    judged against the strong bot's choice in ``args.rivals`` true-hand worlds, the same
+    for every option: by kind of rival, where the strong bot errs on average."""
+    by_kind: dict[str, list[float]] = {}
+    for wall in range(args.first, args.first + args.walls):
+        seat = expert.ExpertBot(_seat_rng(args, wall, 0), phases=expert.TURNS | {Phase.CLAIM})
+        judge = expert.ExpertBot(_seat_rng(args, wall, 4), opponents=StrongBot)
+        for round_, obs, action in _strong_hand(args, wall, seat.strong):
+            options = seat.options(obs, action) if len(obs.legal) > 1 else [action]
+            if len(options) < 2:
+                continue
+            oracle.table = round_
+            judge.strong.follow(seat.strong)
+            results: list[list[int]] = [[] for _ in options]
+            ready, safe = seat.readiness(obs), seat.strong.passed()
+            judge.play(obs, options, range(len(options)), args.rivals, ready, safe, results)
+            for i, rival in enumerate(options[1:], 1):
+                kind = _rival_kind(seat, obs, action, rival)
+                late = "late" if obs.wall < 24 else "early"
+                for key in (kind, f"{kind}, {late}"):
+                    by_kind.setdefault(key, []).append(fmean(expert._diffs(results, i)))
+        kinds = sorted(k for k in by_kind if "," not in k)
+        shown = "  ".join(f"{k} {len(by_kind[k])} {_ci(by_kind[k])}" for k in kinds)
+        print(f"wall {wall}: {shown}", flush=True)
+    for kind, values in sorted(by_kind.items()):
+        print(f"{kind}: {len(values)} rivals, each {_ci(values)},"
+              f" {sum(values) / args.walls:+.3f} per hand if always taken")  # fmt: skip
+
+
 def _rival_kind(seat: expert.ExpertBot, obs: Any, choice: Any, rival: Any) -> str:
     """What the expert took over the strong bot's ``choice``: a kong made or not, 报听 or
     not, the safest discard (`ExpertBot.choices`'s), or one of the next best."""
     if obs.phase is Phase.CLAIM:
         return f"claim {choice.kind.value}→{rival.kind.value}"
     if rival.kind in expert._KONGS or choice.kind in expert._KONGS:
-        return "kong"
+        return "kong made" if rival.kind in expert._KONGS else "kong not made"
     if rival.tile == choice.tile:
-        return "ready"
+        return "报听" if rival.kind is Act.READY else "no 报听"
     threat = seat.strong.threats(obs)
     if seat.fold is not None and max(threat) >= seat.fold:
         legal = [a for a in obs.legal if a.kind is Act.DISCARD]
@@ -513,6 +552,9 @@ def main() -> None:
         "--overrules", type=int, metavar="W", help="the expert's overrules judged in W worlds"
     )
     parser.add_argument(
+        "--rivals", type=int, metavar="W", help="every rival judged in W worlds, by kind"
+    )
+    parser.add_argument(
         "--plan", choices=("fold", "flush"), help="a whole-hand plan judged against strong"
     )
     parser.add_argument("--worlds", type=int, default=60, help="with --plan: worlds a discard")
@@ -526,8 +568,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.compare and (not args.stakes or args.sampled):
         parser.error("--compare needs --stakes and true hands to judge in (not --sampled)")
-    if (args.overrules or args.plan) and (args.stakes or args.sampled or args.clairvoyant):
-        parser.error("--overrules and --plan judge in true hands: not with --stakes,"
+    if (args.overrules or args.plan or args.rivals) and (
+        args.stakes or args.sampled or args.clairvoyant
+    ):
+        parser.error("--overrules, --rivals and --plan judge in true hands: not with --stakes,"
                      " --sampled or --clairvoyant")  # fmt: skip
     oracle = None if args.sampled else Oracle(args.clairvoyant)
     if oracle is not None:
@@ -539,6 +583,11 @@ def main() -> None:
     if args.overrules:
         assert oracle is not None
         overrules(args, oracle)
+        return
+    if args.rivals:
+        assert oracle is not None
+        args.claims = True
+        rivals(args, oracle)
         return
     if args.stakes:
         stakes(args, oracle)
