@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -12,12 +13,14 @@ import pytest
 from fangcheng.ai import advice, expert
 from fangcheng.ai.expert import FOLD, ExpertBot, WorldError, sample_world
 from fangcheng.ai.sim import simulate
+from fangcheng.analysis.hand import shanten
 from fangcheng.engine.round import Round
 from fangcheng.players.bots import BOTS, Bot, StrongBot, make_bot, table_of
-from fangcheng.protocol.actions import Act, Action
+from fangcheng.protocol.actions import Act, Action, called_meld
 from fangcheng.protocol.observation import Observation, Phase
 from fangcheng.rules.requirements import in_void_suit, is_legal_win, wait_set
 from fangcheng.rules.ruleset import ALL_RULES, RuleSet, find_rules
+from fangcheng.tiles.notation import parse_tiles
 
 RULES = [pytest.param(r, id=r.name) for r in ALL_RULES]
 
@@ -455,6 +458,52 @@ def readings(monkeypatch: pytest.MonkeyPatch) -> list[list[frozenset[int]]]:
 
     monkeypatch.setattr(ExpertBot, "act", act)
     return seen
+
+
+def test_a_calls_hint_measures_the_hand_after_the_call_and_its_discard() -> None:
+    """A 碰 or 吃 hint is about the hand it leaves: the called tiles laid down and the
+    strong bot's discard after the call made (缺 tiles first in sichuan), not the hand
+    before it (which the claimed tile would be useful to)."""
+    seen = 0
+    for name in ("sichuan", "baishan"):
+        rules = find_rules(name)
+        for _, obs in decisions(rules, range(3), (Phase.CLAIM,)):
+            calls = [a for a in obs.legal if a.kind in (Act.PENG, Act.CHI)]
+            if not calls or obs.last_discard is None:
+                continue
+            why = advice.measures(obs, calls[0], StrongBot(random.Random(0)))
+            found = re.match(r"then discard (\w+) · (?:向听 \(shanten\) (\d)|听 ready)", why)
+            assert found, why
+            h = bytearray(obs.hand)
+            _, used = called_meld(calls[0], obs.last_discard[1], obs.last_discard[0])
+            for t in used:
+                h[t] -= 1
+            then = parse_tiles(found[1])[0]
+            assert h[then] > 0
+            h[then] -= 1
+            que = obs.seats[obs.seat].que
+            if que is not None and any(
+                in_void_suit(t, que) for t in range(34) if h[t] or t == then
+            ):
+                assert in_void_suit(then, que)  # 缺 tiles go first
+            after = shanten(bytes(h), shapes=rules.shapes)
+            assert after == (0 if found[2] is None else int(found[2]))
+            seen += 1
+    assert seen > 10
+
+
+def test_a_passed_discard_win_says_it_waits_for_a_self_draw() -> None:
+    """Sichuan's strong bot passes a discard win where a self-draw, paid by every seat
+    still playing, is likely enough: the hint says so, not just that the hand is ready."""
+    passed = 0
+    for _, obs in decisions(find_rules("sichuan"), range(12), (Phase.CLAIM,)):
+        if obs.seat != 0 or not any(a.kind is Act.HU for a in obs.legal):
+            continue
+        action, why = advice.advise(obs, random.Random(1), playouts=4)
+        if action.kind is Act.PASS:
+            passed += 1
+            assert why.startswith("a discard win passed for a self-draw, which every seat")
+    assert passed
 
 
 def test_a_hints_expert_reads_the_table_as_the_adviser_did(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,8 +6,8 @@ hint cannot use what the seat may not know: two tables that differ only in the o
 concealed tiles or the wall give the same hint. The reason names only the seat's own
 tiles and public ones: the waits and their unseen copies when ready, else the shanten
 and the useful tiles unseen, a discard's chance of dealing in when another seat may be
-ready (the strong bot's measures), and, where the expert's playouts overruled the
-strong bot, the strong bot's choice.
+ready (the strong bot's measures), a call's by the hand after it, and, where the
+expert's playouts overruled the strong bot, the strong bot's choice.
 """
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ from typing import Final
 from fangcheng.ai.expert import TABLE_PLAYOUTS, ExpertBot
 from fangcheng.analysis.hand import shanten
 from fangcheng.players.bots import StrongBot, table_of
-from fangcheng.protocol.actions import Act, Action
+from fangcheng.protocol.actions import Act, Action, called_meld
 from fangcheng.protocol.observation import Observation
 from fangcheng.rules.requirements import wait_set
-from fangcheng.tiles.notation import format_tiles, tile_name
+from fangcheng.tiles.notation import KINDS, format_tiles, tile_name
 
 __all__ = ["SEAT_NAMES", "advise", "measures"]
 
 SEAT_NAMES: Final = ("East", "South", "West", "North")
+_CALLS: Final = frozenset({Act.CHI, Act.PENG, Act.GANG})
 
 
 def advise(
@@ -63,34 +64,55 @@ def advise(
 def measures(obs: Observation, action: Action, bot: StrongBot) -> str:
     """Why ``action``, by ``bot``'s measures of the hand it leaves: the waits and their
     unseen tiles when ready, else the shanten and the useful tiles unseen; for a
-    discard, its chance of dealing in when another seat may be ready. Empty after a win
-    or a kong (no hand of 3k+1 tiles is left to measure)."""
+    discard, its chance of dealing in when another seat may be ready. A call (吃, 碰, 杠
+    on a discard) is measured by the hand after it and, but for a kong, the discard the
+    strong bot would make then; a discard win passed says why (sichuan's self-draw, paid
+    by every seat still playing). Empty after a win or a kong of one's own (no hand of
+    3k+1 tiles is left to measure)."""
     table = table_of(obs)
-    h = bytearray(obs.hand)
+    h, melds = bytearray(obs.hand), list(table.melds)
+    said: list[str] = []
+    if action.kind in _CALLS and obs.last_discard is not None:
+        source, tile = obs.last_discard
+        meld, used = called_meld(action, tile, source)
+        for t in used:
+            h[t] -= 1
+        melds.append(meld)
+        if action.kind is not Act.GANG:  # a discard follows the call
+            held = [Action(Act.DISCARD, t) for t in range(KINDS) if h[t]]
+            faces = bot.discard_faces(table, held)  # 缺 tiles first
+            then = bot.ranked(table, bytes(h), melds, faces)[0][2]
+            h[then] -= 1
+            said.append(f"then discard {tile_name(then)}")
+    elif action.kind is Act.PASS and any(a.kind is Act.HU for a in obs.legal):
+        passed = "a discard win passed"
+        if table.rules.discarder_only and table.rules.unfinished_pay_self_draw:
+            passed += " for a self-draw, which every seat still playing pays"
+        said.append(passed)
     discard = action.kind in (Act.DISCARD, Act.READY) and action.tile is not None
     if discard and action.tile is not None:
         h[action.tile] -= 1
     hand = bytes(h)
     if sum(hand) % 3 != 1:  # 14 - 3k tiles: a win or a kong is the suggestion
         return ""
-    rules, melds, unseen = table.rules, table.melds, table.unseen
+    rules, unseen = table.rules, table.unseen
     n = shanten(hand, shapes=rules.shapes)
     waits = wait_set(rules, hand, melds, table.que) if n == 0 else ()
     if waits:
         live = sum(unseen[w] for w in waits)
         shown = " ".join(f"{tile_name(w)}×{unseen[w]}" for w in waits)
-        why = [f"听 ready: waits {shown} ({live} unseen)"]
+        said.append(f"听 ready: waits {shown} ({live} unseen)")
     else:
         d = bot.distance(table, hand, melds)
         useful = bot.useful_faces(table, hand, melds, d)
         count = sum(unseen[t] for t in useful)
         shown = format_tiles(t for t in useful if unseen[t])
         extra = f" ({d} with the win requirements)" if d != n else ""
-        why = [f"向听 (shanten) {n}{extra}", f"{count} useful tiles unseen: {shown or 'none'}"]
+        said += [f"向听 (shanten) {n}{extra}", f"{count} useful tiles unseen: {shown or 'none'}"]
     threat = bot.threats(obs)
     if discard and action.tile is not None and max(threat) > 0:
         risk = bot.danger(table, action.tile, threat)
         ready = [SEAT_NAMES[s] for s, p in enumerate(threat) if p >= 1.0]
         told = f", {' '.join(ready)} 报听" if ready else ""
-        why.append(f"danger {risk:.0%} (deal-in risk{told})")
-    return " · ".join(why)
+        said.append(f"danger {risk:.0%} (deal-in risk{told})")
+    return " · ".join(said)
