@@ -21,12 +21,20 @@ from fangcheng.players.bots import StrongBot, table_of
 from fangcheng.protocol.actions import Act, Action, called_meld
 from fangcheng.protocol.observation import Observation
 from fangcheng.rules.requirements import wait_set
-from fangcheng.tiles.notation import KINDS, format_tiles, tile_name
+from fangcheng.tiles.melds import Meld, MeldKind
+from fangcheng.tiles.notation import KINDS, SUITS, format_tiles, tile_name
 
 __all__ = ["SEAT_NAMES", "advise", "measures"]
 
 SEAT_NAMES: Final = ("East", "South", "West", "North")
 _CALLS: Final = frozenset({Act.CHI, Act.PENG, Act.GANG})
+#: What a hint says of the actions it does not measure a hand for.
+_SAID: Final = {
+    Act.HU: "胡: a win",
+    Act.XUANFENG: "旋风杠 money (中发白 laid), and a replacement draw",
+    Act.ADD: "a dragon added to the 旋风杠: its money, and a replacement draw",
+    Act.PIAO: "漂: the bet the strong bot makes (the search does not value bets)",
+}
 
 
 def advise(
@@ -67,24 +75,36 @@ def measures(obs: Observation, action: Action, bot: StrongBot) -> str:
     discard, its chance of dealing in when another seat may be ready. A call (吃, 碰, 杠
     on a discard) is measured by the hand after it and, but for a kong, the discard the
     strong bot would make then; a discard win passed says why (sichuan's self-draw, paid
-    by every seat still playing). Empty after a win or a kong of one's own (no hand of
-    3k+1 tiles is left to measure)."""
+    by every seat still playing). A kong of one's own says it is paid for and measures
+    the hand before its replacement draw; a 旋风杠 or its addition, a win, 漂 and 定缺
+    say what they are."""
     table = table_of(obs)
     h, melds = bytearray(obs.hand), list(table.melds)
     said: list[str] = []
-    if action.kind in _CALLS and obs.last_discard is not None:
+    kind = action.kind
+    if kind in _SAID:
+        return _SAID[kind]
+    if kind is Act.QUE:
+        count = sum(obs.hand[9 * action.value : 9 * action.value + 9])
+        return f"缺 {SUITS[action.value]}: {count} tiles of it to shed first"
+    if kind in (Act.AN_GANG, Act.BU_GANG) and action.tile is not None:
+        said.append("kong money, and a replacement draw")
+        h[action.tile] -= 4 if kind is Act.AN_GANG else 1
+        if kind is Act.AN_GANG:
+            melds.append(Meld(MeldKind.AN_GANG, (action.tile,) * 4))
+    elif kind in _CALLS and obs.last_discard is not None:
         source, tile = obs.last_discard
         meld, used = called_meld(action, tile, source)
         for t in used:
             h[t] -= 1
         melds.append(meld)
-        if action.kind is not Act.GANG:  # a discard follows the call
+        if kind is not Act.GANG:  # a discard follows the call
             held = [Action(Act.DISCARD, t) for t in range(KINDS) if h[t]]
             faces = bot.discard_faces(table, held)  # 缺 tiles first
             then = bot.ranked(table, bytes(h), melds, faces)[0][2]
             h[then] -= 1
             said.append(f"then discard {tile_name(then)}")
-    elif action.kind is Act.PASS and any(a.kind is Act.HU for a in obs.legal):
+    elif kind is Act.PASS and any(a.kind is Act.HU for a in obs.legal):
         passed = "a discard win passed"
         if table.rules.discarder_only and table.rules.unfinished_pay_self_draw:
             passed += " for a self-draw, which every seat still playing pays"
