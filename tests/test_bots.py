@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from fangcheng.ai import expert
 from fangcheng.ai.sim import simulate
 from fangcheng.analysis.hand import draw_shanten, shanten_flush
 from fangcheng.engine.round import Round
@@ -14,11 +15,13 @@ from fangcheng.players.bots import (
     _NOTHING,
     BOTS,
     Bot,
+    BotKindError,
     EfficientBot,
     StrongBot,
     Table,
     _held,
     _Memo,
+    bot_kind,
     make_bot,
     table_of,
 )
@@ -287,6 +290,29 @@ def test_registry() -> None:
     assert set(BOTS) == {"random", "efficient", "strong", "expert"}  # expert: fangcheng.ai
     with pytest.raises(ValueError, match="unknown bot 'nobody'"):
         make_bot("nobody", random.Random(0))
+
+
+def test_a_bot_that_searches_is_named_with_its_budget() -> None:
+    """``expert@N``: the expert with N playouts a decision, wherever a bot is named (the
+    simulator, the environments, the terminal, `fangcheng bot`); a bot that does not
+    search, a budget out of range or not a number, each is an error that says so."""
+    assert make_bot("expert", random.Random(0)).playouts == expert.PLAYOUTS
+    bot = make_bot("expert@96", random.Random(0))
+    assert isinstance(bot, expert.ExpertBot) and bot.playouts == 96
+    assert bot_kind("expert@1") == "expert@1"
+    for name, why in [
+        ("strong@24", "the strong bot does not search"),
+        ("expert@0", "playouts from 1 to 4096"),
+        ("expert@4097", "playouts from 1 to 4096"),
+        ("expert@", "playouts from 1 to 4096"),
+        ("expert@-3", "playouts from 1 to 4096"),
+        ("expert@ 8", "playouts from 1 to 4096"),
+        ("genius@8", "unknown bot 'genius'"),
+    ]:
+        with pytest.raises(BotKindError, match=why):
+            bot_kind(name)
+    summary = simulate("sichuan", 2, ["expert@2", "strong", "strong", "strong"], seed=1)
+    assert summary.seats[0].bot == "expert@2"
 
 
 @pytest.mark.parametrize("rules", [r.name for r in ALL_RULES])

@@ -102,6 +102,8 @@ def test_cli_table(capsys: pytest.CaptureFixture[str]) -> None:
     [
         ["--rules", "baishan", "--seats", "efficient,random"],
         ["--rules", "baishan", "--seats", "efficient,random,random,genius"],
+        ["--rules", "baishan", "--seats", "efficient,random,random,strong@8"],
+        ["--rules", "baishan", "--seats", "efficient,random,random,expert@0"],
         ["--rules", "nowhere"],
         ["--rules", "baishan", "--hands", "0"],
     ],

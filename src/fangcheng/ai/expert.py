@@ -518,6 +518,11 @@ class ExpertBot(Bot):
         self._decisions = 0  # observations acted on
         self.late = 0  # searches cut short by their deadline
 
+    @classmethod
+    def budgeted(cls, rng: random.Random, playouts: int) -> Bot:
+        """``expert@N``: an expert with ``N`` playouts a decision."""
+        return cls(rng, playouts=playouts)
+
     def act(self, observation: Observation, deadline: float | None = None) -> Action:
         """The strong bot's choice, or a rival the search finds clearly better. A search
         not done by ``deadline`` (a `time.monotonic` time; None: no limit) is given up

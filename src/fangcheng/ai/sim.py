@@ -57,7 +57,7 @@ from typing import Any, Final
 
 from fangcheng.engine.record import record_of
 from fangcheng.engine.round import Round
-from fangcheng.players.bots import BOTS, make_bot
+from fangcheng.players.bots import BOTS, bot_kind, make_bot
 from fangcheng.protocol.events import Win
 from fangcheng.rules.ruleset import ALL_RULES, find_rules
 
@@ -377,8 +377,7 @@ def simulate(
     if len(seats) != 4:
         raise ValueError(f"a table has four seats, got {len(seats)}: {','.join(seats)}")
     for name in seats:
-        if name not in BOTS:
-            raise ValueError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}")
+        bot_kind(name)
     ray_module = _import_ray() if ray is not None else None
     total = -(-hands // 4) * 4 if duplicate else hands
     job = Job(rules, tuple(seats), seed, duplicate, records=records_dir is not None)
@@ -454,7 +453,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--seats",
         default="efficient,efficient,efficient,efficient",
-        help=f"four bots, comma-separated; bots: {', '.join(BOTS)}",
+        help=f"four bots, comma-separated; bots: {', '.join(BOTS)}; expert@N: the expert"
+        " with N playouts a decision",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, help="local processes (default 1)")
@@ -476,8 +476,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     seats = [s.strip() for s in args.seats.split(",")]
-    if len(seats) != 4 or any(s not in BOTS for s in seats):
+    if len(seats) != 4:
         parser.error(f"--seats needs four of {', '.join(BOTS)}, got {args.seats!r}")
+    for seat in seats:
+        try:
+            bot_kind(seat)
+        except ValueError as exc:
+            parser.error(f"--seats: {exc}")
     if args.hands < 1 or (args.workers is not None and args.workers < 1):
         parser.error("--hands and --workers must be at least 1")
     if args.ray is not None and args.workers is not None:

@@ -19,6 +19,7 @@ and `fangcheng.scoring.scorer.score`. Each bot draws its randomness from the see
 
 from __future__ import annotations
 
+import argparse
 import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
@@ -44,10 +45,12 @@ from fangcheng.tiles.notation import DRAGONS, KINDS, TERMINALS_AND_HONOURS
 __all__ = [
     "BOTS",
     "Bot",
+    "BotKindError",
     "EfficientBot",
     "RandomBot",
     "StrongBot",
     "Table",
+    "bot_kind",
     "make_bot",
     "register_bot",
     "table_of",
@@ -139,6 +142,12 @@ class Bot:
     def restart(self, rng: random.Random) -> None:
         """Play a new hand drawing from ``rng``, as a new bot of the kind would."""
         self.rng = rng
+
+    @classmethod
+    def budgeted(cls, rng: random.Random, playouts: int) -> Bot:
+        """A bot of this kind with ``playouts`` per decision (``kind@N``, `make_bot`):
+        only a bot that searches has a budget."""
+        raise BotKindError(f"the {cls.name} bot does not search: it takes no @playouts")
 
 
 class RandomBot(Bot):
@@ -1282,9 +1291,7 @@ def _all_ways(unseen: Sequence[int]) -> float:
     return max(1.0, sum(_wait_ways(unseen, t) for t in range(KINDS)) / 2)
 
 
-BOTS: Final[dict[str, Callable[[random.Random], Bot]]] = {
-    cls.name: cls for cls in (RandomBot, EfficientBot, StrongBot)
-}
+BOTS: Final[dict[str, type[Bot]]] = {cls.name: cls for cls in (RandomBot, EfficientBot, StrongBot)}
 
 
 def register_bot(factory: type[Bot]) -> None:
@@ -1294,9 +1301,31 @@ def register_bot(factory: type[Bot]) -> None:
     BOTS[factory.name] = factory
 
 
+#: The most playouts a decision a bot kind may name (``expert@N``).
+MAX_BUDGET: Final = 4096
+
+
+class BotKindError(ValueError, argparse.ArgumentTypeError):
+    """A bot kind `make_bot` cannot make, and why (an argument parser shows the why)."""
+
+
 def make_bot(name: str, rng: random.Random) -> Bot:
-    """The bot registered under ``name``, drawing its randomness from ``rng``."""
-    try:
-        return BOTS[name](rng)
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}") from None
+    """The bot registered under ``name``, drawing its randomness from ``rng``; ``kind@N``
+    (``expert@96``): a bot that searches, with ``N`` playouts a decision. A `BotKindError`
+    names what is wrong with any other name."""
+    kind, at, budget = name.partition("@")
+    factory = BOTS.get(kind)
+    if factory is None:
+        raise BotKindError(f"unknown bot {kind!r}; bots: {', '.join(BOTS)}")
+    if not at:
+        return factory(rng)
+    if not (budget.isdigit() and 1 <= int(budget) <= MAX_BUDGET):
+        raise BotKindError(f"bot {name!r}: after @, playouts from 1 to {MAX_BUDGET}")
+    return factory.budgeted(rng, int(budget))
+
+
+def bot_kind(name: str) -> str:
+    """``name`` if `make_bot` makes a bot of it, else a `BotKindError` saying why (for
+    argument parsers and callers that check names before play)."""
+    make_bot(name, random.Random(0))
+    return name

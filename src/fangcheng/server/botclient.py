@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from fangcheng.players.bots import Bot, make_bot
+from fangcheng.players.bots import Bot, bot_kind, make_bot
 from fangcheng.protocol.wire import (
     BOT_KINDS,
     VERSION,
@@ -148,7 +148,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--token", required=True, help="the seat's token (the table's owner gets it)"
     )
-    parser.add_argument("--bot", choices=BOT_KINDS, default="strong")
+    parser.add_argument(
+        "--bot",
+        type=bot_kind,
+        default="strong",
+        help=f"{', '.join(BOT_KINDS)}; expert@N: N playouts a decision (default strong)",
+    )
     parser.add_argument("--seed", type=int, default=None, help="the bot's random seed")
     parser.add_argument("--quiet", action="store_true", help="print only the final standings")
     args = parser.parse_args(argv)

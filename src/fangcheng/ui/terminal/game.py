@@ -38,7 +38,7 @@ import msgspec
 from fangcheng.ai.advice import SEAT_NAMES, advise
 from fangcheng.engine.match import Match
 from fangcheng.engine.record import ESCAPE, RecordInput, record_of, replay
-from fangcheng.players.bots import BOTS, StrongBot, make_bot
+from fangcheng.players.bots import BOTS, StrongBot, bot_kind, make_bot
 from fangcheng.protocol.actions import Act, Action, IllegalActionError
 from fangcheng.protocol.events import Draw, Event, Replacement
 from fangcheng.protocol.observation import Observation
@@ -475,7 +475,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--seat", type=int, default=0, choices=range(4), help="your seat: 0 E, 1 S, 2 W, 3 N"
     )
-    parser.add_argument("--bots", default="strong", choices=list(BOTS), help="the three bots")
+    parser.add_argument(
+        "--bots",
+        default="strong",
+        type=bot_kind,
+        help=f"the three bots: {', '.join(BOTS)}; expert@N: N playouts a decision",
+    )
     parser.add_argument("--seed", type=int, help="the match seed (default: random, shown)")
     parser.add_argument("--base", type=int, default=1, help="底注 (base stake)")
     parser.add_argument(
