@@ -919,7 +919,7 @@ class SingleSeatEnv(gymnasium.Env[dict[str, Any], np.int64]):
     """One seat of `FangchengEnv` as a Gymnasium environment; bots play the other three.
 
     ``opponents`` is one bot for all three other seats or one per seat in seat order
-    (skipping ``seat``); each is a bot name, built for every hand by
+    (skipping ``seat``); each is a bot name (``expert@N`` too), built for every hand by
     ``fangcheng.players.bots.make_bot(name, rng)`` with a generator seeded from the episode seed
     (``"random"`` is `RandomPolicy`, the bots module's random draws without the module),
     or an object with ``act(observation) -> Action`` (and optionally ``choose``, see
