@@ -307,6 +307,7 @@ def test_a_bot_that_searches_is_named_with_its_budget() -> None:
         ("expert@", "playouts from 1 to 4096"),
         ("expert@-3", "playouts from 1 to 4096"),
         ("expert@ 8", "playouts from 1 to 4096"),
+        ("expert@²", "playouts from 1 to 4096"),  # a digit to str.isdigit, not to int
         ("genius@8", "unknown bot 'genius'"),
     ]:
         with pytest.raises(BotKindError, match=why):

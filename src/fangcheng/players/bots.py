@@ -1319,7 +1319,7 @@ def make_bot(name: str, rng: random.Random) -> Bot:
         raise BotKindError(f"unknown bot {kind!r}; bots: {', '.join(BOTS)}")
     if not at:
         return factory(rng)
-    if not (budget.isdigit() and 1 <= int(budget) <= MAX_BUDGET):
+    if not (budget.isascii() and budget.isdigit() and 1 <= int(budget) <= MAX_BUDGET):
         raise BotKindError(f"bot {name!r}: after @, playouts from 1 to {MAX_BUDGET}")
     return factory.budgeted(rng, int(budget))
 
