@@ -384,14 +384,8 @@ def _rival_kind(seat: expert.ExpertBot, obs: Any, choice: Any, rival: Any) -> st
         return "kong made" if rival.kind in expert._KONGS else "kong not made"
     if rival.tile == choice.tile:
         return "报听" if rival.kind is Act.READY else "no 报听"
-    threat = seat.strong.threats(obs)
-    if seat.fold is not None and max(threat) >= seat.fold:
-        legal = [a for a in obs.legal if a.kind is Act.DISCARD]
-        table = table_of(obs)
-        faces = seat.strong.discard_faces(table, legal)
-        ranked = seat.strong.ranked(table, obs.hand, table.melds, faces)
-        if seat.strong.safest(table, legal, threat, ranked).tile == rival.tile:
-            return "safest"
+    if seat.folding(obs) == rival:
+        return "safest"
     return "next"
 
 

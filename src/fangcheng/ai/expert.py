@@ -606,12 +606,26 @@ class ExpertBot(Bot):
                 break
             if tile != choice.tile:
                 out.append(discards[tile])
-        threat = self.strong.threats(obs)
-        if self.fold is not None and max(threat) >= self.fold:
-            safest = self.strong.safest(table, legal, threat, ranked)
-            if safest.tile != choice.tile and safest not in out:
-                out.append(safest)
+        safest = self.folding(obs, ranked)
+        if safest is not None and safest.tile != choice.tile and safest not in out:
+            out.append(safest)
         return out
+
+    def folding(
+        self, obs: Observation, ranked: Sequence[tuple[int, float, int]] | None = None
+    ) -> Action | None:
+        """The safest discard by the strong bot's reading while another seat may well be
+        ready (`fold`), else None; ``ranked``: the strong bot's ranking of the discards,
+        if made."""
+        threat = self.strong.threats(obs)
+        if self.fold is None or max(threat) < self.fold:
+            return None
+        legal = [a for a in obs.legal if a.kind is Act.DISCARD]
+        table = table_of(obs)
+        if ranked is None:
+            faces = self.strong.discard_faces(table, legal)
+            ranked = self.strong.ranked(table, obs.hand, table.melds, faces)
+        return self.strong.safest(table, legal, threat, ranked)
 
     def readiness(self, obs: Observation) -> list[float]:
         """Each seat's chance of being ready, as the worlds deal it: the strong bot's
