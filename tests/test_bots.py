@@ -316,6 +316,14 @@ def test_a_bot_that_searches_is_named_with_its_budget() -> None:
     assert summary.seats[0].bot == "expert@2"
 
 
+def test_a_name_registered_as_it_is_comes_before_a_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A benchmark registers its variants under names of its own (``expert@24:…``)."""
+    monkeypatch.setitem(BOTS, "expert@24:variant", StrongBot)
+    assert type(make_bot("expert@24:variant", random.Random(0))) is StrongBot
+
+
 @pytest.mark.parametrize("rules", [r.name for r in ALL_RULES])
 def test_closest_discards_are_those_of_every_distance(rules: str) -> None:
     # `closest` stops measuring once shanten (a floor of the distance) passes the best

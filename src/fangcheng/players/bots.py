@@ -1312,13 +1312,14 @@ class BotKindError(ValueError, argparse.ArgumentTypeError):
 def make_bot(name: str, rng: random.Random) -> Bot:
     """The bot registered under ``name``, drawing its randomness from ``rng``; ``kind@N``
     (``expert@96``): a bot that searches, with ``N`` playouts a decision. A `BotKindError`
-    names what is wrong with any other name."""
+    names what is wrong with any other name. A name registered as it is comes first
+    (a benchmark registers its variants under names of its own)."""
+    if name in BOTS:
+        return BOTS[name](rng)
     kind, at, budget = name.partition("@")
     factory = BOTS.get(kind)
-    if factory is None:
+    if factory is None or not at:
         raise BotKindError(f"unknown bot {kind!r}; bots: {', '.join(BOTS)}")
-    if not at:
-        return factory(rng)
     if not (budget.isascii() and budget.isdigit() and 1 <= int(budget) <= MAX_BUDGET):
         raise BotKindError(f"bot {name!r}: after @, playouts from 1 to {MAX_BUDGET}")
     return factory.budgeted(rng, int(budget))
