@@ -27,7 +27,7 @@ from fangcheng.protocol.wire import TableSettings
 from fangcheng.server import tables, thinking
 from fangcheng.server.app import ServerSettings
 from fangcheng.server.log import read_log
-from fangcheng.server.recovery import rebuild
+from fangcheng.server.recovery import rebuild, replay
 from fangcheng.server.thinking import MAX_PLAYOUTS, Thinker
 from test_expert import readings
 from test_server_protocol import Seat, Server, _server
@@ -407,3 +407,75 @@ def test_a_table_waits_for_its_thinking_bots_drops_stale_answers_and_survives_a_
         table.tick(T0)
         assert answered() == before + len(fresh)
     assert answered() >= 40 or r.over
+
+
+class _Listed:
+    """An action log kept in a list (`TableLog`'s ``write`` and ``commit``)."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[str, dict[str, Any]]] = []
+
+    def write(self, kind: str, data: dict[str, Any]) -> None:
+        self.entries.append((kind, msgspec.json.decode(msgspec.json.encode(data))))
+
+    def commit(self) -> None:
+        pass
+
+
+def test_an_expert_that_failed_reads_the_table_again_when_rebuilt(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An expert whose answer failed had read the table and counted the decision before
+    failing, and 托管's bot answered (logged ``auto``). Rebuilt from the log, the expert
+    reads that decision again, so its count, which seeds its later searches, is the
+    count it had: it plays on as it would have."""
+    table, _ = new_table(TableSettings(rules="baicheng"), people=1)
+    log = table.log = _Listed()
+    deferred = _Deferred()
+    table.thinker = deferred
+    table.start(1, "expert", T0)
+    table.set_auto(0, True, T0)
+    r = table.round
+    assert r is not None
+    seen = failed = 0
+    failing: list[Any] = []
+    while not r.over and len(r.decisions) < 60:
+        fresh = deferred.asked[seen:]
+        seen = len(deferred.asked)
+        for seat, seq, obs in fresh:
+            bot = table.seats[seat].bot
+            assert isinstance(bot, ExpertBot)
+            if failed < 3 and seat == 1 + failed:  # read, then failed (its search raised)
+                bot._read(obs)
+                table.thought(seat, seq, None)
+                failed += 1
+                failing.append(obs)
+            else:
+                table.thought(seat, seq, bot.act(obs))
+        table.tick(T0)
+    assert failed == 3 and any(d.get("by") == "auto" for k, d in log.entries if k == "act")
+    again = tables.Table(
+        code=table.code, owner=1, settings=table.settings, seed=5, on_hand=table.on_hand,
+        thinker=_Deferred(),
+    )  # fmt: skip
+    replay(again, log.entries, T0)
+    counts = [s.bot._decisions for s in table.seats[1:] if isinstance(s.bot, ExpertBot)]
+    rebuilt = [s.bot._decisions for s in again.seats[1:] if isinstance(s.bot, ExpertBot)]
+    assert len(counts) == 3 and rebuilt == counts
+
+    read = ExpertBot.replay
+
+    def fails(self: ExpertBot, obs: Any, action: Any) -> None:
+        if obs in failing:
+            raise RuntimeError("the same bug again")
+        read(self, obs, action)
+
+    monkeypatch.setattr(ExpertBot, "replay", fails)
+    caplog.set_level(logging.ERROR, logger="fangcheng.server")
+    once_more = tables.Table(
+        code=table.code, owner=1, settings=table.settings, seed=5, on_hand=table.on_hand,
+        thinker=_Deferred(),
+    )  # fmt: skip
+    replay(once_more, log.entries, T0)  # the failure is logged, the table rebuilt
+    assert once_more.round is not None and once_more.round.decisions == r.decisions
+    assert "bot_failed" in caplog.text
