@@ -585,23 +585,23 @@ class Table:
         s = self.seats[seat]
         if self.thinker is not None and s.kind != "bot":
             self.thinker.read(self, seat, self.round)  # as at its prompt (`_think`)
-        logged = Action.parse(data["action"])
-        if by == "auto" and s.kind == "bot" and s.bot is not None:
-            self._failed_again(seat, s.bot, logged)
         if by is not None:
-            choice = self._player(seat, by).replay(self.round.observe(seat), logged)
+            logged, obs = Action.parse(data["action"]), self.round.observe(seat)
+            if by == "auto" and s.kind == "bot" and s.bot is not None:
+                self._failed_again(seat, s.bot, obs, logged)
+            choice = self._player(seat, by).replay(obs, logged)
             if choice is not None and choice != logged:  # named by place: no tile logged
                 decision = len(self.round.decisions)
                 log_event("replay_diverged", 30, table=self.code, seat=seat, by=by, at=decision)
         self._apply(seat, data["action"], now)
 
-    def _failed_again(self, seat: int, bot: Bot, logged: Action) -> None:
-        """A bot seat's decision ``logged`` as 托管's: its bot was asked and failed there
-        (`_act_for`), having read the table first, so it reads it again (`Bot.replay`),
-        as the one that failed had; the same failure is logged again, not raised."""
-        assert self.round is not None
+    def _failed_again(self, seat: int, bot: Bot, obs: Observation, logged: Action) -> None:
+        """A bot seat's decision ``logged`` as 托管's at ``obs``: its bot was asked and
+        failed there (`_act_for`), having read the table first, so it reads it again
+        (`Bot.replay`), as the one that failed had; the same failure is logged again, not
+        raised."""
         try:
-            bot.replay(self.round.observe(seat), logged)
+            bot.replay(obs, logged)
         except Exception:
             log_event("bot_failed", 40, code=self.code, seat=seat, replaying=True, exc_info=True)
 
