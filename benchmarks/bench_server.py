@@ -3,7 +3,8 @@ clients from this (separate) load-generator process.
 
     .venv/bin/python benchmarks/bench_server.py [--pace-tables 100,200,...]
         [--flat-tables 4,16] [--seconds S] [--rules R] [--budget S] [--pin] [--nice N]
-        [--gc-freeze S] [--profile FILE] [--db URL]
+        [--gc-freeze S] [--profile FILE] [--db URL] [--expert-tables K]
+        [--expert-workers W]
 
 The script starts the server itself (``--serve PORT``: the app of `create_app` under
 uvicorn, on 127.0.0.1 and a free port) and stops it after each stage; ``--pin`` puts the
@@ -18,6 +19,11 @@ says ``next`` after a hand.
     its claim windows' floor, the bots' pace, are lifted for this stage: with the floor a
     claim window waits out the table's 500 ms whatever the seats answer); actions per
     second of the server.
+
+``--expert-tables K`` opens K practice tables of three expert bots beside a stage's
+tables (their person in 托管, so they play on by themselves; not measured): the people's
+latency while the experts think, in ``--expert-workers W`` processes (0: a thread of the
+server's own).
 
 The latency is from the answer that completes a decision (the last one a claim window
 waits for) to the next frame the answering seat receives (its events): what a player
@@ -54,6 +60,8 @@ from typing import Any
 import httpx
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
+
+from fangcheng.ai.expert import TABLE_WORKERS
 
 HOST = "127.0.0.1"
 
@@ -104,9 +112,17 @@ class LagProbe:
         await self.app(scope, receive, send)
 
 
-def serve(port: int, flat: bool, profile: str | None, freeze: float | None, db: str | None) -> None:
+def serve(
+    port: int,
+    flat: bool,
+    profile: str | None,
+    freeze: float | None,
+    db: str | None,
+    workers: int = TABLE_WORKERS,
+) -> None:
     """Run the server (in the child process): the app as `fangcheng serve` builds it, on
-    ``db`` (a database URL), else a SQLite file of its own."""
+    ``db`` (a database URL), else a SQLite file of its own; its experts think in
+    ``workers`` processes (0: a thread of the server's)."""
     import uvicorn
 
     from fangcheng.server.app import ServerSettings, create_app
@@ -115,6 +131,7 @@ def serve(port: int, flat: bool, profile: str | None, freeze: float | None, db: 
     folder = tempfile.mkdtemp(prefix="bench_server_")
     if freeze is not None:  # the server's collector policy (`collector`); 0 turns it off
         limits["freeze_s"] = freeze or None
+    limits["expert_workers"] = workers
     settings = ServerSettings(db=db or f"sqlite:///{folder}/tables.db", **limits)
     app = LagProbe(create_app(settings))
     config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", access_log=False)
@@ -159,6 +176,7 @@ async def start_server(
     freeze: float | None,
     nice: int | None,
     db: str | None,
+    workers: int = TABLE_WORKERS,
 ) -> Server:
     port = free_port()
     command = [sys.executable, __file__, "--serve", str(port)]
@@ -166,6 +184,7 @@ async def start_server(
     command += ["--profile", profile] if profile else []
     command += ["--gc-freeze", str(freeze)] if freeze is not None else []
     command += ["--db", db] if db else []
+    command += ["--expert-workers", str(workers)]
     process = subprocess.Popen(command)
     if nice is not None:  # on a shared machine: the measured processes first
         os.setpriority(os.PRIO_PROCESS, process.pid, nice)
@@ -292,6 +311,28 @@ class Generator:
             self.tasks.append(asyncio.create_task(self.read(table, seat, ws)))
         await table.sockets[0].send('{"type": "start", "fill": "efficient"}')
         return table
+
+    async def open_practice(self, http: httpx.AsyncClient, index: int, bot: str) -> Table:
+        """A practice table of three ``bot``s, its person in 托管 so that it plays on by
+        itself: load beside the measured tables, not measured."""
+        table = Table(index)
+        answer = await self.post(http, "/api/session", {"name": f"p{index}"})
+        table.tokens.append(answer.json()["token"])
+        headers = {"Authorization": f"Bearer {table.tokens[0]}"}
+        body = {"rules": self.rules, "bot": bot}
+        table.code = (await self.post(http, "/api/practice", body, headers)).json()["code"]
+        ws = await self.attach(table, 0, self.ports[0])
+        table.sockets.append(ws)
+        await ws.send('{"type": "auto", "on": true}')
+        self.tasks.append(asyncio.create_task(self.play_on(ws)))
+        return table
+
+    async def play_on(self, ws: ClientConnection) -> None:
+        """A practice table's person: 托管 plays, the person asks for each next hand."""
+        with contextlib.suppress(Exception):
+            async for text in ws:
+                if DECODE(text).type == "hand_end":
+                    await ws.send('{"type": "next"}')
 
     async def post(
         self, http: httpx.AsyncClient, path: str, body: Any, headers: dict[str, str] | None = None
@@ -434,7 +475,9 @@ async def stage(
 ) -> Result:
     """One server, ``tables`` tables at ``pace`` (None: flat out), measured."""
     profile = args.profile if pace is None else None
-    server = await start_server(pace is None, profile, args.pin, args.gc_freeze, args.nice, args.db)
+    server = await start_server(
+        pace is None, profile, args.pin, args.gc_freeze, args.nice, args.db, args.expert_workers
+    )
     rules, seconds = args.rules, args.seconds
     generator = Generator([server.port], rules, pace)
     opened: list[Table] = []
@@ -448,6 +491,8 @@ async def stage(
                     opened.append(await generator.open_table([http], index))
 
             await asyncio.gather(*(one(i) for i in range(tables)))
+            for i in range(args.expert_tables):  # beside them: tables whose experts think
+                opened.append(await generator.open_practice(http, tables + i, "expert"))
         await asyncio.sleep(warmup)
         async with httpx.AsyncClient(base_url=server.http) as http:
             await http.get("/bench/lag")  # the server's loop lag from now on
@@ -497,6 +542,12 @@ async def stage(
 async def run(args: argparse.Namespace) -> None:
     deadline = time.monotonic() + args.budget
     print(f"rules {args.rules}; {os.cpu_count()} cores; {args.seconds:g} s per stage", flush=True)
+    if args.expert_tables:
+        print(
+            f"beside them {args.expert_tables} practice tables of three expert bots, thinking"
+            f" in {args.expert_workers or 'a thread of the server, not a'} process",
+            flush=True,
+        )
     if args.pace_tables:
         print("(a) human pace: each seat answers 1-2 s after its prompt", flush=True)
         for n in map(int, args.pace_tables.split(",")):
@@ -540,11 +591,23 @@ def main() -> None:
     parser.add_argument(
         "--db", help="the server's database URL (an empty one; default: a new SQLite file)"
     )
+    parser.add_argument(
+        "--expert-tables",
+        type=int,
+        default=0,
+        help="practice tables of three expert bots beside the measured ones (托管 plays them)",
+    )
+    parser.add_argument(
+        "--expert-workers",
+        type=int,
+        default=TABLE_WORKERS,
+        help="the processes the server's experts think in (0: a thread of the server's)",
+    )
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)  # the server process
     parser.add_argument("--flat", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve is not None:
-        serve(args.serve, args.flat, args.profile, args.gc_freeze, args.db)
+        serve(args.serve, args.flat, args.profile, args.gc_freeze, args.db, args.expert_workers)
         return
     asyncio.run(run(args))
 

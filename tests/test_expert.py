@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import pickle
 import random
 import re
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from fangcheng.ai import advice, expert
-from fangcheng.ai.expert import FOLD, ExpertBot, WorldError, sample_world
+from fangcheng.ai.expert import FOLD, ExpertBot, WorldError, decide, sample_world
 from fangcheng.ai.sim import simulate
 from fangcheng.analysis.hand import shanten
 from fangcheng.engine.round import Round
@@ -149,6 +150,34 @@ def test_a_bot_that_replays_its_decisions_plays_on_as_the_one_that_made_them(
             said = rebuilt.replay(obs, action)
             assert said is None if kind == "expert" else said == action
         assert [rebuilt.act(obs) for obs, _ in seen[cut:]] == [a for _, a in seen[cut:]]
+
+
+@pytest.mark.parametrize("name", ["baishan", "sichuan"])
+def test_an_expert_forked_at_each_decision_plays_the_experts_very_game(name: str) -> None:
+    """The server decides with a copy of the table's expert, forked at the prompt and
+    pickled for a worker process (`ExpertBot.fork`, `decide`): four experts whose every
+    decision is a fork's play the hands the experts themselves play, and the forked ones
+    come out of the match as they do (the count that seeds their searches, their strong
+    bots' reading of the table), though each copy measured hands anew."""
+
+    def match(forked: bool) -> tuple[list[list[dict[str, object]]], list[ExpertBot]]:
+        experts = [ExpertBot(random.Random(7 + s), playouts=4) for s in range(4)]
+        hands = []
+        for seed in range(2):
+            round_ = Round(find_rules(name), seed=seed, dealer=seed)
+            while not round_.over:
+                for seat in round_.pending():
+                    obs, bot = round_.observe(seat), experts[seat]
+                    action = decide(bot.fork(obs), obs, None)[0] if forked else bot.act(obs)
+                    round_.act(seat, action)
+            hands.append(round_.decisions)
+        return hands, experts
+
+    (own, experts), (forks, forked) = match(False), match(True)
+    assert own == forks and sum(map(len, own)) > 60
+    for a, b in zip(experts, forked, strict=True):
+        assert a._decisions == b._decisions > 0 and a.strong.passed() == b.strong.passed()
+        assert pickle.loads(pickle.dumps(a.strong))._memos == {}  # measures are not copied
 
 
 def test_the_expert_is_a_registered_bot() -> None:

@@ -12,8 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
+import signal
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,13 +27,14 @@ import pytest
 
 from fangcheng.ai import expert
 from fangcheng.ai.expert import ExpertBot
+from fangcheng.cli import main
 from fangcheng.players import StrongBot
 from fangcheng.protocol.wire import TableSettings
 from fangcheng.server import tables, thinking
 from fangcheng.server.app import ServerSettings
 from fangcheng.server.log import read_log
 from fangcheng.server.recovery import rebuild, replay
-from fangcheng.server.thinking import MAX_PLAYOUTS, Thinker
+from fangcheng.server.thinking import MAX_PLAYOUTS, MAX_WORKERS, Thinker
 from test_expert import readings
 from test_server_protocol import Seat, Server, _server
 from test_server_recovery import state
@@ -40,10 +46,13 @@ pytestmark = pytest.mark.timeout(300)
 PLAYOUTS = 4
 
 
-def _experts(**options: Any) -> Iterator[Server]:
+def _experts(**more: Any) -> Iterator[Server]:
     """A server of small experts, given time enough never to run out of it (but where a
-    test says otherwise): a test waits for frames, never for a time."""
-    options = {"expert_seconds": 600.0, "expert_playouts": PLAYOUTS, **options}
+    test says otherwise): a test waits for frames, never for a time. They think in a
+    thread of the test's process, where a test can hold or change them, but where a test
+    says otherwise (``expert_workers=1``: a process, as by default)."""
+    options = {"expert_seconds": 600.0, "expert_playouts": PLAYOUTS, "expert_workers": 0}
+    options |= more
     yield from _server(timers=True, between_ms=600_000, **options)
 
 
@@ -81,10 +90,44 @@ def _hand(server: Server) -> tuple[list[Any], dict[str, Any]]:
 
 def test_an_expert_practice_table_plays_a_hand_to_its_end_as_its_seed_says() -> None:
     """Every decision is logged before it is made, in the order made; a second server of
-    the same seed plays the same hand (the order in which a claim window's answers come
-    back from the worker may differ; what they decide does not)."""
-    hands = [_hand(server) for _ in range(2) for server in _experts()]
+    the same seed plays the same hand, whether its experts think in a process or in a
+    thread (the order in which a claim window's answers come back from the worker may
+    differ; what they decide does not)."""
+    hands = [_hand(server) for workers in (1, 0) for server in _experts(expert_workers=workers)]
     assert hands[0] == hands[1]
+
+
+async def _worker(thinker: Thinker) -> int:
+    """The process id of the thinker's worker (on the loop)."""
+    return await thinker._run(os.getpid)
+
+
+def test_experts_think_in_a_process_of_their_own_and_one_that_dies_is_replaced(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A table that seats experts starts the worker process; killed, it fails only the
+    decision it was making (托管's bot answers that one), a new process takes its
+    place, and the experts play on."""
+    caplog.set_level(logging.WARNING, logger="fangcheng.server")
+    for server in _experts(expert_workers=1):
+        headers, code = _practice(server)
+        table = server.hub.tables[code]
+        portal = server.client.portal
+        assert portal is not None
+        first = portal.call(_worker, server.hub.thinker)
+        assert first != os.getpid()
+        os.kill(first, signal.SIGKILL)
+        with server.client.websocket_connect("/ws") as ws:
+            me = Seat(ws)
+            me.hello(headers, code)
+            ws.send_json({"type": "auto", "on": True})
+            assert _until(me, "hand_end")["hand"] == 0
+        assert "expert_workers_replaced" in caplog.text
+        second = portal.call(_worker, server.hub.thinker)
+        assert second not in (first, os.getpid())
+        acts = [d for kind, d in read_log(server.hub.store.engine, table.uid) if kind == "act"]
+        experts = [d["by"] for d in acts if d["seat"] != 0]
+        assert experts.count("auto") <= 1 and experts.count("bot") > 10
 
 
 def test_another_table_plays_a_hand_while_an_expert_thinks(
@@ -102,7 +145,7 @@ def test_another_table_plays_a_hand_while_an_expert_thinks(
         return act(self, obs, deadline)
 
     monkeypatch.setattr(ExpertBot, "act", held)
-    for server in _experts():
+    for server in _experts():  # a thread: a process could not be held
         ann, expert_code = _practice(server)
         bob, plain_code = _practice(server, "efficient")
         experts = server.hub.tables[expert_code]
@@ -125,10 +168,60 @@ def test_another_table_plays_a_hand_while_an_expert_thinks(
 def test_the_budget_is_the_servers_and_bounded() -> None:
     assert ServerSettings().expert_playouts == expert.TABLE_PLAYOUTS
     assert ServerSettings().expert_seconds == expert.TABLE_SECONDS
+    assert ServerSettings().expert_workers == expert.TABLE_WORKERS
     with pytest.raises(ValueError, match="expert playouts"):
         Thinker(MAX_PLAYOUTS + 1, lambda table: None)
     with pytest.raises(ValueError, match="expert seconds"):
         Thinker(PLAYOUTS, lambda table: None, -1.0)
+    with pytest.raises(ValueError, match="expert workers"):
+        Thinker(PLAYOUTS, lambda table: None, 1.0, MAX_WORKERS + 1)
+
+
+_SERVER = """
+import os, sys, time
+from fangcheng.server.workers import start_workers
+workers = start_workers(1)
+print(workers.submit(os.getpid).result(), flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_worker_ends_when_its_server_is_killed() -> None:
+    """A server killed outright cannot stop its worker: the worker sees it gone and ends,
+    rather than wait on its queue for ever."""
+    server = subprocess.Popen([sys.executable, "-c", _SERVER], stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    worker = int(server.stdout.readline())
+    assert worker != server.pid and _alive(worker)
+    server.kill()
+    server.wait()
+    for _ in range(100):
+        if not _alive(worker):
+            return
+        time.sleep(0.1)
+    os.kill(worker, signal.SIGKILL)
+    raise AssertionError("the worker outlived its server")
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (not a zombie: its state in /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [("--expert-playouts", "0"), ("--expert-seconds", "-1"), ("--expert-workers", "-1"),
+     ("--expert-workers", str(MAX_WORKERS + 1))],
+)  # fmt: skip
+def test_serve_refuses_an_expert_budget_time_or_workers_out_of_range(
+    flag: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", flag, value]) == 2
+    assert f"fangcheng serve: {flag}: " in capsys.readouterr().err
 
 
 def _events(server: Server, bot: str) -> list[Any]:
@@ -153,7 +246,7 @@ def test_experts_out_of_time_play_the_strong_bots_game_and_say_so(
     logged ``expert_late``. With the time to search, the experts' hand is another (the
     test could fail)."""
     caplog.set_level(logging.WARNING, logger="fangcheng.server")
-    late = [_events(server, "expert") for server in _experts(expert_seconds=0.0)]
+    late = [_events(server, "expert") for server in _experts(expert_seconds=0, expert_workers=1)]
     assert "expert_late" in caplog.text
     caplog.clear()
     timely = [_events(server, "expert") for server in _experts(expert_playouts=24)]
@@ -281,7 +374,7 @@ async def _hints_of(
     other seats efficient bots. With an ``adviser``, a strong bot shown each of seat 0's
     prompts: each hint's expert read the table as it did (its reading the last in
     ``passed``)."""
-    thinker = Thinker(PLAYOUTS, lambda table: None)
+    thinker = Thinker(PLAYOUTS, lambda table: None, workers=0)  # its test reads the worker
     table.thinker = thinker
     table.start(1, "efficient", T0)
     r = table.round

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fangcheng import __version__
-from fangcheng.ai.expert import TABLE_PLAYOUTS, TABLE_SECONDS
+from fangcheng.ai.expert import TABLE_PLAYOUTS, TABLE_SECONDS, TABLE_WORKERS
 from fangcheng.analysis.hand import CLASSIC, Shapes, shanten, wait_shapes
 from fangcheng.tiles.notation import (
     InvalidNotationError,
@@ -247,6 +247,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the time an expert decision or hint may take from when it is asked, its wait"
         " for the worker counted; then the strong bot's choice (default %(default)s)",
     )
+    serve.add_argument(
+        "--expert-workers",
+        type=int,
+        default=TABLE_WORKERS,
+        metavar="N",
+        help="the processes the expert bots think in, beside the server's (default"
+        " %(default)s; 0: a thread of the server's own, which slows its frames while an"
+        " expert thinks)",
+    )
     many = serve.add_argument_group(
         "many processes (docs/deploy.md)",
         "with --redis this is one of N interchangeable processes behind one address, sharing "
@@ -283,7 +292,7 @@ def _serve(args: argparse.Namespace) -> int:
         from fangcheng.server.app import ServerSettings, create_app
         from fangcheng.server.security import setup_logging
         from fangcheng.server.store import default_url
-        from fangcheng.server.thinking import MAX_PLAYOUTS
+        from fangcheng.server.thinking import MAX_PLAYOUTS, MAX_WORKERS
     except ImportError as exc:
         print(
             f"fangcheng serve: {exc.name} is missing: pip install 'fangcheng[server]'",
@@ -310,6 +319,9 @@ def _serve(args: argparse.Namespace) -> int:
     if not args.expert_seconds >= 0:
         print("fangcheng serve: --expert-seconds: 0 or more", file=sys.stderr)
         return 2
+    if not 0 <= args.expert_workers <= MAX_WORKERS:
+        print(f"fangcheng serve: --expert-workers: 0..{MAX_WORKERS}", file=sys.stderr)
+        return 2
     setup_logging()
     settings = ServerSettings(
         db=url,
@@ -321,6 +333,7 @@ def _serve(args: argparse.Namespace) -> int:
         burst=2 * args.rate,
         expert_playouts=args.expert_playouts,
         expert_seconds=args.expert_seconds,
+        expert_workers=args.expert_workers,
         redis=args.redis,
         redis_prefix=args.redis_prefix,
         advertise=args.advertise or f"http://{args.host}:{args.port}",

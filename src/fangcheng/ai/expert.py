@@ -61,7 +61,9 @@ differ enough to matter.
 
 from __future__ import annotations
 
+import pickle
 import random
+import threading
 import time
 from collections import deque
 from collections.abc import Collection, Sequence
@@ -78,7 +80,7 @@ from fangcheng.rules.ruleset import RuleSet
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import KINDS, SUITS
 
-__all__ = ["ExpertBot", "play_out", "sample_world"]
+__all__ = ["ExpertBot", "decide", "play_out", "sample_world"]
 
 #: Playouts per decision and discards compared, by default: small enough for simulation
 #: (tens of ms a decision).
@@ -93,6 +95,9 @@ TABLE_PLAYOUTS: Final = 96
 #: strong bot's choice, `ExpertBot.act`): at `TABLE_PLAYOUTS` a decision takes at most
 #: about 0.5 s of a core by itself, so this is met unless the core is shared.
 TABLE_SECONDS: Final = 2.0
+#: Where a person waits, the processes experts think in beside the one serving the
+#: table (`fangcheng.server.thinking`): a 2-core machine's other core.
+TABLE_WORKERS: Final = 1
 #: Standard errors by which a rival must beat the strong bot's choice to be taken.
 MARGIN: Final = 1.5
 #: A seat's chance of being ready from which the safest discard is searched too.
@@ -543,6 +548,20 @@ class ExpertBot(Bot):
             self.late += 1
             return choice
 
+    def fork(self, observation: Observation) -> bytes:
+        """This bot as it is before deciding at ``observation``, pickled, to decide there
+        in another thread or process (`decide`); this one then reads the table as deciding
+        would (`replay`). As each search is seeded by its decision's number, its later
+        decisions are those it would make had it searched itself, whatever becomes of
+        the copy's search. The copy is without its playout bots (`decide` lends it
+        those of its process)."""
+        forked = pickle.dumps(self)
+        self._read(observation)
+        return forked
+
+    def __getstate__(self) -> dict[str, object]:
+        return {**self.__dict__, "_players": {}}
+
     def replay(self, observation: Observation, action: Action) -> None:
         """The state deciding at ``observation`` left, without the search (its generator
         is the decision's own, so the later searches do not depend on it): the strong
@@ -712,6 +731,26 @@ class ExpertBot(Bot):
         own = bots[seat]
         if isinstance(own, StrongBot):
             own.follow(self.strong)
+
+
+#: The playout bots of the experts `decide` runs in this thread (a server's worker), by
+#: their kinds: each fork would start without what they measured of hands, which stays
+#: true from one to the next (without them a sichuan decision took a fifth more CPU).
+_FORKS = threading.local()
+
+
+def decide(forked: bytes, observation: Observation, deadline: float | None) -> tuple[Action, bool]:
+    """The decision at ``observation`` of an expert forked there (`ExpertBot.fork`), and
+    whether its search ran out of time. ``deadline`` is a `time.monotonic` time, which
+    every process of the machine reads alike."""
+    bot = pickle.loads(forked)
+    if not isinstance(bot, ExpertBot):
+        raise TypeError(f"an expert forked to decide, not {type(bot).__name__}")
+    players: dict[tuple[type[Bot], type[Bot]], dict[int, list[Bot]]]
+    players = _FORKS.__dict__.setdefault("players", {})
+    bot._players = players.setdefault((bot.policy, bot.opponents), {})
+    late = bot.late
+    return bot.act(observation, deadline), bot.late > late
 
 
 def _diffs(results: list[list[int]], i: int) -> list[int]:

@@ -535,6 +535,11 @@ class EfficientBot(Bot):
         super().restart(rng)
         self._last = None
 
+    def __getstate__(self) -> dict[str, object]:
+        """A copy (pickled: `fangcheng.ai.expert.ExpertBot.fork`) measures hands anew:
+        the measures are a cache, and hold the compiled kernel, which does not pickle."""
+        return {**self.__dict__, "_memos": {}, "_last": None, "_worth": {}, "_rules": None}
+
     def _follow(self, rules: RuleSet) -> None:
         """Keep the measures only while the table's rules are the same: a new hand's
         configured copy is usually equal (compared once, not hashed per lookup)."""

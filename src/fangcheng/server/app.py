@@ -31,7 +31,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from fangcheng.ai.expert import TABLE_PLAYOUTS, TABLE_SECONDS
+from fangcheng.ai.expert import TABLE_PLAYOUTS, TABLE_SECONDS, TABLE_WORKERS
 from fangcheng.engine import Round
 from fangcheng.platform import Platform, PlatformError
 from fangcheng.protocol import wire
@@ -100,6 +100,8 @@ class ServerSettings:
     #: The time each expert decision or hint may take from when it is asked, s; then the
     #: strong bot's choice (`fangcheng.server.thinking`).
     expert_seconds: float = TABLE_SECONDS
+    #: The worker processes the experts think in (0: one thread of the server's).
+    expert_workers: int = TABLE_WORKERS
     #: The collector policy (`collector`): how often the server freezes its heap, s;
     #: None leaves the collector as Python sets it.
     freeze_s: float | None = 5.0
@@ -143,8 +145,9 @@ class Hub:
         seed = self.settings.seed
         self.rng = random.Random(seed) if seed is not None else random.SystemRandom()
         self._platform: Platform | None = None
+        settings = self.settings
         self.thinker = Thinker(
-            self.settings.expert_playouts, self.poke, self.settings.expert_seconds
+            settings.expert_playouts, self.poke, settings.expert_seconds, settings.expert_workers
         )
 
     @property

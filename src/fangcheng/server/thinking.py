@@ -2,16 +2,23 @@
 
 An expert decision is tens to hundreds of ms of CPU (its playouts), where the other
 bots take about a millisecond; made on the event loop, one expert table would hold up
-every other table and connection for that long. So the `Thinker` makes them in one
-worker thread, in the order asked: a table's slow bot starts its answer when its prompt
-opens (`Table._think`), while the bots' pace runs, and the table applies it when due,
-through `Table._apply` like any decision, so it is logged before it is made and a
-rebuilt table replays it from the log (the bot replays it without searching again,
-`ExpertBot.replay`). A bot is asked one observation at a time and in order (the one
-worker), as it keeps the hand's state.
-Python runs one thread at a time, so the loop is not faster for it, but it is never held
-for more than the interpreter's switch interval (5 ms): frames, timers and the other
-tables go on while an expert thinks.
+every other table and connection for that long. So the `Thinker` makes them in worker
+processes of their own (``workers``, by default one; 0: one thread of the server's
+process): a table's slow bot starts its answer when its prompt opens (`Table._think`),
+while the bots' pace runs, and the table applies it when due, through `Table._apply`
+like any decision, so it is logged before it is made and a rebuilt table replays it
+from the log (the bot replays it without searching again, `ExpertBot.replay`).
+
+A worker decides with a copy of the table's bot, forked at the prompt (`ExpertBot.fork`:
+the bot reads the table there on the loop, about a millisecond, as the other bots do,
+and each search is seeded by its decision's number), so a decision is the same in a
+process, in the thread or in the table's own call, and a worker keeps nothing of a
+table's: any worker may make any decision, and one that dies (killed, out of memory)
+fails only the searches it was making, which 托管's bot answers, before a new pool
+takes its place. In a thread, Python runs one thread at a time: frames wait up to the
+interpreter's switch interval (5 ms) while an expert thinks, where a process leaves the
+loop alone (a timer's lag, measured: 0.3 ms median beside a process, 5.5 ms beside the
+thread) and thinks on a core of its own.
 
 Hints (``{"type": "hint", "seq": N}``, docs/protocol.md) are made there too, from the
 seat's own observations alone (`fangcheng.ai.advice`), once per seat and prompt: a
@@ -25,9 +32,9 @@ nor to a seat in 托管, whose bot answers before a hint would come.
 
 The budget of both is the server's (``ServerSettings.expert_playouts``): playouts per
 decision, at most `MAX_PLAYOUTS`; and each has ``ServerSettings.expert_seconds`` from
-when it is asked (its wait in the worker's queue counted), after which its search is
-given up for the strong bot's choice (`ExpertBot.act`), logged ``expert_late``: a server
-with more expert tables than its core can think for plays their bots' strong game, and
+when it is asked (its wait for a worker counted), after which its search is given up
+for the strong bot's choice (`ExpertBot.act`), logged ``expert_late``: a server with
+more expert tables than its workers can think for plays their bots' strong game, and
 the hints say so, rather than keep every table waiting on the queue.
 """
 
@@ -37,94 +44,131 @@ import asyncio
 import random
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Final
+from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Final, TypeVar
 
 from fangcheng.ai.advice import advise
-from fangcheng.ai.expert import TABLE_SECONDS, ExpertBot
+from fangcheng.ai.expert import TABLE_SECONDS, TABLE_WORKERS, ExpertBot, decide
 from fangcheng.engine import Round
 from fangcheng.players import Bot, StrongBot, make_bot
 from fangcheng.protocol import Action, Observation
 from fangcheng.server.coins import CoinTable
 from fangcheng.server.security import log_event
 from fangcheng.server.tables import Listener, Table, TableError
+from fangcheng.server.workers import start_workers
 
-__all__ = ["MAX_PLAYOUTS", "Thinker"]
+__all__ = ["MAX_PLAYOUTS", "MAX_WORKERS", "Thinker"]
 
 #: The most playouts per decision a server may give its experts (about 2 s of a core).
 MAX_PLAYOUTS: Final = 256
+#: The most worker processes a server may give its experts.
+MAX_WORKERS: Final = 64
+_T = TypeVar("_T")
 
 
 class Thinker:
-    """One worker thread for the server's slow bots and hints; ``poke(table)`` wakes a
-    table's timer when an answer is in (`fangcheng.server.app.Hub.poke`); ``seconds``:
-    the time each may take from when it is asked."""
+    """Where the server's slow bots and hints think: ``workers`` processes (0: one
+    thread of this one); ``poke(table)`` wakes a table's timer when an answer is in
+    (`fangcheng.server.app.Hub.poke`); ``seconds``: the time each may take from when it
+    is asked."""
 
     def __init__(
-        self, playouts: int, poke: Callable[[Table], None], seconds: float = TABLE_SECONDS
+        self,
+        playouts: int,
+        poke: Callable[[Table], None],
+        seconds: float = TABLE_SECONDS,
+        workers: int = TABLE_WORKERS,
     ) -> None:
         if not 1 <= playouts <= MAX_PLAYOUTS:
             raise ValueError(f"expert playouts: 1..{MAX_PLAYOUTS}, not {playouts}")
         if not seconds >= 0:
             raise ValueError(f"expert seconds: 0 or more, not {seconds}")
-        self.playouts, self.poke, self.seconds = playouts, poke, seconds
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="expert")
+        if not 0 <= workers <= MAX_WORKERS:
+            raise ValueError(f"expert workers: 0..{MAX_WORKERS}, not {workers}")
+        self.playouts, self.poke, self.seconds, self.workers = playouts, poke, seconds, workers
+        self._pool: Executor | None = None  # made when a table first seats an expert
         #: (table uid, seat) → (prompt seq, its hint, done or under way)
-        self._hints: dict[tuple[str, int], tuple[int, asyncio.Future[dict[str, Any]]]] = {}
+        self._hints: dict[tuple[str, int], tuple[int, asyncio.Future[tuple[Action, str]]]] = {}
         #: (table uid, seat) → (the table and its hand, by `Table.deals`, read; the
         #: seat's reading): a table rebuilt from its log reads its prompts anew
         self._readings: dict[tuple[str, int], tuple[Table, int, StrongBot]] = {}
 
     def close(self) -> None:
-        """Stop the worker (what it has not begun is dropped)."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        """Stop the workers (what they have not begun is dropped)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _workers(self) -> Executor:
+        """The workers, started on first use (a process takes about half a second to
+        start, so a table that seats an expert starts them, `bot`, before it asks)."""
+        if self._pool is None:
+            self._pool = start_workers(self.workers)
+        return self._pool
+
+    def _run(self, work: Callable[..., _T], *args: Any) -> asyncio.Future[_T]:
+        """``work(*args)`` in a worker; a pool a dead process broke is replaced (its
+        searches under way failed: 托管 answered them). Where no worker can be had, the
+        future fails: never the table's call."""
+        loop = asyncio.get_running_loop()
+        try:
+            return loop.run_in_executor(self._workers(), work, *args)
+        except BrokenProcessPool:
+            log_event("expert_workers_replaced", 40, workers=self.workers)
+            self._pool = None
+        try:
+            return loop.run_in_executor(self._workers(), work, *args)
+        except Exception as exc:
+            failed: asyncio.Future[_T] = loop.create_future()
+            failed.set_exception(exc)
+            return failed
 
     # --- bots ------------------------------------------------------------------------
 
     def bot(self, kind: str, rng: random.Random) -> Bot:
-        """The bot of ``kind``; an expert with the server's budget."""
-        if kind == ExpertBot.name:
-            return ExpertBot(rng, playouts=self.playouts)
-        return make_bot(kind, rng)
+        """The bot of ``kind``; an expert with the server's budget (its table will ask
+        the workers soon: they start now, if there is an event loop)."""
+        if kind != ExpertBot.name:
+            return make_bot(kind, rng)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # a table driven without a server: it asks its bots at once
+            pass
+        else:
+            self._workers()
+        return ExpertBot(rng, playouts=self.playouts)
 
     def slow(self, bot: Bot) -> bool:
-        """Whether ``bot`` decides in the worker: an expert."""
+        """Whether ``bot`` decides in a worker: an expert."""
         return isinstance(bot, ExpertBot)
 
     def think(self, table: Table, seat: int, seq: int, bot: Bot, obs: Observation) -> bool:
-        """Start a slow bot's answer in the worker, handed to `Table.thought` when made;
+        """Start a slow bot's answer in a worker, handed to `Table.thought` when made;
         False without an event loop (the table asks the bot at once)."""
         try:
-            loop = asyncio.get_running_loop()
+            asyncio.get_running_loop()
         except RuntimeError:  # a table driven without a server (tests, tools)
             return False
+        assert isinstance(bot, ExpertBot)
 
-        def done(future: asyncio.Future[Action]) -> None:
+        def done(future: asyncio.Future[tuple[Action, bool]]) -> None:
             if future.cancelled():
                 return
             action = None
             try:
-                action = future.result()
-            except Exception:  # a bug of the bot's: 托管's bot answers for it
+                action, late = future.result()
+            except Exception:  # a bug of the bot's, or its worker died: 托管's bot answers
                 log_event("bot_failed", 40, code=table.code, seat=seat, exc_info=True)
+            else:
+                if late:
+                    bot.late += 1
+                    log_event("expert_late", 30, code=table.code, seat=seat, seconds=self.seconds)
             table.thought(seat, seq, action)
             self.poke(table)
 
-        assert isinstance(bot, ExpertBot)
         deadline = time.monotonic() + self.seconds
-        decide = loop.run_in_executor(self._pool, self._decide, table, seat, bot, obs, deadline)
-        decide.add_done_callback(done)
+        self._run(decide, bot.fork(obs), obs, deadline).add_done_callback(done)
         return True
-
-    def _decide(
-        self, table: Table, seat: int, bot: ExpertBot, obs: Observation, deadline: float
-    ) -> Action:
-        """``bot``'s answer (in the worker), logged if its search ran out of time."""
-        late = bot.late
-        action = bot.act(obs, deadline)
-        if bot.late > late:
-            log_event("expert_late", 30, code=table.code, seat=seat, seconds=self.seconds)
-        return action
 
     # --- hints -----------------------------------------------------------------------
 
@@ -170,9 +214,7 @@ class Thinker:
             if own is not None:
                 reading.follow(own)
             deadline = time.monotonic() + self.seconds
-            made = asyncio.get_running_loop().run_in_executor(
-                self._pool, _hint, obs, rng, self.playouts, seq, reading, deadline
-            )
+            made = self._run(advise, obs, rng, self.playouts, reading, deadline)
             known = self._hints[key] = (seq, made)
         known[1].add_done_callback(lambda future: _send(listener, seq, future))
 
@@ -188,26 +230,16 @@ def _gives_hints(table: Table) -> bool:
     return table.settings.hints and not isinstance(table, CoinTable)  # (a log of before)
 
 
-def _hint(
-    obs: Observation,
-    rng: random.Random,
-    playouts: int,
-    seq: int,
-    reading: StrongBot,
-    deadline: float,
-) -> dict[str, Any]:
-    """The ``hint`` frame of ``obs`` (made in the worker), the table as ``reading`` read it."""
-    action, why = advise(obs, rng, playouts, strong=reading, deadline=deadline)
-    return {"type": "hint", "seq": seq, "action": str(action), "why": why}
-
-
-def _send(listener: Listener, seq: int, future: asyncio.Future[dict[str, Any]]) -> None:
+def _send(listener: Listener, seq: int, future: asyncio.Future[tuple[Action, str]]) -> None:
+    """The ``hint`` frame of prompt ``seq``, made (`advise`): the action and why."""
     if future.cancelled():
         return
     try:
-        listener.send(future.result())
+        action, why = future.result()
     except Exception:
         log_event("hint_failed", 40, seq=seq, exc_info=True)
         listener.send(
             {"type": "error", "code": "internal", "message": "no hint was made", "seq": seq}
         )
+    else:
+        listener.send({"type": "hint", "seq": seq, "action": str(action), "why": why})
