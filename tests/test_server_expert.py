@@ -106,8 +106,8 @@ def test_experts_think_in_a_process_of_their_own_and_one_that_dies_is_replaced(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """A table that seats experts starts the worker process; killed, it fails only the
-    decision it was making (托管's bot answers that one), a new process takes its
-    place, and the experts play on."""
+    decisions asked of it before its pool saw it die (托管's bot answers them: at most a
+    claim window's three), a new process takes its place, and the experts play on."""
     caplog.set_level(logging.WARNING, logger="fangcheng.server")
     for server in _experts(expert_workers=1):
         headers, code = _practice(server)
@@ -127,7 +127,7 @@ def test_experts_think_in_a_process_of_their_own_and_one_that_dies_is_replaced(
         assert second not in (first, os.getpid())
         acts = [d for kind, d in read_log(server.hub.store.engine, table.uid) if kind == "act"]
         experts = [d["by"] for d in acts if d["seat"] != 0]
-        assert experts.count("auto") <= 1 and experts.count("bot") > 10
+        assert experts.count("auto") <= 3 and experts.count("bot") > 10  # one prompt's
 
 
 def test_another_table_plays_a_hand_while_an_expert_thinks(
