@@ -252,9 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=TABLE_WORKERS,
         metavar="N",
-        help="the processes the expert bots think in, beside the server's (default"
-        " %(default)s; 0: a thread of the server's own, which slows its frames while an"
-        " expert thinks)",
+        help="the processes the expert bots and hints think in, beside the server's"
+        " (default %(default)s; 0: a thread of the server's own, which holds up every"
+        " table's frames while an expert thinks)",
     )
     many = serve.add_argument_group(
         "many processes (docs/deploy.md)",
