@@ -236,8 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=TABLE_PLAYOUTS,
         metavar="N",
-        help="the expert bot's playouts per decision, at tables and in hints, made off the"
-        " event loop one decision at a time (default %(default)s, at most 256)",
+        help="the expert bot's playouts per decision, at tables and in hints (default"
+        " %(default)s, at most 256)",
     )
     serve.add_argument(
         "--expert-seconds",
@@ -245,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=TABLE_SECONDS,
         metavar="S",
         help="the time an expert decision or hint may take from when it is asked, its wait"
-        " for the worker counted; then the strong bot's choice (default %(default)s)",
+        " for a worker counted; then the strong bot's choice (default %(default)s)",
     )
     serve.add_argument(
         "--expert-workers",
