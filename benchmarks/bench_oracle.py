@@ -397,9 +397,7 @@ class Folding(StrongBot):
         threat = self.threats(table.obs)
         if max(threat) < expert.FOLD:
             return super().discard(table, discards)
-        faces = self.discard_faces(table, discards)
-        ranked = self.ranked(table, table.obs.hand, table.melds, faces)
-        return self.safest(table, discards, threat, ranked)
+        return self.safest(table, discards, threat, self.ranked_discards(table, discards))
 
 
 class Flushing(StrongBot):

@@ -157,8 +157,7 @@ def careful(share: float) -> type[Bot]:
             flush = self.flush_discard(table, discards)
             if flush is not None:
                 return flush
-            faces = self.discard_faces(table, discards)
-            ranked = self.ranked(table, table.obs.hand, table.melds, faces)
+            ranked = self.ranked_discards(table, discards)
             least, top = ranked[0][0], -ranked[0][1]
             near = [(d, v, t) for d, v, t in ranked if d == least and -v >= share * top]
             return self.safest(table, discards, threat, near)

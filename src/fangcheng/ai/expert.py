@@ -617,8 +617,7 @@ class ExpertBot(Bot):
         legal = [a for a in obs.legal if a.kind is Act.DISCARD]
         discards = {a.tile: a for a in legal}
         table = table_of(obs)
-        faces = self.strong.discard_faces(table, legal)  # 缺 tiles first
-        ranked = self.strong.ranked(table, obs.hand, table.melds, faces)
+        ranked = self.strong.ranked_discards(table, legal)
         out = [choice]
         for d, _, tile in ranked:
             if len(out) >= self.candidates or d > ranked[0][0]:
@@ -642,8 +641,7 @@ class ExpertBot(Bot):
         legal = [a for a in obs.legal if a.kind is Act.DISCARD]
         table = table_of(obs)
         if ranked is None:
-            faces = self.strong.discard_faces(table, legal)
-            ranked = self.strong.ranked(table, obs.hand, table.melds, faces)
+            ranked = self.strong.ranked_discards(table, legal)
         return self.strong.safest(table, legal, threat, ranked)
 
     def readiness(self, obs: Observation) -> list[float]:

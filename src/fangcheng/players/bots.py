@@ -762,6 +762,12 @@ class EfficientBot(Bot):
                 return void
         return faces
 
+    def ranked_discards(
+        self, table: Table, discards: Sequence[Action]
+    ) -> list[tuple[int, float, int]]:
+        """`ranked` of the faces ``discards`` may shed (`discard_faces`: 缺 tiles first)."""
+        return self.ranked(table, table.obs.hand, table.melds, self.discard_faces(table, discards))
+
     def discard(self, table: Table, discards: Sequence[Action]) -> Action:
         h, melds = table.obs.hand, table.melds
         best, close = self.closest(table, h, melds, self.discard_faces(table, discards))
@@ -1240,8 +1246,7 @@ class StrongBot(EfficientBot):
         threat = self.threats(table.obs)
         if max(threat) < 1.0:
             return self.flush_discard(table, discards) or super().discard(table, discards)
-        faces = self.discard_faces(table, discards)
-        ranked = self.ranked(table, table.obs.hand, table.melds, faces)
+        ranked = self.ranked_discards(table, discards)
         if ranked[0][0] < 2:
             return super().discard(table, discards)
         return self.safest(table, discards, threat, ranked)
