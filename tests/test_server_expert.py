@@ -97,6 +97,35 @@ def test_an_expert_practice_table_plays_a_hand_to_its_end_as_its_seed_says() -> 
     assert hands[0] == hands[1]
 
 
+def test_an_expert_whose_reading_fails_is_answered_by_tuoguan(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table's expert reads the table on the loop before its copy searches
+    (`ExpertBot.fork`): a bug there fails that decision as a failed search would, 托管's
+    bot answering it, and never the table's call."""
+    caplog.set_level(logging.WARNING, logger="fangcheng.server")
+    fork, calls = ExpertBot.fork, []
+
+    def failing(self: ExpertBot, obs: Any) -> bytes:
+        calls.append(obs)
+        if len(calls) == 3:
+            raise RuntimeError("a bug in the reading")
+        return fork(self, obs)
+
+    monkeypatch.setattr(ExpertBot, "fork", failing)
+    for server in _experts(expert_workers=1):
+        headers, code = _practice(server)
+        table = server.hub.tables[code]
+        with server.client.websocket_connect("/ws") as ws:
+            me = Seat(ws)
+            me.hello(headers, code)
+            ws.send_json({"type": "auto", "on": True})
+            assert _until(me, "hand_end")["hand"] == 0
+        acts = [d for kind, d in read_log(server.hub.store.engine, table.uid) if kind == "act"]
+        assert [d["by"] for d in acts if d["seat"] != 0].count("auto") == 1
+    assert "bot_failed" in caplog.text and "tick_failed" not in caplog.text
+
+
 async def _worker(thinker: Thinker) -> int:
     """The process id of the thinker's worker (on the loop)."""
     return await thinker._run(os.getpid)

@@ -120,9 +120,7 @@ class Thinker:
         try:
             return loop.run_in_executor(self._workers(), work, *args)
         except Exception as exc:
-            failed: asyncio.Future[_T] = loop.create_future()
-            failed.set_exception(exc)
-            return failed
+            return _failed(exc)
 
     # --- bots ------------------------------------------------------------------------
 
@@ -168,7 +166,13 @@ class Thinker:
             self.poke(table)
 
         deadline = time.monotonic() + self.seconds
-        self._run(decide, bot.fork(obs), obs, deadline).add_done_callback(done)
+        try:
+            forked = bot.fork(obs)
+        except Exception as exc:  # its reading of the table failed: as a search would
+            made = _failed(exc)
+        else:
+            made = self._run(decide, forked, obs, deadline)
+        made.add_done_callback(done)
         return True
 
     # --- hints -----------------------------------------------------------------------
@@ -229,6 +233,14 @@ class Thinker:
 def _gives_hints(table: Table) -> bool:
     """Point and practice tables whose owner allows them: never a coin table."""
     return table.settings.hints and not isinstance(table, CoinTable)  # (a log of before)
+
+
+def _failed(exc: Exception) -> asyncio.Future[Any]:
+    """A future that failed with ``exc``: handled as a worker's failure is, later on the
+    loop, never in the table's call."""
+    failed: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    failed.set_exception(exc)
+    return failed
 
 
 def _send(listener: Listener, seq: int, future: asyncio.Future[tuple[Action, str]]) -> None:
