@@ -14,8 +14,8 @@ the bot reads the table there on the loop, about a millisecond, as the other bot
 and each search is seeded by its decision's number), so a decision is the same in a
 process, in the thread or in the table's own call, and a worker keeps nothing of a
 table's: any worker may make any decision, and one that dies (killed, out of memory)
-fails only the searches it was making, which 托管's bot answers, before a new pool
-takes its place. In a thread, Python runs one thread at a time, and the loop, which
+fails only the searches asked of its pool before the pool saw it die, which 托管's bot
+answers, before a new pool takes its place. In a thread, Python runs one thread at a time, and the loop, which
 gives up the interpreter at every socket call, waits up to its switch interval (5 ms) to
 have it back each time: beside four expert tables thinking in a thread, 100 tables of
 people at human pace waited 500 ms (median) for each move to be answered, against 2.6
