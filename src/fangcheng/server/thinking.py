@@ -15,11 +15,12 @@ and each search is seeded by its decision's number), so a decision is the same i
 process, in the thread or in the table's own call, and a worker keeps nothing of a
 table's: any worker may make any decision, and one that dies (killed, out of memory)
 fails only the searches asked of its pool before the pool saw it die, which 托管's bot
-answers, before a new pool takes its place. In a thread, Python runs one thread at a time, and the loop, which
-gives up the interpreter at every socket call, waits up to its switch interval (5 ms) to
-have it back each time: beside four expert tables thinking in a thread, 100 tables of
-people at human pace waited 500 ms (median) for each move to be answered, against 2.6
-ms beside a worker process and 2.4 ms with no experts (benchmarks/RESULTS.md).
+answers, before a new pool takes its place. In a thread, Python runs one thread at a
+time, and the loop, which gives up the interpreter at every socket call, waits up to its
+switch interval (5 ms) to have it back each time: beside four expert tables thinking in
+a thread, 100 tables of people at human pace waited 500 ms (median) for each move to be
+answered, against 2.6 ms beside a worker process and 2.4 ms with no experts
+(benchmarks/RESULTS.md).
 
 Hints (``{"type": "hint", "seq": N}``, docs/protocol.md) are made there too, from the
 seat's own observations alone (`fangcheng.ai.advice`), once per seat and prompt: a
