@@ -126,6 +126,26 @@ def test_an_expert_whose_reading_fails_is_answered_by_tuoguan(
     assert "bot_failed" in caplog.text and "tick_failed" not in caplog.text
 
 
+def test_experts_whose_workers_cannot_start_yet_play_once_they_can(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table that seats experts starts their workers; where none can be had then, the
+    table opens all the same and its first decision starts them."""
+    caplog.set_level(logging.WARNING, logger="fangcheng.server")
+    start, starts = thinking.start_workers, []
+
+    def flaky(workers: int) -> Any:
+        starts.append(workers)
+        if len(starts) == 1:
+            raise OSError("no process to be had")
+        return start(workers)
+
+    monkeypatch.setattr(thinking, "start_workers", flaky)
+    for server in _experts():
+        assert _hand(server)
+    assert "expert_workers_failed" in caplog.text and len(starts) == 2
+
+
 async def _worker(thinker: Thinker) -> int:
     """The process id of the thinker's worker (on the loop)."""
     return await thinker._run(os.getpid)

@@ -130,12 +130,11 @@ class Thinker:
         the workers soon: they start now, if there is an event loop)."""
         if kind != ExpertBot.name:
             return make_bot(kind, rng)
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # a table driven without a server: it asks its bots at once
-            pass
-        else:
-            self._workers()
+        if _on_loop():  # else a table driven without a server: it asks its bots at once
+            try:
+                self._workers()
+            except Exception:  # its first decision tries again, and fails alone
+                log_event("expert_workers_failed", 40, workers=self.workers, exc_info=True)
         return ExpertBot(rng, playouts=self.playouts)
 
     def slow(self, bot: Bot) -> bool:
@@ -145,9 +144,7 @@ class Thinker:
     def think(self, table: Table, seat: int, seq: int, bot: Bot, obs: Observation) -> bool:
         """Start a slow bot's answer in a worker, handed to `Table.thought` when made;
         False without an event loop (the table asks the bot at once)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # a table driven without a server (tests, tools)
+        if not _on_loop():  # a table driven without a server (tests, tools)
             return False
         assert isinstance(bot, ExpertBot)
 
@@ -234,6 +231,15 @@ class Thinker:
 def _gives_hints(table: Table) -> bool:
     """Point and practice tables whose owner allows them: never a coin table."""
     return table.settings.hints and not isinstance(table, CoinTable)  # (a log of before)
+
+
+def _on_loop() -> bool:
+    """Whether this is a running event loop's thread (a server's)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _failed(exc: Exception) -> asyncio.Future[Any]:
