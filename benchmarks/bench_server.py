@@ -543,9 +543,10 @@ async def run(args: argparse.Namespace) -> None:
     deadline = time.monotonic() + args.budget
     print(f"rules {args.rules}; {os.cpu_count()} cores; {args.seconds:g} s per stage", flush=True)
     if args.expert_tables:
+        where = f"{args.expert_workers} worker processes" if args.expert_workers else "a thread"
         print(
             f"beside them {args.expert_tables} practice tables of three expert bots, thinking"
-            f" in {args.expert_workers or 'a thread of the server, not a'} process",
+            f" in {where} of the server",
             flush=True,
         )
     if args.pace_tables:

@@ -48,9 +48,9 @@ PLAYOUTS = 4
 
 def _experts(**more: Any) -> Iterator[Server]:
     """A server of small experts, given time enough never to run out of it (but where a
-    test says otherwise): a test waits for frames, never for a time. They think in a
-    thread of the test's process, where a test can hold or change them, but where a test
-    says otherwise (``expert_workers=1``: a process, as by default)."""
+    test says otherwise): a test waits for frames, never for a time. Unless a test says
+    otherwise (``expert_workers=1``: a process, the server's default), they think in a
+    thread of the test's own process, where a test can hold or change them."""
     options = {"expert_seconds": 600.0, "expert_playouts": PLAYOUTS, "expert_workers": 0}
     options |= more
     yield from _server(timers=True, between_ms=600_000, **options)
