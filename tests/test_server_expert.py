@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import msgspec
@@ -70,16 +71,23 @@ def _until(seat: Seat, kind: str) -> dict[str, Any]:
     return frame
 
 
+@contextmanager
+def _in_tuoguan(server: Server, headers: Any, code: str) -> Iterator[Seat]:
+    """The person at their practice table, in 托管: the table plays on by itself."""
+    with server.client.websocket_connect("/ws") as ws:
+        me = Seat(ws)
+        me.hello(headers, code)
+        ws.send_json({"type": "auto", "on": True})
+        yield me
+
+
 def _hand(server: Server) -> tuple[list[Any], dict[str, Any]]:
     """A practice hand of three experts, the person in 托管: its events and settlement."""
     headers, code = _practice(server)
     table = server.hub.tables[code]
     assert [s.bot.name for s in table.seats[1:] if s.bot is not None] == ["expert"] * 3
     assert all(isinstance(s.bot, ExpertBot) and s.bot.playouts == PLAYOUTS for s in table.seats[1:])
-    with server.client.websocket_connect("/ws") as ws:
-        me = Seat(ws)
-        me.hello(headers, code)
-        ws.send_json({"type": "auto", "on": True})
+    with _in_tuoguan(server, headers, code) as me:
         end = _until(me, "hand_end")
     assert table.round is not None
     entries = read_log(server.hub.store.engine, table.uid)
@@ -116,10 +124,7 @@ def test_an_expert_whose_reading_fails_is_answered_by_tuoguan(
     for server in _experts(expert_workers=1):
         headers, code = _practice(server)
         table = server.hub.tables[code]
-        with server.client.websocket_connect("/ws") as ws:
-            me = Seat(ws)
-            me.hello(headers, code)
-            ws.send_json({"type": "auto", "on": True})
+        with _in_tuoguan(server, headers, code) as me:
             assert _until(me, "hand_end")["hand"] == 0
         acts = [d for kind, d in read_log(server.hub.store.engine, table.uid) if kind == "act"]
         assert [d["by"] for d in acts if d["seat"] != 0].count("auto") == 1
@@ -166,10 +171,7 @@ def test_experts_think_in_a_process_of_their_own_and_one_that_dies_is_replaced(
         first = portal.call(_worker, server.hub.thinker)
         assert first != os.getpid()
         os.kill(first, signal.SIGKILL)
-        with server.client.websocket_connect("/ws") as ws:
-            me = Seat(ws)
-            me.hello(headers, code)
-            ws.send_json({"type": "auto", "on": True})
+        with _in_tuoguan(server, headers, code) as me:
             assert _until(me, "hand_end")["hand"] == 0
         assert "expert_workers_replaced" in caplog.text
         second = portal.call(_worker, server.hub.thinker)
@@ -198,15 +200,9 @@ def test_another_table_plays_a_hand_while_an_expert_thinks(
         ann, expert_code = _practice(server)
         bob, plain_code = _practice(server, "efficient")
         experts = server.hub.tables[expert_code]
-        with server.client.websocket_connect("/ws") as ws:
-            me = Seat(ws)
-            me.hello(ann, expert_code)
-            ws.send_json({"type": "auto", "on": True})
+        with _in_tuoguan(server, ann, expert_code) as me:
             assert started.wait(60)  # an expert is deciding in the worker, held there
-            with server.client.websocket_connect("/ws") as other:
-                you = Seat(other)
-                you.hello(bob, plain_code)
-                other.send_json({"type": "auto", "on": True})
+            with _in_tuoguan(server, bob, plain_code) as you:
                 assert _until(you, "hand_end")["hand"] == 0
             assert experts.status == "playing" and not release.is_set()
             release.set()
@@ -277,10 +273,7 @@ def _events(server: Server, bot: str) -> list[Any]:
     """A baicheng practice hand of three ``bot`` seats, the person in 托管: its events."""
     headers, code = _practice(server, bot)
     table = server.hub.tables[code]
-    with server.client.websocket_connect("/ws") as ws:
-        me = Seat(ws)
-        me.hello(headers, code)
-        ws.send_json({"type": "auto", "on": True})
+    with _in_tuoguan(server, headers, code) as me:
         _until(me, "hand_end")
     assert table.round is not None
     return msgspec.to_builtins(table.round.events)
@@ -466,10 +459,7 @@ def test_an_expert_table_rebuilt_while_an_expert_thinks_is_the_table(
     for server in _experts():
         headers, code = _practice(server)
         table = server.hub.tables[code]
-        with server.client.websocket_connect("/ws") as ws:
-            me = Seat(ws)
-            me.hello(headers, code)
-            ws.send_json({"type": "auto", "on": True})
+        with _in_tuoguan(server, headers, code) as me:
             for _ in range(3):  # a few expert decisions in, the fourth held in the worker
                 assert asked.acquire(timeout=60)
                 answers.release()
