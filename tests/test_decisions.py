@@ -139,7 +139,12 @@ def test_d8_the_claim_window_is_a_table_option(rules):
         3.0 if rules.startswith("baishan") else 5.0
     )
     assert find_rules(rules).claim_window != 8.0
-    for bad in (0, 61, "3"):
+    for fine in (0.5, 60):  # under a second is a fast table's right; a minute is the most
+        assert (
+            Round(rules, options={"claim_window": fine, **_no_bets(rules)}).rules.claim_window
+            == fine
+        )
+    for bad in (0, -1, 60.5, 61, "3", True):
         with pytest.raises(OptionError, match="claim_window"):
             Round(rules, options={"claim_window": bad})
 

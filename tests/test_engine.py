@@ -738,3 +738,81 @@ def test_d56_a_flagged_seat_may_not_win_later_in_the_hand():
     assert 3 in r.flower_pigs
     play_on(r, lambda r: r.turn == 3 and len(r.wall) == 0 and r.phase is Phase.TURN)
     assert r.drawn == parse_tiles("5s")[0] and A("hu") not in r.legal_actions(3)
+
+
+def test_d93_passing_a_robbed_kong_win_in_the_last_four_tiles_makes_a_flower_pig():
+    """D93 / §4.10 item 4: 有胡必胡 of every kind of win. N waits on 5p and passes it twice:
+    on the dealer's opening discard (outside the zone: nothing) and when S adds the fourth
+    5p to its pung on the 4th-last draw (a robbable 补杠 in the zone: 花猪)."""
+    hands = [
+        "5p1m1m1m2m3m4m6m7m8m9m9m1p2p",  # E (缺 s) throws 5p at once
+        "5p5p1p1p2s3s4s6s7s8s9s9s9s",  # S (缺 m) pungs it
+        "3m4m5m6m8m9m1s1s5s5s8s8s2s",  # W (缺 p)
+        "4p6p2p2p2p7p8p9p3s3s3s7s7s",  # N (缺 m): 46p 222p 789p 333s 77s, waits 5p
+    ]
+    # After S's pung the draws go W, N, E, S: S makes the 4th-last draw, the last 5p.
+    r = scripted("sichuan", hands, tail="6s5s4s5p", options={"que": ["s", "m", "p", "m"]})
+    r.act(0, A("discard 5p"))
+    assert A("hu") in r.legal_actions(3)
+    r.act(3, A("pass"))
+    r.act(1, A("peng 5p"))
+    assert 3 not in r.flower_pigs  # a win passed before the zone bars nothing (D8)
+
+    def add_the_fourth(r: Round, seat: int, legal: list[Action]) -> Action | None:
+        return A("bugang 5p") if seat == 1 and A("bugang 5p") in legal else None
+
+    play_on(r, lambda r: r.phase is Phase.ROB, add_the_fourth)
+    assert len(r.wall) == 3 and r.pending() == [3] and A("hu") in r.legal_actions(3)
+    assert r.observe(3).must_win
+    r.act(3, A("pass"))
+    assert 3 in r.flower_pigs and ev.FlowerPig(seat=3) in r.events
+
+
+# A dealer dealt a complete hand (all pungs, no 缺 suit: s in sichuan), and three others.
+COMPLETE_DEAL = [
+    "1m1m1m3m3m3m5p5p5p7p7p7p9p9p",
+    "2m2m4m4m6m6m8m8m1s1s3s3s5s",
+    "2p2p4p4p6p6p8p8p2s2s4s4s6s",
+    "5m5m7m7m9m9m1p1p3p3p7s7s8s",
+]
+
+
+@pytest.mark.parametrize("rules", ["sichuan", "baishan", "baishan_platform"])
+def test_d76_a_heavenly_hand_is_won_through_the_engine(rules: str) -> None:
+    """§4.6 / D76: the dealer wins on its dealt fourteen (no drawn tile: the engine picks
+    the tile that stands for the last). The win takes one tile from the hand, no more:
+    tiles are conserved and the other hands go on (sichuan) or the hand ends."""
+    options: dict[str, object] = {"que": ["s", "m", "m", "p"]} if rules == "sichuan" else {}
+    r = scripted(rules, COMPLETE_DEAL, options=options)
+    if rules == "baishan_platform":  # 漂 first, then the dealer's first turn
+        for seat in range(4):
+            r.act(seat, A("piao 0"))
+    assert r.turn == 0 and r.drawn is None and A("hu") in r.legal_actions(0)
+    r.act(0, A("hu"))
+    assert r.won[:1] == [0] and sum(r.hands[0]) == 13
+    assert tiles_in_play(r) == Counter(r.rules.tiles)
+    (win,) = r.win_scores
+    assert win.deltas[0] > 0 and sum(win.deltas) == 0
+    if rules == "sichuan":  # 对对胡 1 + 自摸 1 + 天胡 at the cap 4 → 6 fans, capped at 4: 16
+        assert [f["name"] for f in win.to_json()["fans"]] == ["对对胡", "自摸", "天胡"]
+        assert win.deltas == (48, -16, -16, -16) and not r.over
+    else:
+        assert r.over and r.settlement is not None
+
+
+def test_d76_an_earthly_hand_is_won_through_the_engine() -> None:
+    """§4.6 / D76: S wins on its first draw, nobody having called: 地胡 at the cap."""
+    hands = [
+        "1m2m3m5m6m7m9m9m2p2p4p4p6p8s",  # E (缺 s) throws 8s
+        "2m2m2m4m4m4m6p6p6p8p8p9p9p",  # S (缺 s): waits 8p 9p
+        "2s3s4s5s6s7s1p3p5p7p1s1s9s",  # W (缺 m)
+        "5m5m7m7m8m8m1p1p3p3p7s7s8s",  # N (缺 p)
+    ]
+    r = scripted("sichuan", hands, draws="9p", options={"que": ["s", "s", "m", "p"]})
+    r.act(0, A("discard 8s"))
+    assert r.turn == 1 and r.drawn == parse_tiles("9p")[0] and A("hu") in r.legal_actions(1)
+    r.act(1, A("hu"))
+    (win,) = r.win_scores
+    assert [f["name"] for f in win.to_json()["fans"]] == ["对对胡", "自摸", "地胡"]
+    assert win.deltas == (-16, 48, -16, -16)
+    assert tiles_in_play(r) == Counter(r.rules.tiles)

@@ -1274,3 +1274,69 @@ def test_d77_piao_and_baozhongbao_never_mix_readings():
     won = fans(result)
     assert sum(won.values()) == 4
     assert won in ({"双飘": 2, "摸宝": 2}, {"宝中宝": 3, "夹胡": 1})
+
+
+def _kong_lines(result: Score) -> list[str]:
+    """The lines of ``--explain``'s kong block, between "kongs:" and the totals' header."""
+    lines = result.explain().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("kongs:"))
+    return [line.strip() for line in lines[start + 1 :] if line.startswith("  seat ")]
+
+
+# One winner; S holds a 明杠 of 2p (from N); W holds 中发白 concealed where the set has them.
+_KONG_SEATS = {
+    2: {"concealed": "CFP123456m789s1p"},
+    1: {"concealed": "1m2m3m4m5m6m7m8m9m1p", "melds": [meld("ming_gang", "2222p", 3)]},
+}
+
+
+@pytest.mark.parametrize(
+    ("rules", "options", "expected"),
+    [
+        (  # D23: a concealed 中发白 set pays as a 明杠 in baicheng, and only there
+            "baicheng",
+            {},
+            [
+                "seat 1 (S) 明杠 2p: 0 (E) 5, 2 (W) 5, 3 (N) 5",
+                "seat 2 (W) 中发白 (concealed): 0 (E) 5, 1 (S) 5, 3 (N) 5",
+            ],
+        ),
+        ("baishan", {}, ["seat 1 (S) 明杠 2p: 0 (E) 1, 2 (W) 1, 3 (N) 2"]),
+        (
+            "baishan_platform",
+            {"piao": [0, 0, 0, 0]},
+            ["seat 1 (S) 明杠 2p: 0 (E) 2, 2 (W) 2, 3 (N) 2"],
+        ),
+    ],
+)
+def test_explain_lists_each_kong_that_pays_and_no_other(rules, options, expected):
+    """``score --explain`` names every kong payment and nothing more: a seat merely
+    holding 中发白 is no kong outside baicheng (D23), not even one worth nothing."""
+    result = run(
+        rules,
+        "123m456s79m55p",
+        "8m",
+        melds=[meld("peng", "999p", 3)],
+        seats=_KONG_SEATS,
+        options=options,
+    )
+    assert _kong_lines(result) == expected
+
+
+def test_explain_lists_a_sichuan_discard_kong_paid_by_its_discarder_alone():
+    """§4.7: a 直杠 is paid twice the base by the seat whose discard made it."""
+    seats = {
+        2: {"concealed": "1s2s3s4s5s6s8s9s1s2s3s4s5s"},
+        1: {"concealed": "1p3p4p5p6p7p8p9p1p3p", "melds": [meld("ming_gang", "2222p", 3)]},
+    }
+    result = run(
+        "sichuan",
+        "123m456m79m55m",
+        "8m",
+        melds=[meld("peng", "999m", 3)],
+        seats=seats,
+        options={"que": ["p", "m", "m", "m"]},
+    )
+    assert _kong_lines(result) == ["seat 1 (S) 明杠 2p: 3 (N) 2"]
+    no_kongs = run("sichuan", "123m456m79m55m", "8m", melds=[meld("peng", "999m", 3)])
+    assert "kongs: (none)" in no_kongs.explain() and _kong_lines(no_kongs) == []
