@@ -63,8 +63,10 @@ golden: $(VENV)/.dev
 	$(BIN)/python tools/golden.py
 
 # A seeded mutation run (tools/mutate.py): 150 one-token changes to the rules-bearing
-# modules, the suite run against each; prints each mutant's verdict and the kill rate
-# (benchmarks/RESULTS.md, "Mutation"). About half an hour on two idle cores.
+# modules, the suite run against each; prints each mutant's verdict (timeouts apart, run
+# again with more time) and the score, killed / (run - equivalent - timed out twice), the
+# equivalent ones judged in tools/equivalent_mutants.toml (benchmarks/RESULTS.md,
+# "Mutation"). About half an hour on two idle cores.
 MUTANTS ?= 150
 SEED ?= 14
 mutation: $(VENV)/.dev

@@ -7,8 +7,13 @@ a comparison or ``in``/``is`` flipped, ``and``↔``or``, ``+``↔``-``, an int c
 ``True``↔``False``, a condition negated or a ``not`` dropped — in a copy of ``src`` put first on
 ``PYTHONPATH``; the suite (the slow, rule-free UI and Ray files left out) runs against
 it with ``-x``, a per-test timeout and one for the whole run (a hang at collection). A
-mutant is killed when a test fails or the run times out; the survivors are printed with
-their line, to be judged equivalent or pinned by a test.
+mutant is killed when a test fails. A run that times out (the whole run, or a test
+stopped by the per-test timeout) says nothing: on a loaded machine every mutant may reach
+the limit, and some of those survive the suite when given time. So a timed-out mutant is
+run once more with three times the limits, and one that times out twice is reported apart
+and left out of the score. The survivors are printed with their line, to be judged
+equivalent (then listed in ``tools/equivalent_mutants.toml`` with the reason) or pinned
+by a test. The score is killed / (run - judged equivalent - timed out twice).
 
     python tools/mutate.py --mutants 150 --seed 14           # the sample
     python tools/mutate.py --seed 14 --mutants 150 --only 3,17  # re-run some of it
@@ -26,11 +31,18 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "fangcheng"
+EQUIVALENT = Path(__file__).resolve().parent / "equivalent_mutants.toml"
+#: How much longer a timed-out mutant's second run may take.
+RETRY_FACTOR = 3
+#: What pytest-timeout prints when it stops a test (a failure that proves nothing).
+_TEST_TIMEOUT = b"Timeout >"
 
 #: Module → the functions mutated in it (None: the whole module). Of the engine, only
 #: the methods that carry rules: what may be done, who is asked, who wins and pays.
@@ -87,6 +99,9 @@ class Site:
     how: str  # "op:<i>" (the i-th operator swapped), "+1", "-1", "flip", "negate"
     line: int
     what: str
+    #: The site's name across edits elsewhere: its module and change, numbered where one
+    #: line holds the same change twice (``tools/equivalent_mutants.toml`` lists these).
+    key: str = ""
 
 
 def _walk(tree: ast.Module) -> list[ast.AST]:
@@ -125,6 +140,7 @@ def sites(module: str) -> list[Site]:
     scope = _scope(tree, TARGETS[module])
     lines = source.splitlines()
     found: list[Site] = []
+    seen: Counter[str] = Counter()
     for i, node in enumerate(_walk(tree)):
         if id(node) not in scope or not hasattr(node, "lineno"):
             continue
@@ -132,7 +148,12 @@ def sites(module: str) -> list[Site]:
         text = lines[line - 1].strip()
 
         def add(how: str, what: str, i: int = i, line: int = line, text: str = text) -> None:
-            found.append(Site(module, i, how, line, f"{what}   | {text}"))
+            what = f"{what}   | {text}"
+            key = f"{module}: {what}"
+            seen[key] += 1
+            if seen[key] > 1:
+                key += f" #{seen[key]}"
+            found.append(Site(module, i, how, line, what, key))
 
         if isinstance(node, ast.Compare):
             for k, op in enumerate(node.ops):
@@ -194,18 +215,34 @@ def sample(count: int, seed: int) -> list[Site]:
     return random.Random(seed).sample(every, min(count, len(every)))
 
 
-def run(site: Site, copy: Path, tests: list[str], timeout: float) -> tuple[str, float]:
+def equivalent() -> dict[str, str]:
+    """The survivors judged equivalent: site key → why no input tells them apart."""
+    with EQUIVALENT.open("rb") as f:
+        return {entry["site"]: entry["why"] for entry in tomllib.load(f)["equivalent"]}
+
+
+def verdict_of(returncode: int, output: bytes) -> str:
+    """'survived' (the suite passed), 'timeout' (a test was stopped by its timeout: not a
+    kill) or 'killed' (a test failed)."""
+    if returncode == 0:
+        return "survived"
+    return "timeout" if _TEST_TIMEOUT in output else "killed"
+
+
+def run(
+    site: Site, copy: Path, tests: list[str], timeout: float, per_test: float = 30
+) -> tuple[str, float]:
     """Run the tests against the mutant in ``copy``; 'killed', 'timeout' or 'survived'."""
     target = copy / "fangcheng" / site.module
     original = target.read_bytes()
     target.write_text(mutated_source(site), encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=str(copy), PYTHONDONTWRITEBYTECODE="1")
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
-    command += ["--timeout=30", *tests]
+    command += [f"--timeout={per_test:g}", *tests]
     start = time.monotonic()
     try:
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=timeout)
-        verdict = "survived" if done.returncode == 0 else "killed"
+        verdict = verdict_of(done.returncode, done.stdout + done.stderr)
     except subprocess.TimeoutExpired:
         verdict = "timeout"
     finally:
@@ -232,27 +269,54 @@ def main() -> None:
         chosen = [(n, s) for n, s in chosen if n in wanted]
     if args.list:
         for n, s in chosen:
-            print(f"#{n} {s.module}:{s.line}: {s.what}")
+            print(f"#{n} line {s.line}: {s.key}")
         return
     skipped = SKIPPED_TESTS | set(args.skip)
     names = {p.name for p in (ROOT / "tests").glob("test_*.py")} - skipped
     order = [*(n for n in FIRST_TESTS if n in names), *sorted(names - set(FIRST_TESTS))]
     tests = [f"tests/{n}" for n in order]
-    counts = {"killed": 0, "timeout": 0, "survived": 0}
+    verdicts: dict[int, str] = {}
+    judged = equivalent()
     with tempfile.TemporaryDirectory(prefix="fangcheng-mutants-") as tmp:
         copy = Path(tmp)
         shutil.copytree(PACKAGE, copy / "fangcheng")
         for n, site in chosen:
-            verdict, seconds = run(site, copy, tests, args.timeout)
-            counts[verdict] += 1
-            print(
-                f"#{n} {verdict:8} {seconds:5.0f}s {site.module}:{site.line}: {site.what}",
-                flush=True,
-            )
-    killed = counts["killed"] + counts["timeout"]
-    total = sum(counts.values())
-    timeouts, survived = counts["timeout"], counts["survived"]
-    print(f"{killed}/{total} killed ({timeouts} by timeout), {survived} survived")
+            verdicts[n], seconds = run(site, copy, tests, args.timeout)
+            _report(n, site, verdicts[n], seconds, judged)
+        for n, site in chosen:  # once more, with time: a timeout is no verdict
+            if verdicts[n] == "timeout":
+                verdict, seconds = run(
+                    site, copy, tests, args.timeout * RETRY_FACTOR, 30 * RETRY_FACTOR
+                )
+                verdicts[n] = verdict if verdict != "timeout" else "timed out twice"
+                _report(n, site, verdicts[n], seconds, judged, again=True)
+    print(summary(list(verdicts.values()), [s.key in judged for _, s in chosen]))
+
+
+def _report(
+    n: int, site: Site, verdict: str, seconds: float, judged: dict[str, str], again: bool = False
+) -> None:
+    shown = "equivalent" if verdict == "survived" and site.key in judged else verdict
+    retried = " (again)" if again else ""
+    print(
+        f"#{n} {shown:10} {seconds:5.0f}s{retried} {site.module}:{site.line}: {site.what}",
+        flush=True,
+    )
+
+
+def summary(verdicts: list[str], judged: list[bool]) -> str:
+    """The run in one line: kills, survivors (those judged equivalent apart), timeouts
+    apart, and the score, killed / (run - equivalent - timed out twice)."""
+    killed = verdicts.count("killed")
+    equivalent = sum(v == "survived" and j for v, j in zip(verdicts, judged, strict=True))
+    survived = verdicts.count("survived") - equivalent
+    twice = verdicts.count("timed out twice")
+    counted = len(verdicts) - equivalent - twice
+    score = f"{100 * killed / counted:.1f}%" if counted else "n/a"
+    return (
+        f"{len(verdicts)} run: {killed} killed, {survived} survived, {equivalent} equivalent, "
+        f"{twice} timed out twice; score {killed}/{counted} = {score}"
+    )
 
 
 if __name__ == "__main__":
