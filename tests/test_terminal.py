@@ -26,15 +26,8 @@ from fangcheng.scoring.scorer import score
 from fangcheng.scoring.situation import read_situation
 from fangcheng.tiles.notation import format_tiles, parse_tiles, tile_name
 from fangcheng.ui.terminal.app import PlayApp
-from fangcheng.ui.terminal.game import (
-    Game,
-    InputError,
-    ReplayView,
-    build_parser,
-    glyphs_likely,
-    main,
-    replay_command,
-)
+from fangcheng.ui.terminal.game import Game, InputError, ReplayView, replay_command
+from fangcheng.ui.terminal.play import build_parser, glyphs_likely, main
 from fangcheng.ui.terminal.view import (
     BACK,
     MUST_WIN,

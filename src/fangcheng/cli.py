@@ -435,7 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return simulate_main(argv[1:])
     if argv and argv[0] == "play":
-        from fangcheng.ui.terminal.game import main as play_main
+        from fangcheng.ui.terminal.play import main as play_main
 
         return play_main(argv[1:])
     if argv and argv[0] == "bot":  # the reference outside-bot client (the server layer)

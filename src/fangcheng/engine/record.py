@@ -1,4 +1,5 @@
-"""Game records: the JSON form of one hand, and replaying it (ARCHITECTURE.md contract).
+"""Game records: reading the JSON form of one hand back, and replaying it (ARCHITECTURE.md
+contract). The engine writes a record (`record_of`, kept beside `Round`, which it reads).
 
 A record holds the rules, options, seed, dealer, base, the whole wall in draw order and
 every decision; with those the engine re-creates the hand, and `replay` checks that the
@@ -36,14 +37,14 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
-from fangcheng.engine.round import Round
+from fangcheng import contract
+from fangcheng.engine.round import FORMAT, VERSION, Round, record_of, refusal
 from fangcheng.engine.wall import deal_order
 from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Action, IllegalActionError
 from fangcheng.rules.ruleset import OptionError, RuleSet, find_rules
-from fangcheng.scoring import schema
 from fangcheng.scoring.situation import MAX_BASE, RulesName, SeatIndex, TableOptions
-from fangcheng.tiles.notation import InvalidNotationError, format_tiles, parse_tiles
+from fangcheng.tiles.notation import InvalidNotationError, parse_tiles
 
 __all__ = [
     "ESCAPE",
@@ -65,8 +66,6 @@ __all__ = [
     "wall_of",
 ]
 
-FORMAT: Final = "fangcheng-record"
-VERSION: Final = 1
 #: The escape decision's text (逃跑; not an `Action`: a seat may leave at any time).
 ESCAPE: Final = "escape"
 
@@ -155,24 +154,24 @@ class RecordInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, froz
     base: Annotated[int, msgspec.Meta(ge=1, le=MAX_BASE, description="The table stake 底注.")] = 1
     ask_all: Annotated[
         bool,
-        schema.about(
+        contract.about(
             "Every decision point asks every seat a rule could ask: a claim window every"
             " seat still playing, a 分张 draw its drawer."
         ),
     ] = False
     wall: Annotated[
         Notation | WallParts,
-        schema.about(
+        contract.about(
             "All tiles in draw order, as the seed shuffles them; or parts of them (a wall"
             " of one's own: its head is every tile)."
         ),
     ]
-    decisions: Annotated[list[Decision], schema.about("Every choice made, in order.")] = []
+    decisions: Annotated[list[Decision], contract.about("Every choice made, in order.")] = []
     # what the engine produced: compared as they are (the protocol types them)
-    events: Annotated[list[dict[str, Any]], schema.about("What the engine produced.")] | _Unset = (
-        msgspec.UNSET
-    )
-    settlement: Annotated[Settlement | None, schema.about("The final transfers.")] | _Unset = (
+    events: (
+        Annotated[list[dict[str, Any]], contract.about("What the engine produced.")] | _Unset
+    ) = msgspec.UNSET
+    settlement: Annotated[Settlement | None, contract.about("The final transfers.")] | _Unset = (
         msgspec.UNSET
     )
 
@@ -185,61 +184,16 @@ class _Wall(msgspec.Struct, frozen=True):
 
 def record_schema() -> dict[str, Any]:
     """The JSON Schema of a record (published as docs/schemas/record.schema.json)."""
-    return schema.json_schema(RecordInput)
+    return contract.json_schema(RecordInput)
 
 
 def read_record(text: bytes | str) -> RecordInput:
     """A record's JSON text, checked against its shape (raises `RecordError`, also for
     text that is not UTF-8 or not JSON)."""
-    return schema.decode(text, RecordInput, RecordError, "record")
+    return contract.decode(text, RecordInput, RecordError, "record")
 
 
 # --- writing -------------------------------------------------------------------------------
-
-
-def record_of(round_: Round) -> dict[str, Any]:
-    """The record of a hand (finished or not)."""
-    wall = format_tiles(round_.wall.tiles, sort=False)
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "rules": round_.rules.name,
-        "options": round_.option_input,
-        "seed": round_.seed,
-        "dealer": round_.dealer,
-        "base": round_.base,
-        **({"ask_all": True} if round_.ask_all else {}),
-        "wall": wall if round_.shuffled else {"head": wall},
-        "decisions": list(round_.decisions),
-        "events": msgspec.to_builtins(round_.events),
-        "settlement": round_.settlement,
-    }
-
-
-def refusal(
-    round_: Round, seat: object, action: object, legal: Sequence[object], problem: str | None = None
-) -> IllegalActionError:
-    """The error for a decision ``round_`` refuses, before recording anything: ``problem``
-    (by default: ``seat`` is no seat), and what reproduces it — the rule set, seed and
-    decision index, and the record so far with this decision appended."""
-    if not isinstance(action, str):
-        action = str(action) if isinstance(action, Action) else f"<{type(action).__name__}>"
-    if problem is None:
-        problem = f"{schema.quote(seat)} is not a seat (0..3): cannot {action}"
-    record = record_of(round_)
-    # a seat that is no int is written as its repr: replay names it as a bad seat
-    plain = type(seat) is int and -(2**63) <= seat < 2**64
-    record["decisions"].append({"seat": seat if plain else schema.quote(seat), "action": action})
-    return IllegalActionError(
-        problem,
-        seat=seat,
-        action=action,
-        legal=tuple(map(str, legal)),
-        rules=round_.rules.name,
-        seed=round_.seed,
-        decision=len(round_.decisions),
-        record=record,
-    )
 
 
 # --- walls ---------------------------------------------------------------------------------
@@ -267,7 +221,7 @@ def wall_of(
     (``spec`` as in a record: notation, `WallParts` or its parsed JSON). A full draw order
     is as given: `Round` checks that it is the rule set's tile set."""
     if isinstance(spec, Mapping):
-        spec = schema.convert({"wall": spec}, _Wall, RecordError, "record").wall
+        spec = contract.convert({"wall": spec}, _Wall, RecordError, "record").wall
     if isinstance(spec, str):
         return _tiles(spec, "wall")
     ruleset = find_rules(rules) if isinstance(rules, str) else rules
@@ -315,7 +269,7 @@ def replay(record: RecordInput | Mapping[str, Any], rules: RuleSet | None = None
     (a house variant) is not in the record: pass it as ``rules``, under the recorded name.
     """
     if not isinstance(record, RecordInput):
-        record = schema.convert(record, RecordInput, RecordError, "record")
+        record = contract.convert(record, RecordInput, RecordError, "record")
     if rules is None:
         try:
             rules = find_rules(record.rules)
@@ -382,7 +336,7 @@ def _action(decision: Decision, index: int) -> Action | None:
 def _first_divergence(
     recorded: list[dict[str, Any]], settlement: Settlement | None, round_: Round
 ) -> str | None:
-    expected = schema.convert({"events": recorded}, _Events, RecordError, "record").events
+    expected = contract.convert({"events": recorded}, _Events, RecordError, "record").events
     for i, (raw, event) in enumerate(zip(recorded, expected, strict=True)):
         # the protocol's decoder passes over unknown keys (newer writers may add some);
         # a record is compared as it is, so a key no event has is a change
@@ -390,7 +344,7 @@ def _first_divergence(
         extra = raw.keys() - known
         if extra:
             raise RecordError(
-                f"events[{i}]: unknown key {schema.quote(min(extra))} in a {raw['type']} event;"
+                f"events[{i}]: unknown key {contract.quote(min(extra))} in a {raw['type']} event;"
                 f" valid: {', '.join(sorted(known))}"
             )
     produced = round_.events

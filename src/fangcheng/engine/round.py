@@ -11,7 +11,9 @@ built with ``ask_all`` (see `Round`).
 Wins, kongs and the other coin movements are scored by the scoring layer
 (`fangcheng.scoring.scorer`, `fangcheng.scoring.payments`); the engine never re-implements a rule of
 payment. Every random choice comes from the seed, so a hand is reproduced by its seed
-(or its wall) and its decisions.
+(or its wall) and its decisions; `record_of` writes those as the hand's record, and a
+refused decision carries that record (`refusal`). Reading a record back and replaying it
+is `fangcheng.engine.record`'s.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from itertools import chain, compress, repeat
 from operator import attrgetter, itemgetter
 from typing import Any, Final
 
+import msgspec
+
+from fangcheng import contract
 from fangcheng.analysis.hand import discard_shanten, shanten, waits
 from fangcheng.engine.wall import Break, Wall, throw_break, wall_sides
 from fangcheng.protocol import events as ev
@@ -41,7 +46,6 @@ from fangcheng.rules.requirements import (
     wait_set,
 )
 from fangcheng.rules.ruleset import ALL_RULES, RuleSet, configure, find_rules
-from fangcheng.scoring import schema
 from fangcheng.scoring.payments import (
     Transfer,
     chase_dealer_payments,
@@ -57,9 +61,12 @@ from fangcheng.scoring.situation import MAX_BASE, Seat, Situation, WinBy
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import DRAGONS, KINDS, format_counts, format_tiles, tile_name
 
-__all__ = ["Item", "Round", "observe", "shared_action"]
+__all__ = ["FORMAT", "VERSION", "Item", "Round", "observe", "record_of", "refusal", "shared_action"]
 
 SEATS = range(4)
+#: A record's format and version (`fangcheng.engine.record` reads it back).
+FORMAT: Final = "fangcheng-record"
+VERSION: Final = 1
 
 # One shared value per simple action: legal lists are built on every turn, and an
 # identity match makes `act`'s membership test cheap.
@@ -172,7 +179,7 @@ def _may_kong(hand: bytearray, melds: Sequence[Meld], xuanfeng: bool) -> bool:
 
 
 def _shown(value: object) -> str:
-    return f"{type(value).__name__} {schema.quote(value)}"
+    return f"{type(value).__name__} {contract.quote(value)}"
 
 
 def _check_arguments(
@@ -356,7 +363,7 @@ class Round:
 
     def _legal(self, seat: int, action: Action | str, legal: Sequence[Action]) -> Action:
         """``action`` (or its text) as one of ``legal`` by value; else the error naming
-        them and carrying what reproduces it (`fangcheng.engine.record.refusal`)."""
+        them and carrying what reproduces it (`refusal`)."""
         problem = None  # by default: ``seat`` is no seat
         if type(seat) is int and 0 <= seat <= 3:  # not `in SEATS`: True == 1 and 1.0 == 1
             try:
@@ -370,8 +377,6 @@ class Round:
                 problem = f"seat {seat} cannot {action} in phase {self.phase.value}"
             shown = ", ".join(map(str, legal)) or "none (not this seat's decision)"
             problem += f"; legal: {shown}; hand {format_counts(self.hands[seat])}"
-        from fangcheng.engine.record import refusal  # a cycle, resolved on the error path
-
         raise refusal(self, seat, action, legal, problem)
 
     def escape(self, seat: int) -> None:
@@ -379,8 +384,6 @@ class Round:
         A bad seat or a finished hand is refused before anything is recorded."""
         no_seat = type(seat) is not int or not 0 <= seat <= 3
         if no_seat or self.over:
-            from fangcheng.engine.record import refusal  # a cycle, resolved on the error path
-
             problem = None if no_seat else f"seat {seat} cannot escape: the hand is over"
             raise refusal(self, seat, "escape", (), problem)
         self.decisions.append({"seat": seat, "action": "escape"})
@@ -1247,4 +1250,52 @@ def observe(round_: Round, seat: int) -> Observation:
             # membership test last, as it compares by value
             rules.bloody and in_last_four(left) and _HU in legal,
         ),
+    )
+
+
+# --- the record a hand writes (read back and replayed by `fangcheng.engine.record`) ---
+
+
+def record_of(round_: Round) -> dict[str, Any]:
+    """The record of a hand (finished or not)."""
+    wall = format_tiles(round_.wall.tiles, sort=False)
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "rules": round_.rules.name,
+        "options": round_.option_input,
+        "seed": round_.seed,
+        "dealer": round_.dealer,
+        "base": round_.base,
+        **({"ask_all": True} if round_.ask_all else {}),
+        "wall": wall if round_.shuffled else {"head": wall},
+        "decisions": list(round_.decisions),
+        "events": msgspec.to_builtins(round_.events),
+        "settlement": round_.settlement,
+    }
+
+
+def refusal(
+    round_: Round, seat: object, action: object, legal: Sequence[object], problem: str | None = None
+) -> IllegalActionError:
+    """The error for a decision ``round_`` refuses, before recording anything: ``problem``
+    (by default: ``seat`` is no seat), and what reproduces it — the rule set, seed and
+    decision index, and the record so far with this decision appended."""
+    if not isinstance(action, str):
+        action = str(action) if isinstance(action, Action) else f"<{type(action).__name__}>"
+    if problem is None:
+        problem = f"{contract.quote(seat)} is not a seat (0..3): cannot {action}"
+    record = record_of(round_)
+    # a seat that is no int is written as its repr: replay names it as a bad seat
+    plain = type(seat) is int and -(2**63) <= seat < 2**64
+    record["decisions"].append({"seat": seat if plain else contract.quote(seat), "action": action})
+    return IllegalActionError(
+        problem,
+        seat=seat,
+        action=action,
+        legal=tuple(map(str, legal)),
+        rules=round_.rules.name,
+        seed=round_.seed,
+        decision=len(round_.decisions),
+        record=record,
     )

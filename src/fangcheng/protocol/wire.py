@@ -5,7 +5,7 @@ the events are, so a frame is validated as it is decoded: a bool is no integer, 
 is 0..3, strings are bounded. `decode_client` reads what a client sends and refuses
 anything else with a `WireError` whose ``code`` is the protocol's error code and whose
 message names the field (``seq: expected an integer, got str '3'``), in the words of
-`fangcheng.scoring.schema`. The server's frames are read back by `decode_server`, for
+`fangcheng.contract`. The server's frames are read back by `decode_server`, for
 the reference bot client and tests.
 
 `observation_data` writes an `Observation` with tiles in notation (a hand as ``123m45p``,
@@ -23,11 +23,11 @@ from typing import Annotated, Any, Final, Literal, get_args
 
 import msgspec
 
+from fangcheng import contract
 from fangcheng.protocol.actions import Action, IllegalActionError
 from fangcheng.protocol.events import Event
 from fangcheng.protocol.observation import Observation, Phase, SeatView
 from fangcheng.rules.ruleset import RuleSet
-from fangcheng.scoring import schema
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import (
     SUITS,
@@ -116,7 +116,7 @@ class WireError(ValueError):
     code (``malformed``, ``version``, ``too_big``), the message names the field."""
 
     def __init__(self, message: str, code: ErrorCode = "malformed") -> None:
-        # msgspec's words that `schema.explain` passes on as they are, said plainly
+        # msgspec's words that `contract.explain` passes on as they are, said plainly
         regex = _REGEX.search(message)
         if regex is not None and regex["pattern"] in _PATTERN_WORDS:
             message = message[: regex.start()] + "not " + _PATTERN_WORDS[regex["pattern"]]
@@ -239,7 +239,7 @@ Standings = Annotated[tuple[Standing, ...], msgspec.Meta(min_length=4, max_lengt
 
 def table_settings(data: object) -> TableSettings:
     """The body of ``POST /api/tables`` (parsed JSON) as `TableSettings`, strictly."""
-    return schema.convert(data, TableSettings, WireError, "settings")
+    return contract.convert(data, TableSettings, WireError, "settings")
 
 
 # --- the observation -----------------------------------------------------------------
@@ -349,14 +349,14 @@ def observation_from_json(data: Mapping[str, Any], rules: RuleSet) -> Observatio
     """The engine's `Observation` from its JSON (parsed) and the table's configured rule
     set; a bad field is a `WireError` naming it (``seats[2].river: …``)."""
     return observation_from_data(
-        schema.convert(data, ObservationData, WireError, "observation"), rules
+        contract.convert(data, ObservationData, WireError, "observation"), rules
     )
 
 
 def observation_from_data(data: ObservationData, rules: RuleSet) -> Observation:
     """The engine's `Observation` from `ObservationData` (a decoded prompt's)."""
     if data.rules != rules.name:
-        raise WireError(f"rules: {schema.quote(data.rules)} is not this table's ({rules.name})")
+        raise WireError(f"rules: {contract.quote(data.rules)} is not this table's ({rules.name})")
     if data.seat is None:
         raise WireError("seat: null (a spectator's view) is no seat's observation")
     seats = tuple(
@@ -511,7 +511,7 @@ def decode_client(raw: bytes | str) -> ClientFrame:
     if size > MAX_CLIENT_FRAME:
         raise WireError(f"frame: {size} bytes; at most {MAX_CLIENT_FRAME}", "too_big")
     try:
-        data = schema.decode(raw, Any, WireError, "frame")
+        data = contract.decode(raw, Any, WireError, "frame")
     except WireError as exc:  # not UTF-8, not JSON, too deep
         raise WireError(f"frame: {exc}") from None
     if not isinstance(data, dict):
@@ -521,8 +521,8 @@ def decode_client(raw: bytes | str) -> ClientFrame:
         raise WireError(f"type: missing; valid: {valid}")
     kind = data["type"]
     if not isinstance(kind, str) or kind not in _CLIENT:
-        raise WireError(f"type: {schema.quote(kind)} is not a frame type; valid: {valid}")
-    frame: ClientFrame = schema.convert(data, _CLIENT[kind], WireError, "frame")  # type: ignore[assignment]
+        raise WireError(f"type: {contract.quote(kind)} is not a frame type; valid: {valid}")
+    frame: ClientFrame = contract.convert(data, _CLIENT[kind], WireError, "frame")  # type: ignore[assignment]
     if isinstance(frame, HelloFrame) and frame.v != VERSION:
         raise WireError(
             f"v: version {frame.v} is not spoken here; this server speaks {VERSION}", "version"
@@ -667,7 +667,7 @@ def decode_server(raw: bytes | str) -> ServerFrame:
         data = _plain(raw)
         kind = data.get("type") if isinstance(data, dict) else None
         shape = _SERVER.get(kind, ServerFrame) if isinstance(kind, str) else ServerFrame
-        raise WireError(schema.explain(exc, data, shape, "frame")) from None  # type: ignore[arg-type]
+        raise WireError(contract.explain(exc, data, shape, "frame")) from None  # type: ignore[arg-type]
     except msgspec.DecodeError as exc:
         raise WireError(f"frame: the text is not JSON: {exc}") from None
     return frame

@@ -18,9 +18,9 @@ from typing import Annotated, Any, Final
 
 import msgspec
 
+from fangcheng import contract
 from fangcheng.rules.requirements import declarable, wait_set
 from fangcheng.rules.ruleset import OptionError, Options, RuleSet, configure, find_rules
-from fangcheng.scoring import schema
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import (
     DRAGONS,
@@ -159,20 +159,21 @@ class TableOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, fro
         | _Unset
     ) = msgspec.UNSET
     piao: (
-        Annotated[list[int], schema.about("Four 漂 bets, × 底注, each one the rule set offers.")]
+        Annotated[list[int], contract.about("Four 漂 bets, × 底注, each one the rule set offers.")]
         | _Unset
     ) = msgspec.UNSET
     que: (
         Annotated[
             list[Annotated[str, msgspec.Meta(max_length=8)]],
-            schema.about("Four 缺 suits (sichuan), each m, p or s."),
+            contract.about("Four 缺 suits (sichuan), each m, p or s."),
         ]
         | _Unset
     ) = msgspec.UNSET
     claim_window: (
-        Annotated[int | float, schema.about("Seconds a claim window stays open, (0, 60].")] | _Unset
+        Annotated[int | float, contract.about("Seconds a claim window stays open, (0, 60].")]
+        | _Unset
     ) = msgspec.UNSET
-    cap: Annotated[int, schema.about("A cap in the rule set's own unit, ≥ 1.")] | _Unset = (
+    cap: Annotated[int, contract.about("A cap in the rule set's own unit, ≥ 1.")] | _Unset = (
         msgspec.UNSET
     )
 
@@ -189,20 +190,20 @@ class MeldInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen
     tiles: Tiles
     source: Annotated[
         SeatIndex | None,
-        schema.about(
+        contract.about(
             "The seat whose discard was called: required for chi, peng, ming_gang and"
             " bu_gang (for a bu_gang, the seat whose discard made the peng); none for"
             " an_gang and xuanfeng."
         ),
     ] = msgspec.field(name="from", default=None)
-    treasure: Annotated[bool, schema.about("A peng made as 叉宝 (baicheng).")] = False
+    treasure: Annotated[bool, contract.about("A peng made as 叉宝 (baicheng).")] = False
 
 
 class SeatInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """One seat's tiles."""
 
     concealed: Annotated[
-        Tiles, schema.about("Concealed tiles; the winner's without the winning tile.")
+        Tiles, contract.about("Concealed tiles; the winner's without the winning tile.")
     ]
     melds: Annotated[list[MeldInput], msgspec.Meta(max_length=4, extra={"noun": "melds"})] = []
 
@@ -219,19 +220,22 @@ class SituationInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, f
     win_by: WinBy
     source: Annotated[
         SeatIndex | None,
-        schema.about("The discarder, or the seat whose kong was robbed; none for other wins."),
+        contract.about("The discarder, or the seat whose kong was robbed; none for other wins."),
     ] = msgspec.field(name="from", default=None)
     after_kong: Annotated[
         bool,
-        schema.about(
+        contract.about(
             "Won on a kong's replacement tile (the winner has a kong meld), or on the"
             " discard right after the discarder's kong (the discarder has one); a 旋风杠"
             " counts once a dragon is added to it."
         ),
     ] = False
-    treasure: Annotated[Tiles | None, schema.about("The current treasure face (baicheng).")] = None
+    treasure: Annotated[Tiles | None, contract.about("The current treasure face (baicheng).")] = (
+        None
+    )
     retired_treasure: Annotated[
-        list[Tiles] | Tiles, schema.about("Faces of earlier treasure indicators, retired by 换宝.")
+        list[Tiles] | Tiles,
+        contract.about("Faces of earlier treasure indicators, retired by 换宝."),
     ] = []
     declared_ready: Annotated[
         list[bool],
@@ -246,23 +250,25 @@ class SituationInput(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, f
         list[SeatInput], msgspec.Meta(min_length=4, max_length=4, extra={"noun": "seats"})
     ]
     won: Annotated[
-        list[SeatIndex], schema.about("Seats that won earlier in the hand (sichuan).")
+        list[SeatIndex], contract.about("Seats that won earlier in the hand (sichuan).")
     ] = []
-    last_tile: Annotated[bool, schema.about("The winning tile was the wall's last (海底).")] = False
+    last_tile: Annotated[bool, contract.about("The winning tile was the wall's last (海底).")] = (
+        False
+    )
     first_draw: Annotated[
-        bool, schema.about("天胡 / 地胡: won on the first tiles, no call before.")
+        bool, contract.about("天胡 / 地胡: won on the first tiles, no call before.")
     ] = False
     fenzhang_drawn: Annotated[
-        list[SeatIndex], schema.about("Seats holding a kept 分张 tile (one tile more).")
+        list[SeatIndex], contract.about("Seats holding a kept 分张 tile (one tile more).")
     ] = []
-    id: Annotated[str | None, schema.about("A label of a case file, ignored.")] = None
-    note: Annotated[str | None, schema.about("A label of a case file, ignored.")] = None
-    expect: Annotated[Any, schema.about("A case file's expected figures, ignored.")] = None
+    id: Annotated[str | None, contract.about("A label of a case file, ignored.")] = None
+    note: Annotated[str | None, contract.about("A label of a case file, ignored.")] = None
+    expect: Annotated[Any, contract.about("A case file's expected figures, ignored.")] = None
 
 
 def situation_schema() -> dict[str, Any]:
     """The JSON Schema of the `score` input (published as docs/schemas/situation.schema.json)."""
-    return schema.json_schema(SituationInput)
+    return contract.json_schema(SituationInput)
 
 
 def situation_json(s: Situation) -> dict[str, Any]:
@@ -323,14 +329,14 @@ def _meld_json(meld: Meld) -> dict[str, Any]:
 def read_situation(text: bytes | str) -> Situation:
     """The `Situation` of JSON text (raises `SituationError`, also for text that is not
     UTF-8 or not JSON)."""
-    return _build(schema.decode(text, SituationInput, SituationError, "situation"))
+    return _build(contract.decode(text, SituationInput, SituationError, "situation"))
 
 
 def load_situation(data: object) -> Situation:
     """The `Situation` of parsed JSON (raises `SituationError`)."""
     if isinstance(data, SituationInput):
         return _build(data)
-    return _build(schema.convert(data, SituationInput, SituationError, "situation"))
+    return _build(contract.convert(data, SituationInput, SituationError, "situation"))
 
 
 _CALLED: Final = {MeldKind.CHI, MeldKind.PENG, MeldKind.MING_GANG, MeldKind.BU_GANG}

@@ -1,10 +1,11 @@
-"""``fangcheng play``: a match against three bots in the terminal.
+"""The game of ``fangcheng play`` (a match against three bots in the terminal), without the
+screen.
 
 This module is the game without the screen: it deals the hands of a `Match`, lets the
 bots answer for their seats, turns what the player types into one of the seat's legal
-actions (or a one-line reason why not), and saves each hand's record. `terminal_view`
-draws it and `terminal_app` runs it with Textual, which is imported only to play, so
-the library keeps no dependency.
+actions (or a one-line reason why not), and saves each hand's record. `view` draws it,
+`app` runs it with Textual, and `play` is the command that puts them together; Textual is
+imported only to play, so the library keeps no dependency.
 
 The bots move one `Game.step` at a time when the game is ``paced`` (the app times the
 steps, ``--speed`` seconds apart); `ReplayView` puts a saved record on the same table,
@@ -20,7 +21,6 @@ letter, in either case (``P`` is 碰 there, not 白板).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -28,22 +28,20 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 import msgspec
 
-from fangcheng.ai.advice import SEAT_NAMES, advise
+from fangcheng.ai.advice import advise
 from fangcheng.engine.match import Match
 from fangcheng.engine.record import ESCAPE, RecordInput, record_of, replay
-from fangcheng.players.bots import BOTS, StrongBot, bot_kind, make_bot
+from fangcheng.players.bots import StrongBot, make_bot
 from fangcheng.protocol.actions import Act, Action, IllegalActionError
 from fangcheng.protocol.events import Draw, Event, Replacement
 from fangcheng.protocol.observation import Observation
-from fangcheng.rules.ruleset import ALL_RULES
-from fangcheng.scoring.situation import MAX_BASE
 from fangcheng.tiles.notation import (
     InvalidNotationError,
     format_counts,
@@ -51,7 +49,7 @@ from fangcheng.tiles.notation import (
     tile_name,
 )
 
-__all__ = ["Game", "InputError", "Key", "ReplayView", "main", "replay_command"]
+__all__ = ["Game", "InputError", "Key", "ReplayView", "default_records", "replay_command"]
 
 SUIT_KEYS: Final = "mps"
 
@@ -449,96 +447,7 @@ def _near(path: Path) -> Path:
         return path
 
 
-def glyphs_likely(env: Mapping[str, str], encoding: str | None) -> bool:
-    """Whether the terminal can be expected to draw the mahjong glyphs: not a console
-    with a fixed font (the Linux console, a dumb terminal), not a non-UTF-8 locale.
-    (No terminal reports its font; the first screen also offers ``ascii``.)"""
-    if env.get("TERM", "") in ("linux", "dumb", "vt100", "vt220"):
-        return False
-    return (encoding or "").lower().replace("-", "") in ("utf8", "utf16")
-
-
 def default_records() -> Path:
     """``$XDG_DATA_HOME/fangcheng/records`` (``~/.local/share/...`` by default)."""
     data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data) / "fangcheng" / "records"
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="fangcheng play",
-        description="Play a match against three bots in the terminal (keyboard only).",
-    )
-    parser.add_argument(
-        "--rules", default="baicheng", choices=[r.name for r in ALL_RULES], help="the rule set"
-    )
-    parser.add_argument(
-        "--seat", type=int, default=0, choices=range(4), help="your seat: 0 E, 1 S, 2 W, 3 N"
-    )
-    parser.add_argument(
-        "--bots",
-        default="strong",
-        type=bot_kind,
-        help=f"the three bots: {', '.join(BOTS)}; expert@N: N playouts a decision",
-    )
-    parser.add_argument("--seed", type=int, help="the match seed (default: random, shown)")
-    parser.add_argument("--base", type=int, default=1, help="底注 (base stake)")
-    parser.add_argument(
-        "--quan", type=int, default=1, help="圈 (rounds of deals) to play: default 1; 4 make a 局"
-    )
-    parser.add_argument(
-        "--speed",
-        type=float,
-        default=0.4,
-        metavar="SECONDS",
-        help="the pause after each bot move (default 0.4; 0: at once)",
-    )
-    parser.add_argument(
-        "--ascii",
-        action="store_true",
-        help="tiles as notation only (glyphs otherwise, the notation beside them)",
-    )
-    parser.add_argument("--no-color", action="store_true", help="no colours")
-    parser.add_argument("--records", type=Path, help="where hand records go")
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.quan < 1 or not 1 <= args.base <= MAX_BASE or args.speed < 0:
-        print(
-            f"fangcheng play: --quan must be at least 1, --base 1..{MAX_BASE},"
-            " --speed not negative",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        from fangcheng.ui.terminal.app import PlayApp
-    except ModuleNotFoundError as exc:
-        print(f"fangcheng play needs {exc.name}: pip install 'fangcheng[play]'", file=sys.stderr)
-        return 2
-    if not sys.stdout.isatty():
-        print("fangcheng play needs a terminal", file=sys.stderr)
-        return 2
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**6)
-    game = Game(
-        args.rules,
-        seat=args.seat,
-        bots=args.bots,
-        seed=seed,
-        base=args.base,
-        quan=args.quan,
-        records=args.records or default_records(),
-        paced=args.speed > 0,
-    )
-    ascii = args.ascii or not glyphs_likely(os.environ, sys.stdout.encoding)
-    PlayApp(game, ascii=ascii, color=not args.no_color, pace=args.speed).run()
-    game.quit()
-    for path in game.saved:
-        print(f"record: {path}")
-    if game.saved:
-        print(f"see a hand again: {replay_command(game.saved[-1])}")
-    scores = ", ".join(f"{SEAT_NAMES[s]} {v:+d}" for s, v in enumerate(game.match.scores))
-    hands = f"{game.hands} hand" + ("s" if game.hands > 1 else "")
-    print(f"{game.rules} seed {seed}, {hands}: {scores}")
-    return 0

@@ -1,4 +1,5 @@
-"""JSON input read through msgspec shapes, with errors in the contracts' own words.
+"""JSON input read through msgspec shapes, with errors in the contracts' own words: the
+bottom layer, which the scoring input, records and the protocol's frames all read through.
 
 Each contract's input (the `score` situation, a game record) is a msgspec `Struct`: types,
 ranges, lengths, required and unknown keys are checked in C, and the same definition
