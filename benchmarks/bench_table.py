@@ -6,7 +6,7 @@ encodes it.
 
 Prints the SHA-256 of every frame (a change that must leave the protocol's frames
 byte-identical leaves it unchanged: compare trees by PYTHONPATH) and the CPU time per
-action (`time.process_time`). Figures: benchmarks/RESULTS.md, "The table server".
+action (`time.process_time`). Figures: benchmarks/RESULTS.md, "Server".
 """
 
 from __future__ import annotations
