@@ -24,8 +24,12 @@ from typing import Any
 
 import httpx
 import pytest
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
 from argon2 import PasswordHasher
 
+import ledgerdb
 from ledgerdb import BACKENDS, FAST_HASHER, database
 from test_server_protocol import Clock
 
@@ -35,6 +39,8 @@ with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
 from starlette.websockets import WebSocketDisconnect
 
 from fangcheng.cli import build_parser, main
+from fangcheng.platform import LoginFailed, NameTaken, Platform
+from fangcheng.platform.database import MIGRATIONS
 from fangcheng.server.accounts import HASH_QUEUE, HASHING, LOGIN_FAILURES
 from fangcheng.server.app import (
     SESSIONS_PER_MINUTE,
@@ -422,3 +428,45 @@ def test_every_answer_has_a_content_security_policy_and_https_ones_hsts() -> Non
     with serving(PROXY, trusted_proxies=frozenset({"10.0.0.2"})) as server:
         answer = server.client.get("/api/lobby", headers={"x-forwarded-proto": "https"})
         assert "max-age=" in answer.headers["strict-transport-security"]
+
+
+# --- 13a. lookalike names ------------------------------------------------------------------
+
+platform = ledgerdb.platform
+clock = ledgerdb.clock
+
+
+def test_a_name_that_reads_as_a_taken_one_is_refused(platform: Platform) -> None:
+    platform.sign_up("Alice", PASSWORD)
+    for lookalike in ("Аlice", "ΑLICE", "Αlіcе", "Ａｌｉｃｅ"):  # Cyrillic, Greek, both, fullwidth
+        with pytest.raises(NameTaken, match="taken"):
+            platform.sign_up(lookalike, PASSWORD)
+    with pytest.raises(LoginFailed):  # nor does the lookalike open Alice's account
+        platform.log_in("Аlice", PASSWORD)
+    assert platform.log_in("ALICE", PASSWORD).person.name == "Alice"
+    for name in ("张三", "张四", "Иван", "Ὀδυσσεύς", "Alice2"):  # their own names
+        assert platform.sign_up(name, PASSWORD).person.name == name
+    with pytest.raises(NameTaken, match="looks like 'Иван'"):
+        platform.sign_up("ИBAH", PASSWORD)
+
+
+def test_the_migration_gives_existing_names_their_skeleton(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = sa.create_engine(url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0003")
+        conn.execute(sa.text("INSERT INTO accounts (id, kind) VALUES (100, 'person')"))
+        conn.execute(
+            sa.text(
+                "INSERT INTO people (id, name, name_key, password_hash, created_at)"
+                " VALUES (100, 'Аlice', 'аlice', 'x', 0)"
+            )
+        )
+    engine.dispose()
+    migrated = Platform.open(url, hasher=FAST_HASHER)
+    with pytest.raises(NameTaken, match="looks like 'Аlice'"):
+        migrated.sign_up("Alice", PASSWORD)
+    migrated.engine.dispose()
