@@ -36,11 +36,13 @@ from test_server_protocol import Clock
 with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
+from starlette.requests import Request
 from starlette.websockets import WebSocketDisconnect
 
 from fangcheng.cli import build_parser, main
 from fangcheng.platform import LoginFailed, NameTaken, Platform
 from fangcheng.platform.database import MIGRATIONS
+from fangcheng.server import relay
 from fangcheng.server.accounts import HASH_QUEUE, HASHING, LOGIN_FAILURES
 from fangcheng.server.app import (
     SESSIONS_PER_MINUTE,
@@ -139,6 +141,34 @@ def test_d83_anti_cheat_seats_two_clients_of_one_trusted_proxy_together(tmp_path
         table = match(ann, "198.51.100.1")
         assert match(bob, "198.51.100.2") == table
         assert match(cat, "198.51.100.1") != table
+
+
+def test_a_relayed_call_carries_the_callers_address_to_the_tables_owner() -> None:
+    """Many processes: the owner of a table (or of a room's quick match) sees the
+    client's address, not the relaying process's, when it trusts the other processes."""
+    seen: list[httpx.Request] = []
+
+    class Directory:
+        def http(self) -> httpx.AsyncClient:
+            def answer(request: httpx.Request) -> httpx.Response:
+                seen.append(request)
+                return httpx.Response(200, json={})
+
+            return httpx.AsyncClient(transport=httpx.MockTransport(answer))
+
+    scope = {
+        "type": "http", "method": "POST", "path": "/api/coins/match", "query_string": b"",
+        "headers": [(b"authorization", b"Bearer t"), (b"x-forwarded-for", b"192.0.2.1")],
+        "client": ("198.51.100.7", 1),
+    }  # fmt: skip
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    request = Request(scope, receive)
+    asyncio.run(relay.http(Directory(), request, "http://10.0.0.6:8001"))  # type: ignore[arg-type]
+    assert seen[0].headers["x-forwarded-for"] == "198.51.100.7"  # (not what the client said)
+    assert seen[0].headers["authorization"] == "Bearer t"
 
 
 def _free_port() -> int:
