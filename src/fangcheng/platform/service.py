@@ -332,10 +332,8 @@ class Platform:
             alike = t.people.c.name_skeleton == skeleton
             if other := conn.execute(sa.select(t.people.c.name).where(alike)).scalar():
                 raise NameTaken(f"the name {name!r} looks like {other!r}, which is taken")
-            now = self.clock()
-            granted = address is None or self._signups(conn, address, now) < (
-                SIGNUP_GRANTS_PER_ADDRESS
-            )
+            now, grants = self.clock(), SIGNUP_GRANTS_PER_ADDRESS
+            granted = address is None or self._signups(conn, address, now) < grants
             person = conn.execute(
                 t.accounts.insert().values(kind="person").returning(t.accounts.c.id)
             ).scalar_one()
