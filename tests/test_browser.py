@@ -69,6 +69,11 @@ def _page(browser: Any, **kw: Any) -> Any:
     page.set_default_timeout(WAIT_MS)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    # what the Content-Security-Policy refused (a console error, no page error)
+    page.on(
+        "console",
+        lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None,
+    )
     page.errors = errors
     return page
 

@@ -217,6 +217,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="another page origin allowed to open the websocket (behind a proxy); repeatable",
     )
     serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="a reverse proxy (an address or a network, 10.0.0.0/24; repeatable or a comma"
+        " list) whose X-Forwarded-For names the client; nobody else's is believed",
+    )
+    serve.add_argument(
         "--bot-ms", type=int, help="every table's bot pace in ms (default: each table's own)"
     )
     serve.add_argument(
@@ -283,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import ipaddress
     import os
     from pathlib import Path
 
@@ -322,10 +331,21 @@ def _serve(args: argparse.Namespace) -> int:
     if not 0 <= args.expert_workers <= MAX_WORKERS:
         print(f"fangcheng serve: --expert-workers: 0..{MAX_WORKERS}", file=sys.stderr)
         return 2
+    proxies = [p.strip() for arg in args.trusted_proxy for p in arg.split(",") if p.strip()]
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy, strict=False)
+        except ValueError:
+            print(
+                f"fangcheng serve: --trusted-proxy: {proxy!r} is not an address or a network",
+                file=sys.stderr,
+            )
+            return 2
     setup_logging()
     settings = ServerSettings(
         db=url,
         origins=frozenset(args.origin),
+        trusted_proxies=frozenset(proxies),
         bot_ms=args.bot_ms,
         between_ms=args.between_ms,
         match_wait_ms=args.match_wait_ms,
@@ -342,7 +362,14 @@ def _serve(args: argparse.Namespace) -> int:
     app = create_app(settings)
     many = "" if args.redis is None else f", one of many via {args.redis}"
     print(f"fangcheng: open http://{args.host}:{args.port}/  (database {url}{many})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", ws_max_size=65536)
+    uvicorn.run(  # (the app reads forwarded headers itself, from its trusted proxies only)
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        ws_max_size=65536,
+        proxy_headers=False,
+    )
     return 0
 
 

@@ -76,6 +76,11 @@ people = sa.Table(
     sa.Column("name_key", sa.String(40), nullable=False, unique=True),
     sa.Column("password_hash", sa.String(200), nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
+    # the name as read (`fangcheng.platform.names`): no two accounts' look alike
+    sa.Column("name_skeleton", sa.String(40), nullable=False, server_default="", index=True),
+    # the address it signed up from, where known: D89's grants an address a day
+    sa.Column("signup_address", sa.String(64)),
+    sa.Index("ix_people_signup_address", "signup_address", "created_at"),
 )
 
 login_sessions = sa.Table(

@@ -53,6 +53,7 @@ from fangcheng.platform.errors import (
     SettlementError,
     UnknownPerson,
 )
+from fangcheng.platform.names import name_key, name_skeleton
 from fangcheng.rules.ruleset import BAISHAN_PLATFORM, OptionError, Options, configure
 from fangcheng.scoring.payments import rank_title
 
@@ -60,6 +61,7 @@ __all__ = [
     "RELIEF",
     "RELIEF_BELOW",
     "SIGNUP_GRANT",
+    "SIGNUP_GRANTS_PER_ADDRESS",
     "HandStart",
     "Person",
     "Platform",
@@ -71,8 +73,10 @@ __all__ = [
     "token_hash",
 ]
 
-#: Coins granted at sign-up, and the daily relief below 100 coins (D86).
+#: Coins granted at sign-up, and the daily relief below 100 coins (D86); the sign-ups
+#: an address a UTC day that are granted them (D89: later ones start at 0).
 SIGNUP_GRANT: Final = 2_000
+SIGNUP_GRANTS_PER_ADDRESS: Final = 3
 RELIEF: Final = 500
 RELIEF_BELOW: Final = 100
 #: How long a session token lasts.
@@ -82,6 +86,9 @@ _PASSWORD_LENGTH: Final = (8, 1024)
 #: PostgreSQL's deadlock and serialization failures: the transaction is run again.
 _RETRY_CODES: Final = frozenset({"40P01", "40001"})
 _TRIES: Final = 10
+#: Held by a sign-up on PostgreSQL (an arbitrary constant), so that two at once never
+#: both pass the checks that no unique key holds: a lookalike name, D89's count.
+_SIGNUP_LOCK: Final = 0x66632D7369676E75
 
 R = TypeVar("R")
 # A booked line: (account id, seat or None, amount, memo).
@@ -91,10 +98,6 @@ Line = tuple[int, int | None, int, str]
 def token_hash(token: str) -> str:
     """What the database keeps of a session token: a leaked database opens no session."""
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _name_key(name: str) -> str:
-    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def _utc_day(moment: float) -> str:
@@ -306,8 +309,10 @@ class Platform:
 
     # --- accounts and sessions -----------------------------------------------------------
 
-    def sign_up(self, name: str, password: str) -> Session:
-        """A new account with the sign-up grant (D86), logged in."""
+    def sign_up(self, name: str, password: str, address: str | None = None) -> Session:
+        """A new account with the sign-up grant (D86), logged in. ``address``: where it
+        signs up from (None: unknown, no limit), granted at most
+        `SIGNUP_GRANTS_PER_ADDRESS` times a UTC day (D89)."""
         if not isinstance(name, str):
             raise BadName("a name is text")
         name = unicodedata.normalize("NFKC", name).strip()
@@ -317,11 +322,18 @@ class Platform:
             raise BadName(f"{name!r}: a name has no spaces or control characters")
         self._check_password(password)
         hashed = self.hasher.hash(password)
-        key = _name_key(name)
+        key, skeleton = name_key(name), name_skeleton(name)
 
         def work(conn: sa.Connection) -> Session:
+            if self._postgres:
+                conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_SIGNUP_LOCK)))
             if conn.execute(sa.select(t.people.c.id).where(t.people.c.name_key == key)).first():
                 raise NameTaken(f"the name {name!r} is taken")
+            alike = t.people.c.name_skeleton == skeleton
+            if other := conn.execute(sa.select(t.people.c.name).where(alike)).scalar():
+                raise NameTaken(f"the name {name!r} looks like {other!r}, which is taken")
+            now, grants = self.clock(), SIGNUP_GRANTS_PER_ADDRESS
+            granted = address is None or self._signups(conn, address, now) < grants
             person = conn.execute(
                 t.accounts.insert().values(kind="person").returning(t.accounts.c.id)
             ).scalar_one()
@@ -330,24 +342,39 @@ class Platform:
                     id=person,
                     name=name,
                     name_key=key,
+                    name_skeleton=skeleton,
+                    signup_address=address,
                     password_hash=hashed,
-                    created_at=self.clock(),
+                    created_at=now,
                 )
             )
-            self._book(
-                conn,
-                f"signup:{person}",
-                "signup",
-                "sign-up grant",
-                [(self.issuance, None, -SIGNUP_GRANT, "sign-up grant"),
-                 (person, None, SIGNUP_GRANT, "sign-up grant")],
-            )  # fmt: skip
+            if granted:
+                self._book(
+                    conn,
+                    f"signup:{person}",
+                    "signup",
+                    "sign-up grant",
+                    [(self.issuance, None, -SIGNUP_GRANT, "sign-up grant"),
+                     (person, None, SIGNUP_GRANT, "sign-up grant")],
+                )  # fmt: skip
             return self._new_session(conn, Person(person, name))
 
         try:
             return self._run(work)
         except sa.exc.IntegrityError:  # the same name signed up at the same moment
             raise NameTaken(f"the name {name!r} is taken") from None
+
+    @staticmethod
+    def _signups(conn: sa.Connection, address: str, now: float) -> int:
+        """Accounts signed up from ``address`` on the UTC day of ``now``."""
+        day = datetime.fromtimestamp(now, UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        since = day.timestamp()
+        query = sa.select(sa.func.count()).where(
+            t.people.c.signup_address == address,
+            t.people.c.created_at >= since,
+            t.people.c.created_at < since + 86_400,
+        )
+        return int(conn.execute(query).scalar_one())
 
     @staticmethod
     def _check_password(password: str) -> None:
@@ -357,7 +384,8 @@ class Platform:
 
     def log_in(self, name: str, password: str) -> Session:
         """A new session for the right name and password; `LoginFailed` otherwise."""
-        key = _name_key(name.strip()) if isinstance(name, str) else ""
+        # (a name with a control character is no account's: PostgreSQL refuses a NUL)
+        key = name_key(name.strip()) if isinstance(name, str) and name.isprintable() else ""
         with self.engine.connect() as conn:
             row = conn.execute(
                 sa.select(t.people.c.id, t.people.c.name, t.people.c.password_hash).where(
@@ -449,7 +477,7 @@ class Platform:
         with self.engine.connect() as conn:
             row = conn.execute(
                 sa.select(t.people.c.id, t.people.c.name).where(
-                    t.people.c.name_key == _name_key(str(name).strip())
+                    t.people.c.name_key == name_key(str(name).strip())
                 )
             ).first()
         if row is None:

@@ -10,6 +10,7 @@ table is passed on to it (`fangcheng.server.relay`).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import gc
@@ -30,6 +31,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from fangcheng.ai.expert import TABLE_PLAYOUTS, TABLE_SECONDS, TABLE_WORKERS
 from fangcheng.engine import Round
@@ -54,6 +56,7 @@ __all__ = [
     "HELLO_S",
     "MIN_BOT_MS",
     "SESSIONS_PER_MINUTE",
+    "SOCKETS_PER_ADDRESS",
     "Connection",
     "Hub",
     "ServerSettings",
@@ -69,6 +72,8 @@ MIN_BOT_MS: Final = 50
 SESSIONS_PER_MINUTE: Final = 10
 #: Seconds a new connection has to send its hello.
 HELLO_S: Final = 10.0
+#: Websockets open at once from one address (loopback exempt).
+SOCKETS_PER_ADDRESS: Final = 32
 
 
 @dataclass
@@ -87,9 +92,14 @@ class ServerSettings:
     origins: frozenset[str] = frozenset()
     rate: float = 20.0
     burst: float = 40.0
+    #: The reverse proxies (addresses or networks, ``10.0.0.0/24``) whose
+    #: ``X-Forwarded-For`` and ``X-Forwarded-Proto`` are believed: a caller's address is
+    #: then the right-most forwarded one that is not such a proxy. Nobody else's is.
+    trusted_proxies: frozenset[str] = frozenset()
     #: Coin tables: the quick match's wait before house bots fill (D82), which bot, and
-    #: whether 防作弊场 keeps two accounts of one address apart (D83; off for tests on
-    #: one machine); ``hasher``: argon2id parameters (cheap ones in tests).
+    #: whether the rules by address apply — 防作弊场 keeps two accounts of one address
+    #: apart (D83), the sign-up grant thrice a day an address (D89); off for tests on
+    #: one machine; ``hasher``: argon2id parameters (cheap ones in tests).
     match_wait_ms: int = 15_000
     house_bot: wire.BotKind = "efficient"
     address_checks: bool = True
@@ -139,6 +149,8 @@ class Hub:
     tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     wakes: dict[str, asyncio.Event] = field(default_factory=dict)
     session_limits: dict[str, RateLimit] = field(default_factory=dict)
+    sockets: collections.Counter[str] = field(default_factory=collections.Counter)
+    passwords: accounts.Passwords = field(default_factory=accounts.Passwords)
     directory: Directory = field(default_factory=Directory)
 
     def __post_init__(self) -> None:
@@ -181,8 +193,8 @@ class Hub:
     def admit_session(self, address: str) -> None:
         """Refuse (`TableError` ``rate``) a new session beyond `SESSIONS_PER_MINUTE` a
         minute from one address (bursts of twice that), so that a script cannot fill the
-        database. Loopback is exempt: it is this machine (tests, benchmarks) or a proxy in
-        front, which limits."""
+        database. Every call that makes a session counts (a guest's, a sign-up, a log-in,
+        an outside bot's). Loopback is exempt: it is this machine (`LOOPBACK`)."""
         if address in LOOPBACK:
             return
         limits = self.session_limits
@@ -476,6 +488,8 @@ async def session(request: Request) -> Response:
     hub.admit_session(address_of(request))
     body = await _body(request, SessionRequest)
     name = " ".join(body.name.split())[:24] or "guest"
+    if not name.isprintable():  # a control character (NUL: PostgreSQL refuses the text)
+        raise TableError("malformed", "name: has a control or invisible character")
     person, token = hub.store.new_session(name)
     return JSONResponse({"token": token, "name": name, "person": person})
 
@@ -585,6 +599,7 @@ async def bot_token(request: Request) -> Response:
     if table.status not in ("waiting", "finished") or all(s.kind for s in table.seats):
         raise TableError("state", "no seat is free for a bot")
     hub = _hub(request)
+    hub.admit_session(address_of(request))
     bot_id, token = hub.store.new_session("outside bot", "outside", table.code)
     seat = hub.sit(Person(bot_id, "outside bot", "outside", table.code), table)
     await hub.durable(table)
@@ -604,6 +619,8 @@ async def one_hand(request: Request) -> Response:
         hand_id = int(request.path_params["id"])
     except ValueError:
         raise TableError("not_found", "no such hand") from None
+    if not 0 < hand_id < 2**63:  # a database's ids are 64-bit
+        raise TableError("not_found", "no such hand")
     hand = _hub(request).store.hand(hand_id, person.id)
     if hand is None:
         raise TableError("not_found", "no hand of yours has that id")
@@ -670,13 +687,25 @@ def _err(code: str, message: str, seq: int | None = None) -> dict[str, Any]:
 
 
 async def play(ws: WebSocket) -> None:
-    """One connection; a failure is logged (never its message) and closes it (1011)."""
+    """One connection; a failure is logged (never its message) and closes it (1011).
+    One address holds at most `SOCKETS_PER_ADDRESS` at once: beyond, ``rate`` and 4429."""
+    hub, address = _hub(ws), address_of(ws)
+    if address not in LOOPBACK and hub.sockets[address] >= SOCKETS_PER_ADDRESS:
+        await ws.accept()
+        await ws.send_json(_err("rate", f"at most {SOCKETS_PER_ADDRESS} connections an address"))
+        await ws.close(4429)
+        return
+    hub.sockets[address] += 1
     try:
         await _play(ws)
     except Exception:
         log_event("socket_failed", 40, exc_info=True)
         with contextlib.suppress(Exception):
             await ws.close(1011)
+    finally:
+        hub.sockets[address] -= 1
+        if not hub.sockets[address]:
+            del hub.sockets[address]
 
 
 async def _play(ws: WebSocket) -> None:
@@ -836,13 +865,22 @@ _PAUSED: Final = "the table is paused: its process cannot reach Redis; nothing w
 
 class _Headers:
     """Headers on every HTTP answer: no MIME sniffing, no framing by another site (a
-    table in a hidden frame could be clicked through), no referrer to elsewhere."""
+    table in a hidden frame could be clicked through), no referrer to elsewhere, only
+    the server's own scripts, styles, images and sockets (the web client is ES modules
+    and a stylesheet, nothing inline: an injected script would not run); over https
+    (or a trusted proxy's), browsers are told to come back only over https."""
 
     HEADERS: Final = (
         (b"x-content-type-options", b"nosniff"),
         (b"x-frame-options", b"DENY"),
         (b"referrer-policy", b"same-origin"),
+        (
+            b"content-security-policy",
+            b"default-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self';"
+            b" frame-ancestors 'none'",
+        ),
     )
+    HTTPS: Final = ((b"strict-transport-security", b"max-age=31536000"),)
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -852,9 +890,11 @@ class _Headers:
             await self.app(scope, receive, send)
             return
 
+        https = self.HTTPS if scope.get("scheme") == "https" else ()
+
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *self.HEADERS]
+                message["headers"] = [*message.get("headers", ()), *self.HEADERS, *https]
             await send(message)
 
         await self.app(scope, receive, with_headers)
@@ -945,6 +985,10 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
     ]
     if STATIC.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_Headers)])
+    middleware = [Middleware(_Headers)]
+    if settings.trusted_proxies:  # (outermost: every other part sees the client's address)
+        trusted = sorted(settings.trusted_proxies)
+        middleware.insert(0, Middleware(ProxyHeadersMiddleware, trusted_hosts=trusted))
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.hub = hub
     return app

@@ -8,11 +8,12 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Final, TypeVar
 
 import msgspec
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 
 from fangcheng.platform import PlatformError
+from fangcheng.scoring.schema import TOO_DEEP
 from fangcheng.server.security import log_event
 from fangcheng.server.store import Person
 from fangcheng.server.tables import TableError
@@ -32,13 +33,15 @@ _STATUS: Final = {
     "confirm": 409,
     "too_big": 413,
     "rate": 429,
+    "internal": 500,
     "unavailable": 503,
 }
 _MAX_BODY: Final = 16384
 
 
-def address_of(request: Request) -> str:
-    """The caller's address (behind a proxy, the proxy's)."""
+def address_of(request: Request | WebSocket) -> str:
+    """The caller's address: behind a trusted proxy (``ServerSettings.trusted_proxies``)
+    the client's as the proxy reports it, else the connection's own."""
     return request.client.host if request.client else ""
 
 
@@ -61,6 +64,9 @@ def guarded(endpoint: _Endpoint) -> _Endpoint:
             return error(exc.code, exc.message)
         except PlatformError as exc:  # the platform's refusals say what and why
             return error("forbidden", str(exc))
+        except ClientDisconnect:  # the client's doing, not a failure of ours
+            log_event("client_gone", path=request.url.path)
+            return error("malformed", "the client went away before its request was read")
         except Exception:
             log_event("request_failed", 40, path=request.url.path, exc_info=True)
             return error("internal", "the server failed on this request")
@@ -76,6 +82,8 @@ async def body_of(request: Request, kind: type[_T]) -> _T:
         return msgspec.json.decode(body or b"{}", type=kind)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise TableError("malformed", str(exc)) from None
+    except RecursionError:
+        raise TableError("malformed", f"the body is {TOO_DEEP}") from None
 
 
 def hub_of(request: Request | WebSocket) -> Hub:

@@ -4,8 +4,10 @@ client and the reverse proxy in front need no stickiness, and a table that moves
 to its people like a dropped connection, then a reconnect to the same address.
 
 The request goes on with the caller's ``Authorization`` (sessions live in the shared
-database, so the owner knows the token) and the `RELAYED` header, which makes the
-owner answer it itself, never pass it on again.
+database, so the owner knows the token), the caller's address as ``X-Forwarded-For``
+(which the owner believes when the processes name each other as trusted proxies,
+docs/deploy.md) and the `RELAYED` header, which makes the owner answer it itself, never
+pass it on again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from starlette.responses import Response
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from fangcheng.server.cluster import RELAYED
-from fangcheng.server.http import hub_of
+from fangcheng.server.http import address_of, hub_of
 from fangcheng.server.store import Person
 from fangcheng.server.tables import TableError
 
@@ -37,6 +39,7 @@ _MOVED: Final = 1012  # service restart: reconnect
 async def http(directory: Directory, request: Request, base: str) -> Response:
     """``request`` answered by the process at ``base``."""
     headers = {k: request.headers[k] for k in _PASSED if k in request.headers}
+    headers["x-forwarded-for"] = address_of(request)
     url = base + request.url.path + (f"?{request.url.query}" if request.url.query else "")
     return await _forward(directory, request.method, url, await request.body(), headers)
 
@@ -95,7 +98,10 @@ async def socket(ws: WebSocket, base: str, hello: str | bytes) -> None:
     url = "ws" + base.removeprefix("http") + "/ws"
     try:
         upstream = await connect(
-            url, additional_headers={RELAYED: "1"}, max_size=2**22, open_timeout=5
+            url,
+            additional_headers={RELAYED: "1", "x-forwarded-for": address_of(ws)},
+            max_size=2**22,
+            open_timeout=5,
         )
     except (OSError, InvalidHandshake, TimeoutError):
         await ws.send_json(

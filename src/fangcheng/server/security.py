@@ -24,8 +24,10 @@ __all__ = [
     "token_hash",
 ]
 
-#: This machine: tests, benchmarks, or a proxy in front (which limits and tells people
-#: apart itself).
+#: This machine (tests, benchmarks, the operator), exempt from the limits by address. A
+#: reverse proxy in front is named as trusted (``ServerSettings.trusted_proxies``): the
+#: addresses limited are then its clients'; one left unnamed on this machine would make
+#: every client loopback, and unlimited.
 LOOPBACK: Final = frozenset({"127.0.0.1", "::1", "localhost"})
 #: The largest frame a client may send, in bytes.
 MAX_FRAME: Final = 4096
@@ -60,12 +62,16 @@ class RateLimit:
         self.level, self.at = burst, now
 
     def allow(self, now: int) -> bool:
-        self.level = min(self.burst, self.level + (now - self.at) * self.rate)
-        self.at = now
-        if self.level < 1:
+        if self.spent(now):
             return False
         self.level -= 1
         return True
+
+    def spent(self, now: int) -> bool:
+        """Whether nothing is left now (nothing is taken)."""
+        self.level = min(self.burst, self.level + (now - self.at) * self.rate)
+        self.at = now
+        return self.level < 1
 
 
 def log_event(

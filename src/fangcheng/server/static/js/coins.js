@@ -17,7 +17,7 @@ export function accountForm(done) {
   const err = h("p", "error", "");
   const signUp = h("button", "primary sign-up", "注册 Sign up"), logIn = h("button", "log-in", "登录 Log in");
   const form = h("form", "panel account", h("h2", "", "金币场 Coin tables: an account"),
-    h("p", "note", "注册送 2,000 金币 — sign up and get 2,000 coins"),
+    h("p", "note", "注册送 2,000 金币（同一网络地址每天限前 3 个账号）— sign up and get 2,000 coins (the first three accounts a day from one network address)"),
     field("名字 Name", name), field("密码 Password", password), h("div", "row", signUp, logIn), err);
   let which = true;
   signUp.onclick = () => { which = true; };
