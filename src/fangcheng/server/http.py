@@ -12,8 +12,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 
+from fangcheng.contract import TOO_DEEP
 from fangcheng.platform import PlatformError
-from fangcheng.scoring.schema import TOO_DEEP
 from fangcheng.server.security import log_event
 from fangcheng.server.store import Person
 from fangcheng.server.tables import TableError
