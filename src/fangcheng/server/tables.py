@@ -185,6 +185,11 @@ class Table:
         #: None: it failed, 托管's bot answers), of the open prompts.
         self._thinking: set[int] = set()
         self._thoughts: dict[int, Action | None] = {}
+        #: The table's players' answers to the open prompts, made and not yet logged: a
+        #: log write that failed leaves its answer to be applied again, the player not
+        #: asked again (it would draw and read twice where a rebuilt table's replays once,
+        #: `replay_act`, and play on a draw behind).
+        self._answers: dict[int, tuple[Player, Action]] = {}
 
     # --- the log -------------------------------------------------------------------
 
@@ -414,7 +419,7 @@ class Table:
         s = self.seats[seat]
         if chosen is None:
             if s.kind == "outside":  # an outside bot's illegal answer: the default, as 托管
-                self._apply(seat, self._autos[seat].act(r.observe(seat)), now, "auto")
+                self._answer(seat, lambda: ("auto", self._autos[seat].act(r.observe(seat))), now)
                 self._advance(now)
             raise TableError("illegal", f"{action} is not legal now; legal: {_texts(legal)}")
         if s.auto:
@@ -526,7 +531,7 @@ class Table:
         """Start the slow bots' answers to the new prompts, off the loop: each is made
         while the bots' pace runs, and applied in `_act_for` when due and done. A
         person's prompt is read for its hints (the thinker follows the table from it)."""
-        self._thinking, self._thoughts = set(), {}
+        self._thinking, self._thoughts, self._answers = set(), {}, {}
         if self.thinker is None:
             return
         for seat, prompt in self.prompts.items():
@@ -550,24 +555,39 @@ class Table:
     def _act_for(self, seat: int, now: int) -> None:
         """The table decides for ``seat``: its bot, or 托管 (a person whose time ran out
         goes into it until they act again, D84)."""
-        assert self.round is not None
-        held = self._held.pop(seat, None)
+        r = self.round
+        assert r is not None
+        held = self._held.get(seat)
         if held is not None:
             self._apply(seat, held, now)
+            del self._held[seat]  # (kept while its log write fails)
             return
         s = self.seats[seat]
         prompt = self.prompts[seat]
         if s.kind != "bot" and not s.auto and not self._forced(seat) and now >= prompt.deadline:
             s.auto = True  # a turn's bank is spent as `_apply` books the time taken
             self._broadcast_table()
-        by: Player = "bot" if s.kind == "bot" and s.bot is not None else "auto"
-        player = self._player(seat, by)
-        thought = seat in self._thoughts  # a slow bot's answer, made off the loop
-        action = self._thoughts.pop(seat) if thought else player.act(self.round.observe(seat))
-        if action is None:  # its bot failed there: 托管's bot answers
-            by = "auto"
-            action = self._autos[seat].act(self.round.observe(seat))
-        self._apply(seat, action, now, by)
+
+        def ask() -> tuple[Player, Action]:
+            by: Player = "bot" if s.kind == "bot" and s.bot is not None else "auto"
+            thought = seat in self._thoughts  # a slow bot's answer, made off the loop
+            action = (
+                self._thoughts.pop(seat) if thought else self._player(seat, by).act(r.observe(seat))
+            )
+            if action is None:  # its bot failed there: 托管's bot answers
+                return "auto", self._autos[seat].act(r.observe(seat))
+            return by, action
+
+        self._answer(seat, ask, now)
+
+    def _answer(self, seat: int, ask: Callable[[], tuple[Player, Action]], now: int) -> None:
+        """Apply the table's answer for ``seat``: ``ask``'s (which player made it, and
+        what), asked once per prompt (`_answers`)."""
+        made = self._answers.get(seat)
+        if made is None:
+            made = self._answers[seat] = ask()
+        self._apply(seat, made[1], now, made[0])
+        del self._answers[seat]
 
     def _player(self, seat: int, by: Player) -> Bot:
         """The table's player of ``seat`` that ``by`` names: its bot, or 托管's."""
