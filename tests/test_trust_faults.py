@@ -5,15 +5,30 @@ the table that was played."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 import sqlalchemy as sa
 
+from clustering import account, call, cluster
 from fangcheng.platform import Platform, connect
-from fangcheng.server.store import Store
+from fangcheng.platform import schema as t
+from fangcheng.server.cluster import RELAYED
+from fangcheng.server.log import TableLog
+from fangcheng.server.store import Store, table_logs
 from ledgerdb import FAST_HASHER, PG_SERVER, database, settle, sign_up
+from test_server_protocol import Clock
+from test_server_recovery import _hub, _play, _point_table, rebuilt, state
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> Iterator[str]:
+    yield f"sqlite:///{tmp_path / 'faults.db'}"
 
 
 @pytest.fixture
@@ -54,3 +69,92 @@ def test_pooled_connections_the_database_ended_cost_no_call(pg_url: str) -> None
     finally:
         engine.dispose()
         store.engine.dispose()
+
+
+# --- item 7: a log write that failed in a bot's turn -------------------------------------
+
+
+def _fail_once(
+    monkeypatch: pytest.MonkeyPatch, when: Callable[[dict[str, Any]], bool]
+) -> list[int]:
+    """Make the first log batch with an entry ``when`` holds for fail (the database
+    refused it); the list says whether it has."""
+    failed: list[int] = []
+    insert = TableLog._insert
+
+    def failing(log: TableLog, batch: list[dict[str, Any]], start: int) -> None:
+        if not failed and any(when(row) for row in batch):
+            failed.append(start)
+            raise sa.exc.OperationalError("INSERT", {}, Exception("the database is gone"))
+        insert(log, batch, start)
+
+    monkeypatch.setattr(TableLog, "_insert", failing)
+    return failed
+
+
+def test_a_log_write_failed_in_a_bots_turn_rebuilds_without_divergence(
+    url: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A random bot draws at every decision: asked again after its decision's log write
+    failed, it would be a draw ahead of the bot a rebuild replays the log into."""
+    clock = Clock()
+    hub = _hub(url, clock)
+    table = _point_table(hub, "sichuan", fill="random")
+    _play(hub, clock, 10)
+    failed = _fail_once(monkeypatch, lambda row: '"by":"bot"' in row["data"])
+    with pytest.raises(sa.exc.OperationalError):
+        _play(hub, clock, 50)
+    assert failed
+    _play(hub, clock, 60)  # the database is back: play goes on
+    caplog.set_level(logging.INFO, logger="fangcheng.server")
+    again = rebuilt(url, table, clock)
+    assert state(again) == state(table)
+    assert not [r for r in caplog.records if r.getMessage() == "replay_diverged"]
+    for live, replayed in zip(table.seats, again.seats, strict=True):
+        if live.kind == "bot":
+            assert live.bot is not None and replayed.bot is not None
+            assert replayed.bot.rng.getstate() == live.bot.rng.getstate()
+
+
+# --- item 4: Redis forgot where a person sits --------------------------------------------
+
+
+def test_a_seat_redis_forgot_is_still_the_databases(tmp_path: Path) -> None:
+    """A person seated mid-hand at one process's coin table, the ``sitting:`` keys
+    deleted (Redis reachable): the other process, matching the room (as it does once the
+    room's lease is its), refuses to seat them again, and the first table's seat row
+    stays. The request is sent to it as the room's matcher would be sent it."""
+    import redis
+
+    with cluster(tmp_path, 2) as group:
+        first = group.live()[0]
+        token = account(first, "ann")
+        code = call(first, "/api/coins/match", token, {"room": "free"})["code"]
+        deadline = time.monotonic() + 30
+        while call(first, f"/api/tables/{code}", token)["table"]["status"] != "playing":
+            assert time.monotonic() < deadline, "the house bots never came"
+            time.sleep(0.1)
+        r = redis.Redis.from_url(group.redis)
+        forgotten = list(r.scan_iter(f"{group.prefix}sitting:*"))
+        assert forgotten
+        r.delete(*forgotten)
+        other = next(p.url for p in group.processes if p is not group.owner(code))
+        answer = httpx.post(
+            f"{other}/api/coins/match",
+            json={"room": "free"},
+            headers={"Authorization": f"Bearer {token}", RELAYED: "1"},
+            timeout=10,
+        )
+        assert answer.status_code != 200, answer.text
+        error = answer.json()["error"]
+        assert error["code"] == "state" and code in error["message"]
+        engine = group.engine()
+        with engine.connect() as db:
+            seats = db.execute(sa.select(t.coin_seats.c.table_id)).scalars().all()
+            uid = db.execute(
+                sa.select(table_logs.c.uid).where(table_logs.c.code == code)
+            ).scalar_one()
+        engine.dispose()
+        assert seats == [uid]
+        info = call(first, f"/api/tables/{code}", token)["table"]
+        assert info["status"] == "playing" and "ann" in str(info["seats"])

@@ -160,7 +160,7 @@ class Hub:
             if self.settings.hasher is not None:
                 options["hasher"] = self.settings.hasher
             self._platform = Platform.open(self.settings.db, **options)
-            crash_on_commit(self._platform.engine)  # the crash tests' way in (log.py)
+            crash_on_commit(self._platform)  # the crash tests' way in (log.py)
         return self._platform
 
     def person(self, token: str) -> Person | None:
