@@ -18,12 +18,15 @@ import sqlalchemy as sa
 from clustering import account, call, cluster
 from fangcheng.platform import Platform, connect
 from fangcheng.platform import schema as t
+from fangcheng.server.app import Hub
 from fangcheng.server.cluster import RELAYED
 from fangcheng.server.log import TableLog
-from fangcheng.server.store import Store, table_logs
+from fangcheng.server.recovery import recover
+from fangcheng.server.store import Store, hands, table_logs
+from fangcheng.server.tables import STORE_RETRY_MS, Table
 from ledgerdb import FAST_HASHER, PG_SERVER, database, settle, sign_up
 from test_server_protocol import Clock
-from test_server_recovery import _hub, _play, _point_table, rebuilt, state
+from test_server_recovery import BOT_MS, _coin_table, _hub, _play, _point_table, rebuilt, state
 
 
 @pytest.fixture
@@ -158,3 +161,90 @@ def test_a_seat_redis_forgot_is_still_the_databases(tmp_path: Path) -> None:
         assert seats == [uid]
         info = call(first, f"/api/tables/{code}", token)["table"]
         assert info["status"] == "playing" and "ann" in str(info["seats"])
+
+
+# --- item 6: a hand whose store failed ---------------------------------------------------
+
+
+def _failing_stores(
+    monkeypatch: pytest.MonkeyPatch, times: int, committed: bool = False
+) -> list[int]:
+    """Make the next ``times`` stores of a hand fail (``committed``: after their commit,
+    as a connection lost in the commit's answer); the list counts them."""
+    failed: list[int] = []
+    save = Store.save_hand
+
+    def failing(store: Store, **kw: Any) -> int:
+        if len(failed) < times:
+            failed.append(kw["hand"])
+            if committed:
+                save(store, **kw)
+            raise sa.exc.OperationalError("INSERT", {}, Exception("the database is gone"))
+        return save(store, **kw)
+
+    monkeypatch.setattr(Store, "save_hand", failing)
+    return failed
+
+
+def _stored(hub: Hub, code: str) -> list[int]:
+    """The hands of table ``code`` in the database, by their index in the match."""
+    with hub.store.engine.connect() as db:
+        return sorted(
+            db.execute(sa.select(hands.c.hand).where(hands.c.table_code == code)).scalars()
+        )
+
+
+def _to_first_end(hub: Hub, clock: Clock, table: Table) -> None:
+    while table.status != "between":
+        _play(hub, clock, 1)
+
+
+def test_a_hand_whose_store_failed_is_stored_by_the_tables_timer(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = Clock()
+    hub = _hub(url, clock)
+    table, _ = _coin_table(hub)
+    failed = _failing_stores(monkeypatch, 1)
+    _to_first_end(hub, clock, table)
+    assert failed == [0] and _stored(hub, table.code) == [] and table.last_hand_id is None
+    _play(hub, clock, STORE_RETRY_MS // BOT_MS + 1)  # the table's timer tries again
+    assert _stored(hub, table.code)[:1] == [0] and table.unstored == {}
+    person = table.people()[0]
+    (mine,) = [h for h in hub.store.hands_of(person) if h["hand"] == 0]  # /api/hands
+    assert hub.store.hand(mine["id"], person) is not None
+    assert state(rebuilt(url, table, clock)) == state(table)  # its late `stored` entry
+
+
+def test_a_hand_whose_store_failed_is_stored_once_at_the_rebuild(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = Clock()
+    hub = _hub(url, clock)
+    table, _ = _coin_table(hub)
+    failed = _failing_stores(monkeypatch, 10**6)  # until the process dies
+    _to_first_end(hub, clock, table)
+    _play(hub, clock, 5)
+    assert failed and _stored(hub, table.code) == []
+    hub.close(table, ended=False)  # the process dies; the table lives in its log
+    monkeypatch.undo()  # the database is back
+    second = _hub(url, clock)
+    (again,) = recover(second)
+    assert _stored(second, table.code) == [0] and again.unstored == {}
+    assert again.last_hand_id is not None or again.hand > 0
+    (third,) = recover(_hub(url, clock))  # and once more: nothing is stored again
+    assert _stored(second, table.code) == [0] and state(third) == state(again)
+
+
+def test_a_store_committed_though_it_failed_is_not_stored_twice(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = Clock()
+    hub = _hub(url, clock)
+    table, _ = _coin_table(hub)
+    failed = _failing_stores(monkeypatch, 1, committed=True)
+    _to_first_end(hub, clock, table)
+    _play(hub, clock, STORE_RETRY_MS // BOT_MS + 1)
+    assert failed == [0] and _stored(hub, table.code)[:1] == [0]
+    assert table.last_hand_id is not None and table.log is not None and not table.log.fenced
+    assert state(rebuilt(url, table, clock)) == state(table)

@@ -309,6 +309,20 @@ class TableLog:
         self.n += 1
         self.durable = self.n
 
+    def written_in(self, kind: str) -> dict[str, Any] | None:
+        """The entry `write_in` wrote if its transaction was committed after all (its
+        commit failed in the answer only), as `advanced` says it was; else None."""
+        with self.engine.connect() as db:
+            row = db.execute(
+                sa.select(table_log_entries.c.kind, table_log_entries.c.data).where(
+                    table_log_entries.c.uid == self.uid, table_log_entries.c.n == self.n
+                )
+            ).first()
+        if row is None or row[0] != kind:
+            return None
+        self.advanced()
+        return _DECODE.decode(row[1])
+
     def close(self) -> None:
         """The table closed: it is not rebuilt at the next start."""
         self.commit()
