@@ -19,11 +19,12 @@ from clustering import account, call, cluster
 from fangcheng.platform import Platform, connect
 from fangcheng.platform import schema as t
 from fangcheng.server.app import Hub
-from fangcheng.server.cluster import RELAYED
+from fangcheng.server.cluster import RELAYED, Directory
+from fangcheng.server.coins import quick_match
 from fangcheng.server.log import TableLog
 from fangcheng.server.recovery import recover
 from fangcheng.server.store import Store, hands, table_logs
-from fangcheng.server.tables import STORE_RETRY_MS, Table
+from fangcheng.server.tables import STORE_RETRY_MS, Table, TableError
 from ledgerdb import FAST_HASHER, PG_SERVER, database, settle, sign_up
 from test_server_protocol import Clock
 from test_server_recovery import BOT_MS, _coin_table, _hub, _play, _point_table, rebuilt, state
@@ -248,3 +249,26 @@ def test_a_store_committed_though_it_failed_is_not_stored_twice(
     assert failed == [0] and _stored(hub, table.code)[:1] == [0]
     assert table.last_hand_id is not None and table.log is not None and not table.log.fenced
     assert state(rebuilt(url, table, clock)) == state(table)
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_a_seat_row_holds_while_its_tables_log_is_live(
+    url: str, monkeypatch: pytest.MonkeyPatch, clustered: bool
+) -> None:
+    """Which seat rows are live: with many processes, one whose table's log is open (its
+    table runs elsewhere, or is to be rebuilt) refuses a quick match, and one whose log
+    closed (the table is gone) is stood up; a process alone rebuilt every live log at its
+    start, so a seat at a table it does not run is left by a crash and stood up too."""
+    monkeypatch.setattr(Directory, "clustered", clustered)
+    hub = _hub(url, Clock())
+    session = hub.platform.sign_up("ann", "correct horse")
+    person = hub.store.account_person(session.person.id, "ann")
+    log = TableLog.open(hub.store.engine, "elsewhere01", "ELSWHR", "coin", {})
+    hub.platform.sit(session.person.id, log.uid)
+    if clustered:
+        with pytest.raises(TableError, match="you sit at coin table ELSWHR"):
+            quick_match(hub, person, "free", "127.0.0.1")
+        assert hub.platform.seated_at(session.person.id) == log.uid
+        log.close()  # the table is gone: its seat row is stale
+    table = quick_match(hub, person, "free", "127.0.0.1")
+    assert hub.platform.seated_at(session.person.id) == table.uid
