@@ -1,7 +1,8 @@
 """Crash injection against a real server process (issue 18 item 6), shared by
 `test_server_recovery_crash.py` (a few bounded runs) and ``tools/crash_soak.py`` (many).
 
-`run` starts ``fangcheng serve`` on a free loopback port with a temporary SQLite file,
+`run` starts ``fangcheng serve`` on a free loopback port with a temporary SQLite file
+(or a PostgreSQL database of the test's, `ledgerdb.database`),
 signs people up, seats them by quick match at coin tables that house bots fill, and lets
 the reference bot client play their seats over websockets. Each of the server's lives
 but the last ends in ``kill -9``: from inside, at a named crash point
@@ -195,10 +196,13 @@ async def _play_life(url: str, seats: dict[str, str], seed: int, life: Life, las
         killing.cancel()
 
 
-def run(tmp: Path, seed: int, lives: list[Life], people: int = 2) -> Outcome:
-    """Play coin matches through the ``lives`` of a server, checking the ledger after
-    each, the last playing the matches in play to their end; then check every hand."""
-    db = f"sqlite:///{tmp / 'crash.db'}"
+def run(tmp: Path, seed: int, lives: list[Life], people: int = 2, db: str | None = None) -> Outcome:
+    """Play coin matches through the ``lives`` of a server on database ``db`` (None: an
+    SQLite file in ``tmp``), checking the ledger after each, the last playing the matches
+    in play to their end; then check every hand."""
+    if db is None:
+        db = f"sqlite:///{tmp / 'crash.db'}"
+    db = db.replace("postgresql://", "postgresql+psycopg://")
     port = _free_port()
     outcome = Outcome()
     seats: dict[str, str] = {}

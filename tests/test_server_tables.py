@@ -17,7 +17,7 @@ from fangcheng.protocol import Action, IllegalActionError, Phase
 from fangcheng.protocol.wire import TableSettings, decode_server, observation_json
 from fangcheng.rules.ruleset import ALL_RULES
 from fangcheng.server import tables
-from fangcheng.server.tables import Table, TableError, public_view
+from fangcheng.server.tables import Finished, Table, TableError, public_view
 
 T0 = 1_800_000_000_000  # the fake clock's start, ms
 
@@ -76,8 +76,8 @@ class Stored:
     def __init__(self) -> None:
         self.rounds: list[Round] = []
 
-    def __call__(self, table: Table, hand: int, round_: Round, record: dict[str, Any]) -> int:
-        self.rounds.append(round_)
+    def __call__(self, table: Table, hand: Finished) -> int:
+        self.rounds.append(hand.round)
         return len(self.rounds)
 
 

@@ -37,8 +37,11 @@ def database_url(given: str | None) -> str:
 
 
 def connect(url: str, *, migrate_schema: bool = True, **engine_options: Any) -> Engine:
-    """An engine on ``url`` (``postgresql://`` uses psycopg 3), its schema migrated."""
+    """An engine on ``url`` (``postgresql://`` uses psycopg 3), its schema migrated. A
+    pooled connection is pinged as it leaves the pool and replaced if the database lost
+    it (restarted, failed over, or ended it): else each lost one fails a request."""
     parsed = make_url(url)
+    engine_options.setdefault("pool_pre_ping", True)
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() == "sqlite":

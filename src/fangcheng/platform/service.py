@@ -190,6 +190,11 @@ class Platform:
         self.hasher = hasher or PasswordHasher()
         self.session_seconds = session_seconds
         self._dummy_hash: str | None = None
+        #: Called inside a PostgreSQL one-call settlement's transaction, after its SQL ran
+        #: and before its COMMIT (the crash tests' way into the settlement's transaction,
+        #: `fangcheng.server.log.crash_on_commit`): while it is set the call runs in a
+        #: transaction of its own making rather than in autocommit.
+        self.before_settle_commit: Callable[[], None] | None = None
         self._postgres = engine.dialect.name == "postgresql"
         insert = postgresql.insert if self._postgres else sqlite.insert
         self._new_journal = (
@@ -712,18 +717,25 @@ class Platform:
         transaction), on a pooled connection's psycopg connection itself: through a
         SQLAlchemy `sa.Connection` the call cost three times the client CPU. Run again
         after a deadlock or a serialization failure, as `_run` does; other errors are
-        raised as SQLAlchemy's (a broken connection leaves the pool)."""
+        raised as SQLAlchemy's (a broken connection leaves the pool). With
+        `before_settle_commit` set, BEGIN, the call, the hook, COMMIT."""
         error = self.engine.dialect.loaded_dbapi.Error
+        hook = self.before_settle_commit
         for attempt in range(_TRIES):
             pooled = self.engine.raw_connection()
             driver: Any = pooled.driver_connection  # a psycopg.Connection
             try:
-                driver.autocommit = True
-                try:
+                if hook is not None:  # (the pool rolls back a transaction that failed)
                     row = driver.execute(_PG_SETTLE, values, prepare=True).fetchone()
-                finally:
-                    if not driver.closed:
-                        driver.autocommit = False
+                    hook()
+                    driver.commit()
+                else:
+                    driver.autocommit = True
+                    try:
+                        row = driver.execute(_PG_SETTLE, values, prepare=True).fetchone()
+                    finally:
+                        if not driver.closed:
+                            driver.autocommit = False
             except error as exc:
                 if driver.broken:
                     pooled.invalidate()

@@ -34,7 +34,6 @@ from starlette.websockets import WebSocket
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from fangcheng.ai.expert import TABLE_PLAYOUTS, TABLE_SECONDS, TABLE_WORKERS
-from fangcheng.engine import Round
 from fangcheng.platform import Platform, PlatformError
 from fangcheng.protocol import wire
 from fangcheng.protocol.wire import TableSettings, WireError
@@ -49,7 +48,7 @@ from fangcheng.server.http import person_of as _person
 from fangcheng.server.log import Fenced, TableLog, crash_on_commit
 from fangcheng.server.security import LOOPBACK, RateLimit, log_event, now_ms, origin_ok
 from fangcheng.server.store import Person, Store
-from fangcheng.server.tables import Table, TableError, check_settings
+from fangcheng.server.tables import Finished, Table, TableError, check_settings
 from fangcheng.server.thinking import Thinker
 
 __all__ = [
@@ -172,7 +171,7 @@ class Hub:
             if self.settings.hasher is not None:
                 options["hasher"] = self.settings.hasher
             self._platform = Platform.open(self.settings.db, **options)
-            crash_on_commit(self._platform.engine)  # the crash tests' way in (log.py)
+            crash_on_commit(self._platform)  # the crash tests' way in (log.py)
         return self._platform
 
     def person(self, token: str) -> Person | None:
@@ -313,6 +312,8 @@ class Hub:
         """Take a table out of play; ``ended``: for good (its log is closed), else only
         this process stops running it (its log rebuilds it at the next start)."""
         log = table.log
+        if ended and not table.retry_stores(self.now()):  # its log rebuilds it to store them
+            ended = False
         if log is not None and not log.fenced:  # what it wrote is committed first
             try:
                 log.close() if ended else log.commit()
@@ -407,43 +408,53 @@ class Hub:
             if self.fenced(table):
                 return
 
-    def _store_hand(
-        self, table: Table, hand: int, round_: Round, record: dict[str, Any]
-    ) -> int | None:
-        """Keep a finished hand; a database failure is logged and play goes on."""
-        views = [table.events_for(s) for s in (0, 1, 2, 3, None)]
-        seats = [s.person if s.kind in ("person", "outside") else None for s in table.seats]
-        log, deal = table.log, table.deals
+    def _store_hand(self, table: Table, hand: Finished) -> int | None:
+        """Keep a finished hand, its ``stored`` entry in the table's log in the same
+        transaction (at the log's next number: a hand is stored once); None: the database
+        failed, logged (the table stores it again, `Table.retry_stores`)."""
+        log = table.log
 
         def stored(db: sa.Connection, hand_id: int) -> None:
             if log is not None:  # the table's log says so in the same transaction
-                log.write_in(db, "stored", {"deal": deal, "id": hand_id})
+                log.write_in(db, "stored", {"deal": hand.deal, "id": hand_id})
 
         try:
             if log is not None:
                 log.commit()  # the hand's decisions first: `stored` follows them
             hand_id = self.store.save_hand(
                 table=table.code,
-                match=table.matches,
-                hand=hand,
-                record=record,
-                views=views,
-                seats=seats,
+                match=hand.match,
+                hand=hand.hand,
+                record=hand.record,
+                views=hand.views,
+                seats=hand.seats,
                 also=stored,
             )
         except Exception:
-            log_event("store_failed", 40, code=table.code, hand=hand, exc_info=True)
-            return None
+            log_event("store_failed", 40, code=table.code, hand=hand.hand, exc_info=True)
+            return self._stored_after_all(table, hand)
         if log is not None:
             log.advanced()
+        settlement = hand.round.settlement
         log_event(
             "hand_end",
             code=table.code,
-            hand=hand,
+            hand=hand.hand,
             id=hand_id,
-            how=round_.settlement and round_.settlement["end"],
+            how=settlement and settlement["end"],
         )
         return hand_id
+
+    def _stored_after_all(self, table: Table, hand: Finished) -> int | None:
+        """The id of a hand whose store failed in the answer but was committed (its log's
+        ``stored`` entry is there), so that it is not stored again; else None."""
+        if table.log is None or table.log.fenced:
+            return None
+        try:
+            entry = table.log.written_in("stored")
+        except Exception:  # the database is away: the table tries again later
+            return None
+        return None if entry is None else int(entry["id"])
 
 
 # --- HTTP --------------------------------------------------------------------------------

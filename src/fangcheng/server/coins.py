@@ -32,7 +32,7 @@ from fangcheng.platform import (
 from fangcheng.protocol.wire import TableSettings
 from fangcheng.rules.ruleset import configure, find_rules
 from fangcheng.scoring.payments import effective_base, stake_for_balances
-from fangcheng.server.log import LogError, crash_point, settling
+from fangcheng.server.log import LogError, crash_point, live_code, settling
 from fangcheng.server.security import LOOPBACK, log_event
 from fangcheng.server.store import Person
 from fangcheng.server.tables import Seat, Table, TableError
@@ -377,6 +377,20 @@ def _of_hand(hand_id: str) -> Callable[[dict[str, Any]], bool]:
     return lambda data: bool(data["hand"] == hand_id)
 
 
+def _stand_if_stale(hub: Hub, account: int) -> None:
+    """The database's seat row says where a person sits (Redis's ``sitting:`` keys only
+    cache it): a seat at a table another process plays, or will rebuild from its live
+    log, is refused (`TableError` ``state``); a seat at a table that is gone (its log
+    closed, or, this process alone, not rebuilt at its start) is stood up."""
+    held = hub.platform.seated_at(account)
+    if held is None or held in {t.uid for t in hub.tables.values() if isinstance(t, CoinTable)}:
+        return  # (a table here: `Platform.sit` refuses any other)
+    code = live_code(hub.store.engine, held) if hub.directory.clustered else None
+    if code is not None:
+        raise TableError("state", f"you sit at coin table {code}: one coin table at a time")
+    hub.platform.stand(account, held)
+
+
 def quick_match(hub: Hub, person: Person, room: str, address: str) -> CoinTable:
     """Seat an account at a coin table of ``room`` (D82, D83): a waiting table of its
     stake tier, else (防作弊场, after the wait) of any tier, else a new one."""
@@ -397,11 +411,8 @@ def quick_match(hub: Hub, person: Person, room: str, address: str) -> CoinTable:
             f"you have {balance} coins; a coin table needs at least {MIN_TO_SIT} "
             f"(below {RELIEF_BELOW}, claim the daily relief)",
         )
+    _stand_if_stale(hub, person.account)
     hub.leave(person.id)  # off a point table, or a finished coin table
-    held = platform.seated_at(person.account)
-    live = {t.uid for t in hub.tables.values() if isinstance(t, CoinTable)}
-    if held is not None and held not in live:  # a seat left by a restart
-        platform.stand(person.account, held)
     tier = stake_for_balances([balance])
     now = hub.now()
     waiting = [

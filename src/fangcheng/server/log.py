@@ -26,7 +26,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 import sqlalchemy as sa
@@ -34,6 +34,9 @@ from sqlalchemy.pool import StaticPool
 
 from fangcheng.server.security import log_event
 from fangcheng.server.store import table_log_entries, table_logs
+
+if TYPE_CHECKING:
+    from fangcheng.platform import Platform
 
 __all__ = [
     "CRASH_ENV",
@@ -45,6 +48,7 @@ __all__ = [
     "Unwritable",
     "crash_on_commit",
     "crash_point",
+    "live_code",
     "live_logs",
     "live_uids",
     "read_log",
@@ -98,15 +102,18 @@ def crash_point(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def crash_on_commit(engine: sa.Engine) -> None:
-    """Make every commit on ``engine`` a crash point, reached after the transaction's
-    writes and before its commit: ``commit`` (any) and ``settle_commit`` (a settlement's,
-    see `settling`): a settlement killed half-way."""
+def crash_on_commit(platform: Platform) -> None:
+    """Make every commit of the ``platform``'s a crash point, reached after the
+    transaction's writes and before its commit: ``commit`` (any) and ``settle_commit`` (a
+    settlement's, see `settling`): a settlement killed half-way. SQLAlchemy's commits,
+    and on PostgreSQL the one-call settlement's, which runs beside SQLAlchemy on the
+    driver's connection (`Platform.before_settle_commit`)."""
     if _PLAN is not None and _PLAN[0] in ("commit", "settle_commit"):
-        sa.event.listen(engine, "commit", _commit_point)
+        sa.event.listen(platform.engine, "commit", _commit_point)
+        platform.before_settle_commit = _commit_point
 
 
-def _commit_point(conn: sa.Connection) -> None:
+def _commit_point(conn: sa.Connection | None = None) -> None:
     crash_point("commit")
     if _SETTLING:
         crash_point("settle_commit")
@@ -302,6 +309,20 @@ class TableLog:
         self.n += 1
         self.durable = self.n
 
+    def written_in(self, kind: str) -> dict[str, Any] | None:
+        """The entry `write_in` wrote if its transaction was committed after all (its
+        commit failed in the answer only), as `advanced` says it was; else None."""
+        with self.engine.connect() as db:
+            row = db.execute(
+                sa.select(table_log_entries.c.kind, table_log_entries.c.data).where(
+                    table_log_entries.c.uid == self.uid, table_log_entries.c.n == self.n
+                )
+            ).first()
+        if row is None or row[0] != kind:
+            return None
+        self.advanced()
+        return _DECODE.decode(row[1])
+
     def close(self) -> None:
         """The table closed: it is not rebuilt at the next start."""
         self.commit()
@@ -351,6 +372,17 @@ def live_uids(engine: sa.Engine) -> list[str]:
         return list(
             db.execute(sa.select(table_logs.c.uid).where(table_logs.c.closed.is_(None))).scalars()
         )
+
+
+def live_code(engine: sa.Engine, uid: str) -> str | None:
+    """The code of table ``uid`` if its log is live (the table is played, in this process
+    or another, or is to be rebuilt from it), else None (it closed, or never was)."""
+    with engine.connect() as db:
+        return db.execute(
+            sa.select(table_logs.c.code).where(
+                table_logs.c.uid == uid, table_logs.c.closed.is_(None)
+            )
+        ).scalar()
 
 
 def read_log(engine: sa.Engine, uid: str) -> list[Entry]:

@@ -10,8 +10,9 @@ as it would have without the crash: its generator and what it read of the table 
 where they were. The engine being deterministic from its seeds and decisions, the
 rebuilt table's hands are the ones played. When the log ends the table goes on live: a
 hand that ended just before the crash is settled (idempotent by its id: booked once,
-whether or not the crash came after the booking) and stored, and every person's seat is
-in 托管 until they reconnect (D85).
+whether or not the crash came after the booking) and stored, so is any hand whose log
+has no ``stored`` entry (the database had failed to store it), and every person's seat
+is in 托管 until they reconnect (D85).
 """
 
 from __future__ import annotations
@@ -113,6 +114,8 @@ def replay(table: Table, entries: list[Entry], now: int) -> None:
             table._end_match()
         elif kind == "settled" and isinstance(table, CoinTable):
             table._settled_later()
+        elif kind == "stored":
+            table._stored_later()
         else:
             raise LogError(f"entry {log.at}: {kind} out of place")
         table._advance(now)  # a hand that ended ends (and, at the log's end, is settled)
@@ -150,6 +153,7 @@ def bring_back(hub: Hub, uid: str, entries: list[Entry]) -> Table | None:
     if isinstance(table, CoinTable):
         table.retry_settlements()  # hands the database had failed on
         _stand_the_gone(table)
+    table.retry_stores(now)  # hands the database had failed to store
     log_event("table_recovered", code=table.code, uid=uid, entries=len(entries))
     table._advance(now)
     if not table.people() or table.status == "finished":

@@ -127,7 +127,8 @@ class Store:
         parsed = sa.make_url(url)
         if parsed.drivername == "postgresql":  # psycopg 3, as the platform uses
             parsed = parsed.set(drivername="postgresql+psycopg")
-        self.engine = sa.create_engine(parsed, **extra)
+        # pinged as it leaves the pool: a connection the database lost costs no request
+        self.engine = sa.create_engine(parsed, pool_pre_ping=True, **extra)
         if url.startswith("sqlite:///") and not memory:
             sa.event.listen(self.engine, "connect", _sqlite_wal)
         with self.engine.begin() as db:

@@ -29,10 +29,12 @@ from fangcheng.players import Bot, EfficientBot, make_bot
 from fangcheng.protocol import Action, Event, IllegalActionError, Observation, Phase, for_seat
 from fangcheng.protocol.wire import TableSettings, observation_data, observation_json
 from fangcheng.rules.ruleset import OptionError, configure, find_rules
-from fangcheng.server.log import Replay, TableLog, crash_point
+from fangcheng.server.log import LogError, Replay, TableLog, crash_point
 from fangcheng.server.security import log_event
 
 __all__ = [
+    "STORE_RETRY_MS",
+    "Finished",
     "Listener",
     "Table",
     "TableError",
@@ -44,6 +46,8 @@ __all__ = [
 
 #: Phases whose prompt is a claim window (``claim_ms``); the others are a turn.
 _WINDOWS: Final = (Phase.CLAIM, Phase.ROB)
+#: A hand the database failed to store is stored again this long after (ms), and on.
+STORE_RETRY_MS: Final = 1000
 
 
 class TableError(Exception):
@@ -135,10 +139,26 @@ class _Sent:
     prompt: int | None = None
 
 
+@dataclass(frozen=True)
+class Finished:
+    """A finished hand, as it is stored: ``deal`` (`Table.deals` when it was dealt) and
+    the table's uid name it; the session at each seat (None: a bot); ``views``, each
+    seat's redacted events and the public ones, as they were shown."""
+
+    deal: int
+    match: int
+    hand: int
+    round: Round
+    record: dict[str, Any]  # its `record_of`
+    seats: list[int | None]
+    views: list[list[dict[str, Any]]]
+
+
 @dataclass
 class Table:
-    """One table; ``on_hand(table, hand index, round, record)`` stores a finished hand
-    (its `record_of`) and returns its id (None if it could not be stored). ``uid`` names
+    """One table; ``on_hand(table, finished)`` stores a finished hand (with its ``stored``
+    entry in the table's log, in one transaction) and returns its id (None if it could
+    not be stored: it waits in ``unstored``, stored again later). ``uid`` names
     it beyond the server's life (codes are reused); ``log``: its action log
     (`fangcheng.server.log`), every change the engine or the ledger depends on written
     there as it is made, and committed before a client is shown, or the database told,
@@ -148,7 +168,7 @@ class Table:
     owner: int
     settings: TableSettings
     seed: int
-    on_hand: Callable[[Table, int, Round, dict[str, Any]], int | None] = field(repr=False)
+    on_hand: Callable[[Table, Finished], int | None] = field(repr=False)
     practice: bool = False
     uid: str = field(default_factory=lambda: secrets.token_hex(6))
     log: TableLog | None = field(default=None, repr=False)
@@ -165,6 +185,10 @@ class Table:
     prompts: dict[int, Prompt] = field(default_factory=dict)
     next_deal: int | None = None  # ms: when the next hand is dealt
     last_hand_id: int | None = None
+    #: Finished hands the database failed to store, by deal: stored again on the table's
+    #: timer from ``store_retry`` (ms) on, and at a rebuild (`retry_stores`).
+    unstored: dict[int, Finished] = field(default_factory=dict)
+    store_retry: int | None = None
     _last_end: list[dict[str, Any]] = field(default_factory=list)  # sent again on return
     _at_events: int = -1  # events of the round when the prompts were opened
     _listeners: dict[Listener, _Sent] = field(default_factory=dict)
@@ -185,6 +209,11 @@ class Table:
         #: None: it failed, 托管's bot answers), of the open prompts.
         self._thinking: set[int] = set()
         self._thoughts: dict[int, Action | None] = {}
+        #: The table's players' answers to the open prompts, made and not yet logged: a
+        #: log write that failed leaves its answer to be applied again, the player not
+        #: asked again (it would draw and read twice where a rebuilt table's replays once,
+        #: `replay_act`, and play on a draw behind).
+        self._answers: dict[int, tuple[Player, Action]] = {}
 
     # --- the log -------------------------------------------------------------------
 
@@ -414,7 +443,7 @@ class Table:
         s = self.seats[seat]
         if chosen is None:
             if s.kind == "outside":  # an outside bot's illegal answer: the default, as 托管
-                self._apply(seat, self._autos[seat].act(r.observe(seat)), now, "auto")
+                self._answer(seat, lambda: ("auto", self._autos[seat].act(r.observe(seat))), now)
                 self._advance(now)
             raise TableError("illegal", f"{action} is not legal now; legal: {_texts(legal)}")
         if s.auto:
@@ -463,6 +492,11 @@ class Table:
 
     def next_wake(self) -> int | None:
         """When `tick` has something to do (ms), or None."""
+        due = [t for t in (self._next_move(), self.store_retry) if t is not None]
+        return min(due, default=None)
+
+    def _next_move(self) -> int | None:
+        """When the game has something to do (ms), or None."""
         if self.status == "between":
             return self.next_deal
         if self.status != "playing":
@@ -472,7 +506,9 @@ class Table:
 
     def tick(self, now: int) -> None:
         """Apply what is due: bots' moves, timeouts (the seat goes into 托管), the next
-        hand's deal."""
+        hand's deal, storing again the hands the database failed to store."""
+        if self.store_retry is not None and now >= self.store_retry:
+            self.retry_stores(now)
         self._advance(now)
 
     def _advance(self, now: int) -> None:
@@ -526,7 +562,7 @@ class Table:
         """Start the slow bots' answers to the new prompts, off the loop: each is made
         while the bots' pace runs, and applied in `_act_for` when due and done. A
         person's prompt is read for its hints (the thinker follows the table from it)."""
-        self._thinking, self._thoughts = set(), {}
+        self._thinking, self._thoughts, self._answers = set(), {}, {}
         if self.thinker is None:
             return
         for seat, prompt in self.prompts.items():
@@ -550,24 +586,39 @@ class Table:
     def _act_for(self, seat: int, now: int) -> None:
         """The table decides for ``seat``: its bot, or 托管 (a person whose time ran out
         goes into it until they act again, D84)."""
-        assert self.round is not None
-        held = self._held.pop(seat, None)
+        r = self.round
+        assert r is not None
+        held = self._held.get(seat)
         if held is not None:
             self._apply(seat, held, now)
+            del self._held[seat]  # (kept while its log write fails)
             return
         s = self.seats[seat]
         prompt = self.prompts[seat]
         if s.kind != "bot" and not s.auto and not self._forced(seat) and now >= prompt.deadline:
             s.auto = True  # a turn's bank is spent as `_apply` books the time taken
             self._broadcast_table()
-        by: Player = "bot" if s.kind == "bot" and s.bot is not None else "auto"
-        player = self._player(seat, by)
-        thought = seat in self._thoughts  # a slow bot's answer, made off the loop
-        action = self._thoughts.pop(seat) if thought else player.act(self.round.observe(seat))
-        if action is None:  # its bot failed there: 托管's bot answers
-            by = "auto"
-            action = self._autos[seat].act(self.round.observe(seat))
-        self._apply(seat, action, now, by)
+
+        def ask() -> tuple[Player, Action]:
+            by: Player = "bot" if s.kind == "bot" and s.bot is not None else "auto"
+            thought = seat in self._thoughts  # a slow bot's answer, made off the loop
+            action = (
+                self._thoughts.pop(seat) if thought else self._player(seat, by).act(r.observe(seat))
+            )
+            if action is None:  # its bot failed there: 托管's bot answers
+                return "auto", self._autos[seat].act(r.observe(seat))
+            return by, action
+
+        self._answer(seat, ask, now)
+
+    def _answer(self, seat: int, ask: Callable[[], tuple[Player, Action]], now: int) -> None:
+        """Apply the table's answer for ``seat``: ``ask``'s (which player made it, and
+        what), asked once per prompt (`_answers`)."""
+        made = self._answers.get(seat)
+        if made is None:
+            made = self._answers[seat] = ask()
+        self._apply(seat, made[1], now, made[0])
+        del self._answers[seat]
 
     def _player(self, seat: int, by: Player) -> Bot:
         """The table's player of ``seat`` that ``by`` names: its bot, or 托管's."""
@@ -614,7 +665,7 @@ class Table:
         crash_point("hand_over")
         record = record_of(r)  # booked and stored alike
         extra = self._settle(record)
-        self.last_hand_id = self._store(r, record)
+        self.last_hand_id = self._store(r, record, now)
         self._last_end = [
             {
                 "type": "hand_end",
@@ -635,14 +686,72 @@ class Table:
         """What a finished hand adds to its ``hand_end`` frame (a coin table's coins)."""
         return {}
 
-    def _store(self, round_: Round, record: dict[str, Any]) -> int | None:
+    def _store(self, round_: Round, record: dict[str, Any], now: int) -> int | None:
         """Store the finished hand (``on_hand`` writes its ``stored`` entry in the same
-        transaction); replaying, the id the log says it was stored under."""
+        transaction); one the database failed waits in ``unstored``. Replaying, the id
+        the log says it was stored under; a hand its log does not say was stored here
+        waits too (its entry may come later, `_stored_later`; else it is stored when
+        the table goes live, `retry_stores`): its decisions are in the log, so the
+        replay makes it again, and a booked hand always comes to have its record."""
         if self._replaying():
             assert self._replay is not None
             data = self._replay.take_if("stored", lambda d: d["deal"] == self.deals)
-            return None if data is None else int(data["id"])
-        return self.on_hand(self, self.hand, round_, record)
+            if data is not None:
+                return int(data["id"])
+            self.unstored[self.deals] = self._finished(round_, record)
+            return None
+        finished = self._finished(round_, record)
+        if self.retry_stores(now):  # in order: the older ones first
+            hand_id = self.on_hand(self, finished)
+            if hand_id is not None:
+                return hand_id
+        self.unstored[finished.deal] = finished
+        self.store_retry = now + STORE_RETRY_MS
+        return None
+
+    def _finished(self, round_: Round, record: dict[str, Any]) -> Finished:
+        """The hand just over, as it is stored."""
+        return Finished(
+            deal=self.deals,
+            match=self.matches,
+            hand=self.hand,
+            round=round_,
+            record=record,
+            seats=[s.person if s.kind in ("person", "outside") else None for s in self.seats],
+            views=[self.events_for(s) for s in (0, 1, 2, 3, None)],
+        )
+
+    def retry_stores(self, now: int) -> bool:
+        """Store again the hands the database failed to store, oldest first (each once:
+        its ``stored`` entry, at the log's next number, is written in the same
+        transaction); whether none is left. Replaying, nothing: the log's entries say
+        which were (`_stored_later`)."""
+        if self._replaying():
+            return not self.unstored
+        for deal, finished in sorted(self.unstored.items()):
+            hand_id = self.on_hand(self, finished)
+            if hand_id is None:
+                self.store_retry = now + STORE_RETRY_MS
+                return False
+            del self.unstored[deal]
+            self._stored_as(deal, hand_id)
+        self.store_retry = None
+        return True
+
+    def _stored_later(self) -> None:
+        """Replaying: the ``stored`` entry of a hand stored after it was over."""
+        assert self._replay is not None
+        data = self._replay.take("stored")
+        if self.unstored.pop(data["deal"], None) is None:
+            raise LogError(f"deal {data['deal']} stored, but not awaiting it")
+        self._stored_as(data["deal"], int(data["id"]))
+
+    def _stored_as(self, deal: int, hand_id: int) -> None:
+        """A hand stored late: if it is the last, its ``hand_end`` frame names it."""
+        if deal == self.deals and self.round is not None and self.round.over:
+            self.last_hand_id = hand_id
+            if self._last_end:
+                self._last_end[0]["record"] = hand_id
 
     def _deal_or_end(self, now: int) -> None:
         assert self.match is not None
