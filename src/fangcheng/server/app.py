@@ -311,7 +311,9 @@ class Hub:
                 del self.sitting[person]
         self.tables.pop(table.code, None)
         self.thinker.forget(table)
-        self.wakes.pop(table.code, None)
+        wake = self.wakes.pop(table.code, None)
+        if wake is not None:  # its task wakes, finds it closed and ends (`_run`)
+            wake.set()
         task = self.tasks.pop(table.code, None)
         if task is not None:
             task.cancel()
@@ -372,18 +374,24 @@ class Hub:
             await table.log.wait(table.log.n)
 
     async def _run(self, table: Table) -> None:
-        """Sleep until the table's next deadline (or a change), then tick it."""
+        """Sleep until the table's next deadline (or a change), then tick it, for as long
+        as it is this hub's: a closed table's task ends at its next turn, whether or not
+        `close`'s cancel reached it (a cancel landing with a wake can be lost)."""
         wake = self.wakes[table.code]
-        while True:
+        loop = asyncio.get_running_loop()
+        while self.tables.get(table.code) is table:
             if not self.directory.holds(table.uid):  # Redis away: the table waits
                 await asyncio.sleep(0.1)
                 continue
             at = table.next_wake()
-            delay = None if at is None else max(0.0, (at - self.now()) / 1000)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), delay)
+            timer = None if at is None else loop.call_later((at - self.now()) / 1000, wake.set)
+            try:
+                await wake.wait()
+            finally:
+                if timer is not None:
+                    timer.cancel()
             wake.clear()
-            if not self.directory.holds(table.uid):
+            if self.tables.get(table.code) is not table or not self.directory.holds(table.uid):
                 continue
             try:
                 table.tick(self.now())
