@@ -21,8 +21,14 @@ with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from fangcheng.platform import PlatformError, table_stake
 from fangcheng.server.app import ServerSettings, create_app
+from fangcheng.server.coins import RETRY_MS, CoinTable
 from fangcheng.server.store import hands, table_log_entries
+from test_server_coins import WAIT_MS, Server, _alone_with_house_bots, _drain, _ledger_clean
+from test_server_coins import _server as _coin_server
+from test_server_protocol import Seat
+from test_server_recovery import rebuilt, state
 
 
 class Events(logging.Handler):
@@ -97,3 +103,207 @@ def test_a_closed_table_stops_at_once(tmp_path: Path, events: Events) -> None:
             closed.add(fields["code"])
         assert event != "tick_failed", fields
         assert not (event == "hand_end" and fields["code"] in closed), fields
+
+
+def test_no_person_left_at_a_coin_table_is_a_refusal_not_a_crash() -> None:
+    """`CoinTable._deal_data` turns the platform's refusals into the match's end."""
+    with pytest.raises(PlatformError, match="at least one person"):
+        table_stake([None] * 4)
+
+
+# --- a hand the database failed to book ------------------------------------------------
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    """The coin server on a fake clock (no pause between hands)."""
+    yield from _coin_server(f"sqlite:///{tmp_path / 'coins.db'}")
+
+
+@pytest.fixture
+def paced(tmp_path: Path) -> Iterator[Server]:
+    """The coin server with a minute between hands, and Ann losing her first hand."""
+    yield from _coin_server(f"sqlite:///{tmp_path / 'coins.db'}", between_ms=60_000, seed=10)
+
+
+def _ledger_down(monkeypatch: pytest.MonkeyPatch, server: Server, what: str) -> list[bool]:
+    """Make the platform's ``what`` fail as a lost database does while the returned
+    switch is on (it starts on); every call is counted in it after the switch."""
+    platform = server.hub.platform
+    real = getattr(platform, what)
+    switch = [True]
+
+    def flaky(*args: Any) -> Any:
+        switch.append(switch[0])
+        if switch[0]:
+            raise sa.exc.OperationalError(what, {}, Exception("server closed the connection"))
+        return real(*args)
+
+    monkeypatch.setattr(platform, what, flaky)
+    return switch
+
+
+def _same_when_rebuilt(server: Server, table: CoinTable) -> None:
+    """The table rebuilt from its log (once committed) is the table."""
+    assert server.client.portal is not None
+    server.client.portal.call(server.hub.durable, table)
+    assert state(rebuilt(server.url, table, server.clock)) == state(table)
+
+
+def _at_the_floor(server: Server) -> tuple[dict[str, str], CoinTable, int, int]:
+    """Ann with exactly 1,000 coins, the floor of stake 10 (§3.11), alone with house bots
+    in her first hand: her headers, the table, her seat and her account."""
+    ann = server.sign_up("Ann")
+    account = server.profile(ann)["account"]
+    _drain(server, account, keep=1000)
+    code = server.match(ann).json()["code"]
+    server.clock.now += WAIT_MS
+    server.tick()
+    table = server.hub.tables[code]
+    assert isinstance(table, CoinTable) and table.match is not None
+    seat = table.seat_of(table.people()[0])
+    assert seat is not None and table.match.base == 10
+    return ann, table, seat, account
+
+
+def test_d44_the_hand_after_a_failed_booking_is_dealt_from_the_booked_balance(
+    paced: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ann at 1,000 coins loses in a hand whose booking fails once: the next hand is dealt
+    once it is booked, at stake 1 from what she has, not at stake 10 from 1,000."""
+    _, table, seat, account = _at_the_floor(paced)
+    platform = paced.hub.platform
+    down = _ledger_down(monkeypatch, paced, "settle_hand")
+    assert paced.client.portal is not None
+    paced.client.portal.call(table.set_auto, seat, True, paced.clock.now)
+    paced.tick()  # 托管 and the bots play the hand out (seed 10: Ann loses)
+    first = table.hand_id()
+    assert table.status == "between" and list(table.unsettled) == [first]
+    assert table._last_end[0]["settlement"]["deltas"][seat] < 0
+    assert platform.balance(account) == 1000
+    down[0] = False
+    paced.client.portal.call(table.set_auto, seat, False, paced.clock.now)
+    paced.clock.now += 60_000
+    paced.tick()  # booked, then dealt (and the hand waits for Ann)
+    assert table.unsettled == {} and table.hand == 1
+    booked = platform.balance(account)
+    assert booked < 1000
+    start = table.starts[table.hand_id()]
+    assert (start.balances[seat], start.stake, table.match.base) == (booked, 1, 1)  # type: ignore[union-attr]
+    _same_when_rebuilt(paced, table)
+    _ledger_clean(paced.url)
+
+
+def test_while_the_ledger_fails_no_hand_is_dealt_and_the_people_are_told(
+    paced: Server, monkeypatch: pytest.MonkeyPatch, events: Events
+) -> None:
+    ann, table, _, _ = _at_the_floor(paced)
+    down = _ledger_down(monkeypatch, paced, "settle_hand")
+    with paced.client.websocket_connect("/ws") as ws:
+        me = Seat(ws)
+        me.hello(ann, table.code)
+        me.drain()
+        me.send({"type": "auto", "on": True})  # 托管 plays the hand out
+        assert table.status == "between" and table.unsettled
+        _same_when_rebuilt(paced, table)
+        for _ in range(3):
+            paced.clock.now += 60_000
+            paced.tick()
+            assert table.status == "between" and table.hand == 0 and table.paused
+        assert len(down[1:]) == 1 + 3  # the hand's booking, then a retry each tick
+        told = [f for f in me.drain() if f["type"] == "error"]
+        assert [f["code"] for f in told] == ["unavailable"]  # once, not each retry
+        assert "ledger" in told[0]["message"]
+        with paced.client.websocket_connect("/ws") as again:
+            back = Seat(again)
+            back.hello(ann, table.code)
+            assert any(f.get("code") == "unavailable" for f in back.drain())
+        down[0] = False
+        paced.clock.now += RETRY_MS
+        paced.tick()
+        assert table.unsettled == {} and not table.paused
+        assert table.status == "playing" and table.hand == 1
+        assert any(f["type"] == "prompt" for f in me.drain())  # the next hand's 漂
+    _same_when_rebuilt(paced, table)
+    assert [e for e, _ in events.seen if e in ("table_paused", "table_resumed")] == [
+        "table_paused",
+        "table_resumed",
+    ]
+    _ledger_clean(paced.url)
+
+
+# --- 逃跑 when the database fails ------------------------------------------------------
+
+
+def test_d85_an_escape_whose_stand_up_fails_is_done_and_answered_so(
+    server: Server, monkeypatch: pytest.MonkeyPatch, events: Events
+) -> None:
+    """The platform's seat cannot be given up at a confirmed 逃跑: the escape is done all
+    the same (the log says so), booked, answered as done, and the table, nobody left at
+    it, closes; the seat left in the database goes at the next quick match."""
+    ann, table = _alone_with_house_bots(server, "Ann")
+    account, seat = server.profile(ann)["account"], table.seat_of(table.people()[0])
+    down = _ledger_down(monkeypatch, server, "stand")
+    c = server.client
+    left = c.post(f"/api/tables/{table.code}/leave", json={"confirm": True}, headers=ann)
+    assert left.status_code == 200, left.text
+    assert table.last_end is not None and table.last_end["settlement"]["end"] == "escape"
+    assert table.last_end["coins"]["total"][seat] == -1500
+    assert server.profile(ann)["balance"] == 500
+    assert table.code not in server.hub.tables  # booked, and nobody sits
+    assert server.hub.platform.seated_at(account) == table.uid  # the stand failed
+    down[0] = False
+    again = server.match(ann)
+    assert again.status_code == 200 and again.json()["code"] != table.code
+    assert not [e for e, _ in events.seen if e in ("tick_failed", "request_failed")]
+    _ledger_clean(server.url)
+
+
+def test_d85_an_escape_whose_booking_fails_keeps_the_table_until_it_is_booked(
+    server: Server, monkeypatch: pytest.MonkeyPatch, events: Events
+) -> None:
+    ann, table = _alone_with_house_bots(server, "Ann")
+    account, seat = server.profile(ann)["account"], table.seat_of(table.people()[0])
+    down = _ledger_down(monkeypatch, server, "settle_hand")
+    c = server.client
+    left = c.post(f"/api/tables/{table.code}/leave", json={"confirm": True}, headers=ann)
+    assert left.status_code == 200, left.text
+    assert table.last_end is not None and table.last_end["settlement"]["end"] == "escape"
+    assert table.last_end["coins"]["error"] == "the ledger failed: settled later"
+    assert server.hub.platform.seated_at(account) is None  # she is gone from it
+    assert server.hub.tables.get(table.code) is table and not table.people()
+    server.clock.now += RETRY_MS
+    server.tick()
+    assert server.hub.tables.get(table.code) is table and table.paused
+    down[0] = False
+    server.clock.now += RETRY_MS
+    server.tick()  # booked: the match ends (nobody sits) and the table closes
+    assert table.unsettled == {} and table.status == "finished"
+    assert table.code not in server.hub.tables
+    assert table.last_end["coins"]["total"][seat] == -1500
+    assert server.profile(ann)["balance"] == 500
+    assert not [e for e, _ in events.seen if e in ("tick_failed", "request_failed")]
+    _ledger_clean(server.url)
+
+
+def test_d85_an_escaper_the_database_failed_to_stand_up_is_stood_up_before_the_next_deal(
+    paced: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    people = [paced.sign_up(n) for n in ("Ann", "Bob", "Cy", "Dee")]
+    code = {paced.match(p).json()["code"] for p in people}.pop()
+    table = paced.hub.tables[code]
+    assert isinstance(table, CoinTable) and table.status == "playing"
+    account = paced.profile(people[0])["account"]
+    down = _ledger_down(monkeypatch, paced, "stand")
+    c = paced.client
+    left = c.post(f"/api/tables/{code}/leave", json={"confirm": True}, headers=people[0])
+    assert left.status_code == 200, left.text
+    assert table.unstood == {account} and table.status == "between"
+    assert paced.hub.platform.seated_at(account) == table.uid
+    down[0] = False
+    paced.clock.now += 60_000
+    paced.tick()  # the next deal stands her up first
+    assert table.unstood == set() and paced.hub.platform.seated_at(account) is None
+    assert table.hand == 1 and len(table.people()) == 3
+    _same_when_rebuilt(paced, table)
+    _ledger_clean(paced.url)

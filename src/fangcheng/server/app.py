@@ -138,6 +138,7 @@ class Hub:
     sitting: dict[int, str] = field(default_factory=dict)  # person → table code
     tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     wakes: dict[str, asyncio.Event] = field(default_factory=dict)
+    retiring: set[str] = field(default_factory=set)  # nobody sits: closed once booked
     session_limits: dict[str, RateLimit] = field(default_factory=dict)
     directory: Directory = field(default_factory=Directory)
 
@@ -285,8 +286,8 @@ class Hub:
         return seat
 
     def leave(self, person: int, confirm: bool = False) -> None:
-        """Off the current table (if any); a table nobody sits at any more closes. At a
-        coin table during a hand this is 逃跑 and needs ``confirm`` (`CoinTable.leave`)."""
+        """Off the current table (if any); a table nobody sits at any more closes (`retire`).
+        At a coin table during a hand this is 逃跑 and needs ``confirm`` (`CoinTable.leave`)."""
         table = self.tables.get(self.sitting.get(person, ""))
         if table is None:
             self.sitting.pop(person, None)
@@ -295,6 +296,15 @@ class Hub:
         del self.sitting[person]
         self.poke(table)
         if not any(self.sitting.get(p) == table.code for p in table.people()):
+            self.retire(table)
+
+    def retire(self, table: Table) -> None:
+        """Close a table nobody sits at any more once every hand dealt there is booked: a
+        coin table left with one the database failed on stays open, without people, until
+        its timer has booked it and ended its match (`CoinTable._deal_or_end`)."""
+        if isinstance(table, CoinTable) and table.unsettled:
+            self.retiring.add(table.code)
+        else:
             self.close(table)
 
     def close(self, table: Table, *, ended: bool = True) -> None:
@@ -310,6 +320,7 @@ class Hub:
             if self.sitting.get(person) == table.code:
                 del self.sitting[person]
         self.tables.pop(table.code, None)
+        self.retiring.discard(table.code)
         self.thinker.forget(table)
         wake = self.wakes.pop(table.code, None)
         if wake is not None:  # its task wakes, finds it closed and ends (`_run`)
@@ -366,6 +377,8 @@ class Hub:
         now = self.now()
         for table in list(self.tables.values()):
             table.tick(now)
+            if table.code in self.retiring:
+                self.retire(table)
 
     async def durable(self, table: Table) -> None:
         """Wait until the table's log has committed what it has written: an answer that
@@ -402,6 +415,8 @@ class Hub:
                 await asyncio.sleep(1)
             if self.fenced(table):
                 return
+            if table.code in self.retiring:
+                self.retire(table)
 
     def _store_hand(
         self, table: Table, hand: int, round_: Round, record: dict[str, Any]
