@@ -54,6 +54,8 @@ _PAUSED: Final = {
     "message": "the ledger cannot book the last hand now: the next hand is dealt once it is",
 }
 
+#: The rooms by their protocol names (§3.7, §3.12).
+
 
 def coin_settings(room: str, bot_ms: int, between_ms: int) -> TableSettings:
     """A coin table's settings: the room's rules, no outside bots, not in the point
@@ -207,9 +209,9 @@ class CoinTable(Table):
 
     def _vacate(self, seat: int, person: int) -> None:
         """逃跑 during a hand (§3.9 item 3, settled with it); a house bot takes the seat in
-        a normal room once the match is on, else it empties (防作弊场: the table closes
-        after the hand, or at once between hands: `leave`); the platform's seat is given
-        up (`_stand`: the leave is done even if the database fails that)."""
+        a normal room once the match is on, else it empties (防作弊场: the match ends at
+        the next tick, `leave`); the platform's seat is given up (`_stand`: the leave is
+        done even if the database fails that)."""
         replaying = self._replay is not None
         if self._live():
             assert self.round is not None
