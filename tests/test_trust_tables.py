@@ -25,6 +25,7 @@ from fangcheng.platform import PlatformError, table_stake
 from fangcheng.server.app import ServerSettings, create_app
 from fangcheng.server.coins import RETRY_MS, CoinTable
 from fangcheng.server.store import hands, table_log_entries
+from ledgerdb import FAST_HASHER
 from test_server_coins import WAIT_MS, Server, _alone_with_house_bots, _drain, _ledger_clean
 from test_server_coins import _server as _coin_server
 from test_server_protocol import Seat
@@ -70,11 +71,19 @@ def _counts(engine: sa.Engine, code: str, uid: str) -> tuple[int, int]:
 
 @pytest.mark.timeout(120)
 def test_a_closed_table_stops_at_once(tmp_path: Path, events: Events) -> None:
-    """Twenty practice tables of bots at full speed, each opened, started and left while
-    its hands are being played: once a table is closed its timer task is over, and it
-    stores, logs and ends no hand more (on main most of them played on for good)."""
+    """Twenty tables of bots at full speed, each opened, started and left while its hands
+    are being played (sixteen practice tables, and four coin tables left by 逃跑): once a
+    table is closed its timer task is over, and it stores, logs and ends no hand more, and
+    fails no tick (on main most of them played on for good, the coin tables failing their
+    deal each second)."""
     settings = ServerSettings(
-        db=f"sqlite:///{tmp_path / 'tables.db'}", bot_ms=0, between_ms=0, burst=1e6, freeze_s=None
+        db=f"sqlite:///{tmp_path / 'tables.db'}",
+        bot_ms=0,
+        between_ms=0,
+        burst=1e6,
+        freeze_s=None,
+        hasher=FAST_HASHER,
+        match_wait_ms=0,
     )
     app = create_app(settings)
     hub = app.state.hub
@@ -82,18 +91,28 @@ def test_a_closed_table_stops_at_once(tmp_path: Path, events: Events) -> None:
         token = client.post("/api/session", json={"name": "Ann"}).json()["token"]
         ann = {"Authorization": f"Bearer {token}"}
         left: list[tuple[str, str, Any, tuple[int, int]]] = []
-        for _ in range(20):
-            opened = client.post(
-                "/api/practice", json={"rules": "baishan", "bot": "efficient"}, headers=ann
-            )
+        for k in range(20):
+            if k < 16:
+                headers = ann
+                opened = client.post(
+                    "/api/practice", json={"rules": "baishan", "bot": "efficient"}, headers=ann
+                )
+            else:
+                signed = client.post(
+                    "/api/account/signup", json={"name": f"P{k}", "password": "correct horse"}
+                )
+                headers = {"Authorization": f"Bearer {signed.json()['token']}"}
+                opened = client.post("/api/coins/match", json={"room": "free"}, headers=headers)
             assert opened.status_code == 200, opened.text
             code = opened.json()["code"]
             table, task = hub.tables[code], hub.tasks[code]
-            time.sleep(0.02)  # a few of its bots' moves, and the wake they set
-            assert client.post(f"/api/tables/{code}/leave", json={}, headers=ann).is_success
+            time.sleep(0.05)  # a few of its bots' moves, and the wake they set
+            leave = {"confirm": True} if k >= 16 else {}
+            done = client.post(f"/api/tables/{code}/leave", json=leave, headers=headers)
+            assert done.is_success, done.text
             assert code not in hub.tables
             left.append((code, table.uid, task, _counts(hub.store.engine, code, table.uid)))
-        time.sleep(0.5)  # long enough for many hands at this pace
+        time.sleep(1.5)  # many hands at this pace, and a coin table's failed deal
         assert [code for code, _, task, _ in left if not task.done()] == []
         for code, uid, _, counts in left:
             assert _counts(hub.store.engine, code, uid) == counts, code
