@@ -325,3 +325,26 @@ def test_d85_an_escaper_the_database_failed_to_stand_up_is_stood_up_before_the_n
     assert table.hand == 1 and len(table.people()) == 3
     _same_when_rebuilt(paced, table)
     _ledger_clean(paced.url)
+
+
+def test_a_booking_whose_balances_cannot_be_read_back_is_done_again(
+    paced: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database fails just after the hand is booked, as its balances are read: the
+    hand waits as unbooked (the table deals none), and is booked once, not twice."""
+    _, table, seat, account = _at_the_floor(paced)
+    down = _ledger_down(monkeypatch, paced, "balance")
+    assert paced.client.portal is not None
+    paced.client.portal.call(table.set_auto, seat, True, paced.clock.now)
+    paced.tick()  # the hand is played out and booked; reading it back fails
+    first = table.hand_id()
+    assert table.status == "between" and list(table.unsettled) == [first]
+    assert table._last_end[0]["coins"]["error"] == "the ledger failed: settled later"
+    down[0] = False
+    paced.client.portal.call(table.set_auto, seat, False, paced.clock.now)
+    paced.clock.now += 60_000
+    paced.tick()
+    assert table.unsettled == {} and table.hand == 1
+    assert table.starts[table.hand_id()].balances[seat] == paced.hub.platform.balance(account)
+    _same_when_rebuilt(paced, table)
+    _ledger_clean(paced.url)

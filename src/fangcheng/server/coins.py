@@ -321,21 +321,23 @@ class CoinTable(Table):
         except PlatformError as exc:  # refused: its content will not do better later
             log_event("settle_refused", 40, code=self.code, hand=hand_id, why=type(exc).__name__)
             coins: dict[str, Any] = {"hand": hand_id, "error": str(exc)}
-        except Exception:  # the database failed: settled again with the next hand
-            log_event("settle_failed", 40, code=self.code, hand=hand_id, exc_info=True)
-            self.unsettled[hand_id] = record
-            return {"hand": hand_id, "error": "the ledger failed: settled later"}
+        except Exception:  # the database failed: settled again before the next deal
+            return self._later(hand_id, record)
         else:
             crash_point("settled")
+            try:  # what it moved, read back (a failure is the booking's: done again)
+                balances = [None if a is None else self.platform.balance(a) for a in start.seats]
+                self._retitle()
+            except Exception:
+                return self._later(hand_id, record)
             coins = {
                 "hand": hand_id,
                 "room": self.room,
                 "stake": start.stake,
                 "fees": list(settled.fees),
                 "total": list(settled.total),
-                "balances": [None if a is None else self.platform.balance(a) for a in start.seats],
+                "balances": balances,
             }
-            self._retitle()
         self.unsettled.pop(hand_id, None)
         self._show_coins(hand_id, coins)
         try:
@@ -343,6 +345,13 @@ class CoinTable(Table):
         except Exception:  # booked all the same: a rebuild books it again, idempotently
             log_event("log_failed", 40, code=self.code, hand=hand_id, exc_info=True)
         return coins
+
+    def _later(self, hand_id: str, record: dict[str, Any]) -> dict[str, Any]:
+        """The database failed a hand's booking: it waits in ``unsettled``, and the
+        table deals no hand until it is booked (`_booked_up`)."""
+        log_event("settle_failed", 40, code=self.code, hand=hand_id, exc_info=True)
+        self.unsettled[hand_id] = record
+        return {"hand": hand_id, "error": "the ledger failed: settled later"}
 
     def _settled_later(self) -> None:
         """Replaying: the ``settled`` entry of a hand booked after it was over (a retry at
