@@ -348,3 +348,21 @@ def test_a_booking_whose_balances_cannot_be_read_back_is_done_again(
     assert table.starts[table.hand_id()].balances[seat] == paced.hub.platform.balance(account)
     _same_when_rebuilt(paced, table)
     _ledger_clean(paced.url)
+
+
+def test_d85_a_leave_the_tables_log_cannot_take_changes_nothing_and_says_so(
+    server: Server,
+) -> None:
+    ann, table = _alone_with_house_bots(server, "Ann")
+    seat = table.seat_of(table.people()[0])
+    assert table.log is not None and seat is not None and server.client.portal is not None
+    server.client.portal.call(server.hub.durable, table)  # (no batch on its way)
+    table.log.failing = True  # its last batch failed: it takes no entry until committed
+    c = server.client
+    refused = c.post(f"/api/tables/{table.code}/leave", json={"confirm": True}, headers=ann)
+    assert refused.status_code == 503 and refused.json()["error"]["code"] == "unavailable"
+    assert table.seats[seat].kind == "person" and not table.round.over  # type: ignore[union-attr]
+    assert server.profile(ann)["balance"] == 2000 and server.profile(ann)["table"] == table.code
+    table.log.failing = False
+    left = c.post(f"/api/tables/{table.code}/leave", json={"confirm": True}, headers=ann)
+    assert left.status_code == 200 and server.profile(ann)["balance"] == 500

@@ -44,7 +44,7 @@ from fangcheng.server.http import body_of as _body
 from fangcheng.server.http import guarded as _guarded
 from fangcheng.server.http import hub_of as _hub
 from fangcheng.server.http import person_of as _person
-from fangcheng.server.log import Fenced, TableLog, crash_on_commit
+from fangcheng.server.log import Fenced, TableLog, Unwritable, crash_on_commit
 from fangcheng.server.security import LOOPBACK, RateLimit, log_event, now_ms, origin_ok
 from fangcheng.server.store import Person, Store
 from fangcheng.server.tables import Table, TableError, check_settings
@@ -292,7 +292,10 @@ class Hub:
         if table is None:
             self.sitting.pop(person, None)
             return
-        table.leave(person, self.now(), confirm)
+        try:
+            table.leave(person, self.now(), confirm)
+        except Unwritable:  # its first step: nothing changed
+            raise TableError("unavailable", _UNLOGGED) from None
         del self.sitting[person]
         self.poke(table)
         if not any(self.sitting.get(p) == table.code for p in table.people()):
@@ -852,6 +855,7 @@ def _handle(
 
 
 _PAUSED: Final = "the table is paused: its process cannot reach Redis; nothing was applied"
+_UNLOGGED: Final = "the table cannot write its log now: nothing was applied; try again shortly"
 
 
 # --- the app --------------------------------------------------------------------------------
