@@ -102,6 +102,7 @@ def test_a_closed_table_stops_at_once(tmp_path: Path, events: Events) -> None:
                     "/api/account/signup", json={"name": f"P{k}", "password": "correct horse"}
                 )
                 headers = {"Authorization": f"Bearer {signed.json()['token']}"}
+                hub.platform.grant(f"P{k}", 2000, reason="a test")  # (D89: one address)
                 opened = client.post("/api/coins/match", json={"room": "free"}, headers=headers)
             assert opened.status_code == 200, opened.text
             code = opened.json()["code"]
