@@ -518,9 +518,10 @@ def test_d82_a_person_below_100_coins_at_a_deal_ends_the_match(tmp_path: Path) -
         _ledger_clean(server.url)
 
 
-def test_a_settlement_the_database_failed_is_booked_with_the_next_hand(
+def test_a_settlement_the_database_failed_is_booked_before_the_next_hand(
     server: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    server.hub.settings.between_ms = 60_000  # the tables it opens pause between hands
     ann, table = _alone_with_house_bots(server, "Ann")
     platform = server.hub.platform
     real = platform.settle_hand
@@ -538,7 +539,9 @@ def test_a_settlement_the_database_failed_is_booked_with_the_next_hand(
         first = _play_hand(seat, ann, table.code)
         assert first["coins"] == {"hand": calls[0], "error": "the ledger failed: settled later"}
         assert list(table.unsettled) == [calls[0]] and server.profile(ann)["hands"] == 0
+        server.clock.now += 60_000
+        server.tick()  # retried before the deal
+        assert calls == [calls[0]] * 2 and table.unsettled == {} and table.hand == 1
         second = _play_on(seat, seat.drain())
-        assert calls[1] == calls[0] and "balances" in second["coins"]  # retried first
-        assert table.unsettled == {} and server.profile(ann)["hands"] == 2
+        assert "balances" in second["coins"] and server.profile(ann)["hands"] == 2
     _ledger_clean(server.url)

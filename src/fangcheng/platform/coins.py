@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from fangcheng.platform.errors import SettlementError
+from fangcheng.platform.errors import CannotSit, SettlementError
 from fangcheng.rules.ruleset import BAISHAN_PLATFORM, Options
 from fangcheng.scoring.payments import (
     STAKE_TIERS,
@@ -41,8 +41,8 @@ def table_stake(balances: Sequence[int | None]) -> int:
     """The table's 底注 from the smallest balance seated (§3.11); ``None`` is a house bot,
     which counts as the highest balance and so never lowers the stake (D82)."""
     people = [b for b in balances if b is not None]
-    if not people:
-        raise ValueError("a coin table needs at least one person")
+    if not people:  # a refusal: the table's match ends (`CoinTable._open_hand`)
+        raise CannotSit("a coin table needs at least one person")
     return stake_for_balances(people)
 
 

@@ -45,7 +45,7 @@ from fangcheng.server.http import body_of as _body
 from fangcheng.server.http import guarded as _guarded
 from fangcheng.server.http import hub_of as _hub
 from fangcheng.server.http import person_of as _person
-from fangcheng.server.log import Fenced, TableLog, crash_on_commit
+from fangcheng.server.log import Fenced, TableLog, Unwritable, crash_on_commit
 from fangcheng.server.security import LOOPBACK, RateLimit, log_event, now_ms, origin_ok
 from fangcheng.server.store import Person, Store
 from fangcheng.server.tables import Finished, Table, TableError, check_settings
@@ -147,6 +147,7 @@ class Hub:
     sitting: dict[int, str] = field(default_factory=dict)  # person → table code
     tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     wakes: dict[str, asyncio.Event] = field(default_factory=dict)
+    retiring: set[str] = field(default_factory=set)  # nobody sits: closed once booked
     session_limits: dict[str, RateLimit] = field(default_factory=dict)
     sockets: collections.Counter[str] = field(default_factory=collections.Counter)
     passwords: accounts.Passwords = field(default_factory=accounts.Passwords)
@@ -296,16 +297,28 @@ class Hub:
         return seat
 
     def leave(self, person: int, confirm: bool = False) -> None:
-        """Off the current table (if any); a table nobody sits at any more closes. At a
-        coin table during a hand this is 逃跑 and needs ``confirm`` (`CoinTable.leave`)."""
+        """Off the current table (if any); a table nobody sits at any more closes (`retire`).
+        At a coin table during a hand this is 逃跑 and needs ``confirm`` (`CoinTable.leave`)."""
         table = self.tables.get(self.sitting.get(person, ""))
         if table is None:
             self.sitting.pop(person, None)
             return
-        table.leave(person, self.now(), confirm)
+        try:
+            table.leave(person, self.now(), confirm)
+        except Unwritable:  # its first step: nothing changed
+            raise TableError("unavailable", _UNLOGGED) from None
         del self.sitting[person]
         self.poke(table)
         if not any(self.sitting.get(p) == table.code for p in table.people()):
+            self.retire(table)
+
+    def retire(self, table: Table) -> None:
+        """Close a table nobody sits at any more once every hand dealt there is booked: a
+        coin table left with one the database failed on stays open, without people, until
+        its timer has booked it and ended its match (`CoinTable._deal_or_end`)."""
+        if isinstance(table, CoinTable) and table.unsettled:
+            self.retiring.add(table.code)
+        else:
             self.close(table)
 
     def close(self, table: Table, *, ended: bool = True) -> None:
@@ -323,8 +336,11 @@ class Hub:
             if self.sitting.get(person) == table.code:
                 del self.sitting[person]
         self.tables.pop(table.code, None)
+        self.retiring.discard(table.code)
         self.thinker.forget(table)
-        self.wakes.pop(table.code, None)
+        wake = self.wakes.pop(table.code, None)
+        if wake is not None:  # its task wakes, finds it closed and ends (`_run`)
+            wake.set()
         task = self.tasks.pop(table.code, None)
         if task is not None:
             task.cancel()
@@ -377,6 +393,8 @@ class Hub:
         now = self.now()
         for table in list(self.tables.values()):
             table.tick(now)
+            if table.code in self.retiring:
+                self.retire(table)
 
     async def durable(self, table: Table) -> None:
         """Wait until the table's log has committed what it has written: an answer that
@@ -385,18 +403,24 @@ class Hub:
             await table.log.wait(table.log.n)
 
     async def _run(self, table: Table) -> None:
-        """Sleep until the table's next deadline (or a change), then tick it."""
+        """Sleep until the table's next deadline (or a change), then tick it, for as long
+        as it is this hub's: a closed table's task ends at its next turn, whether or not
+        `close`'s cancel reached it (a cancel landing with a wake can be lost)."""
         wake = self.wakes[table.code]
-        while True:
+        loop = asyncio.get_running_loop()
+        while self.tables.get(table.code) is table:
             if not self.directory.holds(table.uid):  # Redis away: the table waits
                 await asyncio.sleep(0.1)
                 continue
             at = table.next_wake()
-            delay = None if at is None else max(0.0, (at - self.now()) / 1000)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), delay)
+            timer = None if at is None else loop.call_later((at - self.now()) / 1000, wake.set)
+            try:
+                await wake.wait()
+            finally:
+                if timer is not None:
+                    timer.cancel()
             wake.clear()
-            if not self.directory.holds(table.uid):
+            if self.tables.get(table.code) is not table or not self.directory.holds(table.uid):
                 continue
             try:
                 table.tick(self.now())
@@ -407,6 +431,8 @@ class Hub:
                 await asyncio.sleep(1)
             if self.fenced(table):
                 return
+            if table.code in self.retiring:
+                self.retire(table)
 
     def _store_hand(self, table: Table, hand: Finished) -> int | None:
         """Keep a finished hand, its ``stored`` entry in the table's log in the same
@@ -869,6 +895,7 @@ def _handle(
 
 
 _PAUSED: Final = "the table is paused: its process cannot reach Redis; nothing was applied"
+_UNLOGGED: Final = "the table cannot write its log now: nothing was applied; try again shortly"
 
 
 # --- the app --------------------------------------------------------------------------------

@@ -9,7 +9,10 @@ the hand ends `Platform.settle_hand` books it under the hand's id (one transacti
 idempotent), and the ``hand_end`` frame carries the fees and the new balances. Each
 hand's `HandStart` stays in `CoinTable.starts` under its id (and in the table's log), so a
 settlement can be made again from it: after a database failure, with the next hand; after
-a crash, when the table is rebuilt from its log (`fangcheng.server.recovery`).
+a crash, when the table is rebuilt from its log (`fangcheng.server.recovery`). No hand is
+dealt while an earlier one is unbooked, since its stake and caps read the balances: the
+table pauses, telling its people ``unavailable``, and tries the booking again each
+`RETRY_MS` (a table nobody sits at stays open until then, `fangcheng.server.app.Hub`).
 
 Leaving during a hand is 逃跑 (D85) only when confirmed; a disconnect never is.
 """
@@ -17,9 +20,9 @@ Leaving during a hand is 逃跑 (D85) only when confirmed; a disconnect never is
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from fangcheng.platform import (
     MIN_TO_SIT,
@@ -32,15 +35,24 @@ from fangcheng.platform import (
 from fangcheng.protocol.wire import TableSettings
 from fangcheng.rules.ruleset import configure, find_rules
 from fangcheng.scoring.payments import effective_base, stake_for_balances
-from fangcheng.server.log import LogError, crash_point, live_code, settling
+from fangcheng.server.log import Fenced, LogError, crash_point, live_code, settling
 from fangcheng.server.security import LOOPBACK, log_event
 from fangcheng.server.store import Person
-from fangcheng.server.tables import Seat, Table, TableError
+from fangcheng.server.tables import Listener, Seat, Table, TableError
 
 if TYPE_CHECKING:
     from fangcheng.server.app import Hub
 
-__all__ = ["ROOMS", "CoinTable", "coin_settings", "quick_match"]
+__all__ = ["RETRY_MS", "ROOMS", "CoinTable", "coin_settings", "quick_match"]
+
+#: How often a paused table tries its unbooked hands again (ms).
+RETRY_MS: Final = 1000
+#: What a paused table's people are told (docs/protocol.md).
+_PAUSED: Final = {
+    "type": "error",
+    "code": "unavailable",
+    "message": "the ledger cannot book the last hand now: the next hand is dealt once it is",
+}
 
 #: The rooms by their protocol names (§3.7, §3.12).
 
@@ -80,6 +92,9 @@ class CoinTable(Table):
     starts: dict[str, HandStart] = field(default_factory=dict)  # hand id → its start
     #: hands the database failed to settle: hand id → record (settled again later)
     unsettled: dict[str, dict[str, Any]] = field(default_factory=dict)
+    paused: bool = False  # no deal until ``unsettled`` is booked (`_booked_up`)
+    #: accounts that left but the database failed to stand up (tried again at each deal)
+    unstood: set[int] = field(default_factory=set)
     closing: bool = False  # 防作弊场 after an escape: the table closes after the hand
     last_end: dict[str, Any] | None = None  # the last hand_end frame
     _escape_asked: dict[int, int] = field(default_factory=dict)  # seat → deal asked in
@@ -194,8 +209,9 @@ class CoinTable(Table):
 
     def _vacate(self, seat: int, person: int) -> None:
         """逃跑 during a hand (§3.9 item 3, settled with it); a house bot takes the seat in
-        a normal room once the match is on, else it empties (防作弊场: the table closes
-        after the hand); the platform's seat is given up."""
+        a normal room once the match is on, else it empties (防作弊场: the match ends at
+        the next tick, `leave`); the platform's seat is given up (`_stand`: the leave is
+        done even if the database fails that)."""
         replaying = self._replay is not None
         if self._live():
             assert self.round is not None
@@ -212,10 +228,23 @@ class CoinTable(Table):
                 self.closing = True
         account = self.accounts.get(person)
         if account is not None and self.platform is not None and not replaying:
+            self._stand([account])
+
+    def _stand(self, accounts: Iterable[int]) -> None:
+        """Give up these accounts' platform seats, once the log's entries that say they
+        left are committed. What the database fails is tried again before each deal (and
+        at a rebuild, `recovery`): the leave itself is done, as the log says."""
+        assert self.platform is not None
+        self.unstood.update(accounts)
+        try:
             self._durable()
-            self.platform.stand(account, self.uid)
-        if self.status == "between" and self.closing:
-            self._end_match()
+            for account in sorted(self.unstood):
+                self.platform.stand(account, self.uid)
+                self.unstood.discard(account)
+        except Fenced:
+            raise
+        except Exception:
+            log_event("stand_failed", 40, code=self.code, exc_info=True)
 
     def escape_asked(self, seat: int) -> bool:
         """Whether this seat was asked to confirm leaving in the current hand."""
@@ -292,21 +321,23 @@ class CoinTable(Table):
         except PlatformError as exc:  # refused: its content will not do better later
             log_event("settle_refused", 40, code=self.code, hand=hand_id, why=type(exc).__name__)
             coins: dict[str, Any] = {"hand": hand_id, "error": str(exc)}
-        except Exception:  # the database failed: settled again with the next hand
-            log_event("settle_failed", 40, code=self.code, hand=hand_id, exc_info=True)
-            self.unsettled[hand_id] = record
-            return {"hand": hand_id, "error": "the ledger failed: settled later"}
+        except Exception:  # the database failed: settled again before the next deal
+            return self._later(hand_id, record)
         else:
             crash_point("settled")
+            try:  # what it moved, read back (a failure is the booking's: done again)
+                balances = [None if a is None else self.platform.balance(a) for a in start.seats]
+                self._retitle()
+            except Exception:
+                return self._later(hand_id, record)
             coins = {
                 "hand": hand_id,
                 "room": self.room,
                 "stake": start.stake,
                 "fees": list(settled.fees),
                 "total": list(settled.total),
-                "balances": [None if a is None else self.platform.balance(a) for a in start.seats],
+                "balances": balances,
             }
-            self._retitle()
         self.unsettled.pop(hand_id, None)
         self._show_coins(hand_id, coins)
         try:
@@ -314,6 +345,13 @@ class CoinTable(Table):
         except Exception:  # booked all the same: a rebuild books it again, idempotently
             log_event("log_failed", 40, code=self.code, hand=hand_id, exc_info=True)
         return coins
+
+    def _later(self, hand_id: str, record: dict[str, Any]) -> dict[str, Any]:
+        """The database failed a hand's booking: it waits in ``unsettled``, and the
+        table deals no hand until it is booked (`_booked_up`)."""
+        log_event("settle_failed", 40, code=self.code, hand=hand_id, exc_info=True)
+        self.unsettled[hand_id] = record
+        return {"hand": hand_id, "error": "the ledger failed: settled later"}
 
     def _settled_later(self) -> None:
         """Replaying: the ``settled`` entry of a hand booked after it was over (a retry at
@@ -355,21 +393,48 @@ class CoinTable(Table):
                 title = self.platform.profile(account, recent=0).title
                 s.name = title if self.anti_cheat else f"{s.name.split(' · ')[0]} · {title}"
 
+    def attach(self, listener: Listener, now: int) -> None:
+        super().attach(listener, now)
+        if self.paused:  # back at a paused table: why no hand is dealt
+            listener.send(dict(_PAUSED))
+
     def _deal_or_end(self, now: int) -> None:
-        if self.closing:
+        """Deal the next hand once every earlier one is booked (`_booked_up`); a match
+        that nobody sits at any more ends (as 防作弊场's does after an escape)."""
+        if not self._booked_up(now):
+            return
+        if self.closing or not self.people():
             self._end_match()
             return
         super()._deal_or_end(now)
 
+    def _booked_up(self, now: int) -> bool:
+        """Whether every hand dealt here is booked, the ones the database failed on tried
+        again first (and the platform seats it failed to give up). If not, the table
+        pauses: its people are told, and it tries again in `RETRY_MS`."""
+        if self.unstood:
+            self._stand(())
+        self.retry_settlements()
+        if not self.unsettled:
+            if self.paused:
+                self.paused = False
+                log_event("table_resumed", code=self.code)
+            return True
+        self.next_deal = now + RETRY_MS
+        if not self.paused:
+            self.paused = True
+            log_event("table_paused", 30, code=self.code, hands=sorted(self.unsettled))
+            self._send_all(dict(_PAUSED))
+        return False
+
     def _end_match(self) -> None:
-        """The match is over: every person stands up from the platform's seat."""
+        """The match is over: every person stands up from the platform's seat (after the
+        ``end`` entry that says so)."""
         if self.platform is not None:
             self.retry_settlements()
-            if self._replay is None:
-                self._durable()
-                for account in self.accounts.values():
-                    self.platform.stand(account, self.uid)
         super()._end_match()
+        if self.platform is not None and self._replay is None:
+            self._stand(self.accounts.values())
 
 
 def _of_hand(hand_id: str) -> Callable[[dict[str, Any]], bool]:

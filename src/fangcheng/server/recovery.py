@@ -157,7 +157,7 @@ def bring_back(hub: Hub, uid: str, entries: list[Entry]) -> Table | None:
     log_event("table_recovered", code=table.code, uid=uid, entries=len(entries))
     table._advance(now)
     if not table.people() or table.status == "finished":
-        hub.close(table)
+        hub.retire(table)  # (a hand still unbooked keeps it open until it is)
         return None
     return table
 
