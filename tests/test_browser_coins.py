@@ -33,7 +33,8 @@ import pytest
 import sqlalchemy as sa
 
 from fangcheng.platform import schema
-from fangcheng.server.app import Hub, ServerSettings, create_app
+from fangcheng.server.app import ServerSettings, create_app
+from fangcheng.server.hub import Hub
 from ledgerdb import FAST_HASHER
 from serving import serving
 from test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, PHONE, _page, _play_one

@@ -139,7 +139,7 @@ def test_a_hub_whose_copy_is_fenced_drops_it_and_closes_its_connections(tmp_path
     """Two processes' hubs with one table (the second took it over by replay while the
     first lived on): the first's next write is refused, and it drops the table at once,
     closing its connections with 1012 so that its people reconnect to the new owner."""
-    from fangcheng.server.app import Connection
+    from fangcheng.server.connection import Connection
     from fangcheng.server.recovery import bring_back
     from test_server_protocol import Clock
     from test_server_recovery import _hub, _play, _point_table

@@ -24,8 +24,9 @@ from fangcheng.platform import check_ledger, connect
 from fangcheng.platform import schema as t
 from fangcheng.players import EfficientBot
 from fangcheng.server import tables
-from fangcheng.server.app import Hub, ServerSettings, create_app
+from fangcheng.server.app import ServerSettings, create_app
 from fangcheng.server.coins import CoinTable
+from fangcheng.server.hub import Hub
 from ledgerdb import BACKENDS, FAST_HASHER, database
 from test_server_protocol import T0, Clock, Seat, plain
 

@@ -1,4 +1,4 @@
-"""The server's collector policy (`fangcheng.server.app.collector`): it freezes the heap
+"""The server's collector policy (`fangcheng.server.collector.collector`): it freezes the heap
 so that collections walk little, and still frees the cyclic garbage it froze."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import itertools
 
 import pytest
 
-from fangcheng.server.app import collector
+from fangcheng.server.collector import collector
 
 
 class _Stop(Exception):

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from fangcheng.server.app import Connection, _writer
+from fangcheng.server.connection import Connection, _writer
 from fangcheng.server.log import Fenced, TableLog, Unwritable, read_log
 from fangcheng.server.store import Store
 from ledgerdb import BACKENDS, database

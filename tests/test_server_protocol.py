@@ -28,14 +28,9 @@ from fangcheng.engine import Round, read_record, replay
 from fangcheng.players import EfficientBot
 from fangcheng.protocol.wire import decode_server, observation_from_json, observation_json
 from fangcheng.rules.ruleset import configure, find_rules
-from fangcheng.server.app import (
-    MIN_BOT_MS,
-    SESSIONS_PER_MINUTE,
-    Connection,
-    Hub,
-    ServerSettings,
-    create_app,
-)
+from fangcheng.server.app import ServerSettings, create_app
+from fangcheng.server.connection import Connection
+from fangcheng.server.hub import MIN_BOT_MS, SESSIONS_PER_MINUTE, Hub
 from fangcheng.server.security import JsonLines
 from fangcheng.server.store import default_url, hands
 from fangcheng.server.tables import Table

@@ -33,9 +33,11 @@ from fangcheng.platform import schema as t
 from fangcheng.players import StrongBot
 from fangcheng.protocol import Act, Action
 from fangcheng.protocol.wire import TableSettings, observation_data
-from fangcheng.server.app import Hub, ServerSettings, create_app
-from fangcheng.server.coins import CoinTable, quick_match
+from fangcheng.server.app import ServerSettings, create_app
+from fangcheng.server.coins import CoinTable
+from fangcheng.server.hub import Hub
 from fangcheng.server.log import live_logs, read_log
+from fangcheng.server.matching import quick_match
 from fangcheng.server.recovery import rebuild, recover
 from fangcheng.server.security import JsonLines
 from fangcheng.server.store import Person, Store, table_log_entries

@@ -18,10 +18,10 @@ import sqlalchemy as sa
 from clustering import account, call, cluster
 from fangcheng.platform import Platform, connect
 from fangcheng.platform import schema as t
-from fangcheng.server.app import Hub
 from fangcheng.server.cluster import RELAYED, Directory
-from fangcheng.server.coins import quick_match
+from fangcheng.server.hub import Hub
 from fangcheng.server.log import TableLog
+from fangcheng.server.matching import quick_match
 from fangcheng.server.recovery import recover
 from fangcheng.server.store import Store, hands, table_logs
 from fangcheng.server.tables import STORE_RETRY_MS, Table, TableError

@@ -43,14 +43,10 @@ from fangcheng.cli import build_parser, main
 from fangcheng.platform import LoginFailed, NameTaken, Platform
 from fangcheng.platform.database import MIGRATIONS
 from fangcheng.server import relay
-from fangcheng.server.accounts import HASH_QUEUE, HASHING, LOGIN_FAILURES
-from fangcheng.server.app import (
-    SESSIONS_PER_MINUTE,
-    SOCKETS_PER_ADDRESS,
-    Hub,
-    ServerSettings,
-    create_app,
-)
+from fangcheng.server.app import ServerSettings, create_app
+from fangcheng.server.hub import SESSIONS_PER_MINUTE, Hub
+from fangcheng.server.passwords import HASH_QUEUE, HASHING, LOGIN_FAILURES
+from fangcheng.server.websocket import SOCKETS_PER_ADDRESS
 
 PROXY = ("10.0.0.2", 40_000)
 PASSWORD = "correct horse"

@@ -41,6 +41,7 @@ import time
 from collections.abc import Collection, Coroutine
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+from fangcheng.server.host import TableHost
 from fangcheng.server.log import live_uids, read_log
 from fangcheng.server.security import log_event
 from fangcheng.server.tables import Table, TableError
@@ -49,7 +50,6 @@ if TYPE_CHECKING:
     import httpx
     from redis.asyncio import Redis
 
-    from fangcheng.server.app import Hub
 
 __all__ = ["CODE_LETTERS", "Directory", "Leases", "RedisDirectory"]
 
@@ -119,7 +119,7 @@ class Directory:
     def closed(self, table: Table, ended: bool) -> None:
         """This process no longer runs ``table`` (``ended``: it closed for good)."""
 
-    async def start(self, hub: Hub) -> None:
+    async def start(self, hub: TableHost) -> None:
         """Begin serving with ``hub`` (a single process rebuilds its tables instead)."""
 
     async def stop(self) -> None:
@@ -225,7 +225,7 @@ class RedisDirectory(Directory):
         self.pool: list[tuple[str, str]] = []
         self.up = False
         self.up_since = 0.0
-        self.hub: Hub | None = None
+        self.hub: TableHost | None = None
         #: other processes' lobby rows, by process then code
         self.mirror: dict[str, dict[str, dict[str, Any]]] = {}
         self._published: dict[str, str] = {}  # code → the row this process put up
@@ -339,7 +339,7 @@ class RedisDirectory(Directory):
 
     # --- running ----------------------------------------------------------------------
 
-    async def start(self, hub: Hub) -> None:
+    async def start(self, hub: TableHost) -> None:
         self.hub = hub
         with contextlib.suppress(*_REDIS_ERRORS):
             await self._keep_once()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import Final, TypeVar
 
 import msgspec
 from starlette.requests import ClientDisconnect, Request
@@ -14,12 +14,10 @@ from starlette.websockets import WebSocket
 
 from fangcheng.contract import TOO_DEEP
 from fangcheng.platform import PlatformError
+from fangcheng.server.hub import Hub
 from fangcheng.server.security import log_event
 from fangcheng.server.store import Person
 from fangcheng.server.tables import TableError
-
-if TYPE_CHECKING:
-    from fangcheng.server.app import Hub
 
 __all__ = ["address_of", "body_of", "error", "guarded", "hub_of", "person_of"]
 

@@ -17,18 +17,16 @@ is in 托管 until they reconnect (D85).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
 from fangcheng.protocol.wire import TableSettings
 from fangcheng.server.coins import CoinTable
+from fangcheng.server.host import TableHost
 from fangcheng.server.log import Entry, LogError, Replay, TableLog, live_logs
 from fangcheng.server.security import log_event
 from fangcheng.server.tables import Table
-
-if TYPE_CHECKING:
-    from fangcheng.server.app import Hub
 
 __all__ = ["bring_back", "opening", "rebuild", "recover", "replay"]
 
@@ -54,7 +52,7 @@ def opening(table: Table) -> dict[str, Any]:
     return data
 
 
-def rebuild(hub: Hub, uid: str, entries: list[Entry], now: int) -> Table:
+def rebuild(hub: TableHost, uid: str, entries: list[Entry], now: int) -> Table:
     """The table a log describes, its entries replayed, gone live at the log's end."""
     kind, data = entries[0]
     if kind != "open":
@@ -64,7 +62,7 @@ def rebuild(hub: Hub, uid: str, entries: list[Entry], now: int) -> Table:
         "owner": data["owner"],
         "settings": msgspec.convert(data["settings"], TableSettings),
         "seed": data["seed"],
-        "on_hand": hub._store_hand,
+        "on_hand": hub.store_hand,
         "practice": data["practice"],
         "uid": uid,
         "log": TableLog(hub.store.engine, uid, len(entries)),
@@ -126,7 +124,7 @@ def replay(table: Table, entries: list[Entry], now: int) -> None:
             seat.auto = True
 
 
-def recover(hub: Hub) -> list[Table]:
+def recover(hub: TableHost) -> list[Table]:
     """Rebuild every live table of the hub's database and put it back in play; a table
     whose log does not replay is logged and left (its log stays for a person to read)."""
     tables: list[Table] = []
@@ -141,7 +139,7 @@ def recover(hub: Hub) -> list[Table]:
     return tables
 
 
-def bring_back(hub: Hub, uid: str, entries: list[Entry]) -> Table | None:
+def bring_back(hub: TableHost, uid: str, entries: list[Entry]) -> Table | None:
     """Rebuild one table from its log and put it in play on this hub: at a start, or
     when this process takes the table over from one that died (`fangcheng.server.cluster`).
     None: everyone had left, or nobody is back to see the match end (it is closed)."""

@@ -72,7 +72,7 @@ _T = TypeVar("_T")
 class Thinker:
     """Where the server's slow bots and hints think: ``workers`` processes (0: one
     thread of this one); ``poke(table)`` wakes a table's timer when an answer is in
-    (`fangcheng.server.app.Hub.poke`); ``seconds``: the time each may take from when it
+    (`fangcheng.server.hub.Hub.poke`); ``seconds``: the time each may take from when it
     is asked."""
 
     def __init__(

@@ -1,0 +1,384 @@
+"""The hub: every table this process runs, who sits where, the tables' timer tasks and
+the limits on new sessions. The routes and the websocket act through it; with many
+processes its `Directory` says which tables are its own (`fangcheng.server.cluster`)."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import functools
+import random
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import msgspec
+import sqlalchemy as sa
+
+from fangcheng.platform import Platform, PlatformError
+from fangcheng.protocol.wire import TableSettings
+from fangcheng.server import recovery
+from fangcheng.server.cluster import Directory
+from fangcheng.server.coins import CoinTable, coin_settings
+from fangcheng.server.connection import Connection
+from fangcheng.server.log import TableLog, Unwritable, crash_on_commit
+from fangcheng.server.passwords import Passwords
+from fangcheng.server.security import LOOPBACK, RateLimit, log_event
+from fangcheng.server.settings import ServerSettings
+from fangcheng.server.store import Person, Store
+from fangcheng.server.tables import Finished, Table, TableError, check_settings
+from fangcheng.server.thinking import Thinker
+
+__all__ = ["MIN_BOT_MS", "PAUSED", "SESSIONS_PER_MINUTE", "UNLOGGED", "Hub"]
+
+#: The fastest a table's bots may act (ms): a match of bots never holds the server up.
+MIN_BOT_MS: Final = 50
+#: New sessions a minute from one address.
+SESSIONS_PER_MINUTE: Final = 10
+PAUSED: Final = "the table is paused: its process cannot reach Redis; nothing was applied"
+UNLOGGED: Final = "the table cannot write its log now: nothing was applied; try again shortly"
+
+
+@dataclass
+class Hub:
+    """Every open table, who sits where, and the tables' timer tasks."""
+
+    settings: ServerSettings
+    store: Store
+    tables: dict[str, Table] = field(default_factory=dict)
+    sitting: dict[int, str] = field(default_factory=dict)  # person → table code
+    tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    wakes: dict[str, asyncio.Event] = field(default_factory=dict)
+    retiring: set[str] = field(default_factory=set)  # nobody sits: closed once booked
+    session_limits: dict[str, RateLimit] = field(default_factory=dict)
+    sockets: collections.Counter[str] = field(default_factory=collections.Counter)
+    passwords: Passwords = field(default_factory=Passwords)
+    directory: Directory = field(default_factory=Directory)
+
+    def __post_init__(self) -> None:
+        seed = self.settings.seed
+        self.rng = random.Random(seed) if seed is not None else random.SystemRandom()
+        self._platform: Platform | None = None
+        settings = self.settings
+        self.thinker = Thinker(
+            settings.expert_playouts, self.poke, settings.expert_seconds, settings.expert_workers
+        )
+
+    @property
+    def platform(self) -> Platform:
+        """The coin platform on the server's database, opened (and migrated) on first
+        use, so that point tables alone never touch its schema."""
+        if self._platform is None:
+            clock = self.settings.clock
+            options: dict[str, Any] = {"clock": lambda: clock() / 1000}
+            if self.settings.hasher is not None:
+                options["hasher"] = self.settings.hasher
+            self._platform = Platform.open(self.settings.db, **options)
+            crash_on_commit(self._platform)  # the crash tests' way in (log.py)
+        return self._platform
+
+    def person(self, token: str) -> Person | None:
+        """Who a token belongs to: a guest's or an outside bot's session, else an
+        account's (the platform's session: forged, expired or logged out is None)."""
+        person = self.store.person(token)
+        if person is not None:
+            return person
+        try:
+            account = self.platform.authenticate(token)
+        except PlatformError:
+            return None
+        return self.store.account_person(account.id, account.name)
+
+    def now(self) -> int:
+        return self.settings.clock()
+
+    def admit_session(self, address: str) -> None:
+        """Refuse (`TableError` ``rate``) a new session beyond `SESSIONS_PER_MINUTE` a
+        minute from one address (bursts of twice that), so that a script cannot fill the
+        database. Every call that makes a session counts (a guest's, a sign-up, a log-in,
+        an outside bot's). Loopback is exempt: it is this machine (`LOOPBACK`)."""
+        if address in LOOPBACK:
+            return
+        limits = self.session_limits
+        if len(limits) > 10_000:  # forget the addresses of long ago
+            limits.clear()
+        limit = limits.get(address)
+        if limit is None:
+            limit = limits[address] = RateLimit(
+                SESSIONS_PER_MINUTE / 60, 2 * SESSIONS_PER_MINUTE, self.now()
+            )
+        if not limit.allow(self.now()):
+            raise TableError("rate", "too many sessions from this address: wait a minute")
+
+    def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
+        check_settings(settings)
+        bot_ms, between_ms = self._pace(settings)
+        settings = msgspec.structs.replace(settings, bot_ms=bot_ms, between_ms=between_ms)
+        code, uid = self.directory.reserve(self.tables, self.rng)  # (may refuse: first)
+        self.leave(owner.id)
+        table = Table(
+            code=code,
+            uid=uid,
+            owner=owner.id,
+            settings=settings,
+            seed=self.rng.randrange(2**63),
+            on_hand=self.store_hand,
+            practice=practice,
+            thinker=self.thinker,
+        )
+        self._add(table, "point")
+        self.sit(owner, table)
+        return table
+
+    def _pace(self, asked: TableSettings) -> tuple[int, int]:
+        """A new table's bot pace and pause between hands: the server's where it sets
+        them (tests: 0), else the table's own, its bots no faster than `MIN_BOT_MS`."""
+        bot_ms, between_ms = self.settings.bot_ms, self.settings.between_ms
+        return (
+            max(asked.bot_ms, MIN_BOT_MS) if bot_ms is None else bot_ms,
+            asked.between_ms if between_ms is None else between_ms,
+        )
+
+    def open_coin(self, owner: Person, room: str, tier: int) -> CoinTable:
+        """A new coin table of ``room`` for quick match (`fangcheng.server.coins`)."""
+        settings = coin_settings(room, *self._pace(TableSettings()))  # a point table's pace
+        now = self.now()
+        code, uid = self.directory.reserve(self.tables, self.rng)
+        table = CoinTable(
+            code=code,
+            uid=uid,
+            owner=owner.id,
+            settings=settings,
+            seed=self.rng.randrange(2**63),
+            on_hand=self.store_hand,
+            thinker=self.thinker,
+            room=room,
+            platform=self.platform,
+            house_bot=self.settings.house_bot,
+            fill_at=now + self.settings.match_wait_ms,
+            address_checks=self.settings.address_checks,
+            tier=tier,
+            opened=now,
+        )
+        self._add(table, "coin")
+        return table
+
+    def _add(self, table: Table, kind: str) -> None:
+        """A new table: its log opened (its first entry), its timer started."""
+        for stale in [t for t in self.tables.values() if t.status == "finished" and not t.live]:
+            self.close(stale)
+        table.log = TableLog.open(
+            self.store.engine, table.uid, table.code, kind, recovery.opening(table)
+        )
+        self.run(table)
+        log_event(
+            "table_open", code=table.code, rules=table.settings.rules, practice=table.practice
+        )
+
+    def run(self, table: Table) -> None:
+        """Put a table in play here: its timer started (none when tests tick the hub
+        themselves), and dropped if its log finds another writer."""
+        self.tables[table.code] = table
+        if table.log is not None:
+            table.log.on_fenced = functools.partial(self.drop, table)
+        if self.settings.timers:
+            self.wakes[table.code] = asyncio.Event()
+            self.tasks[table.code] = asyncio.get_running_loop().create_task(self._run(table))
+
+    def recover(self) -> None:
+        """Rebuild the tables that were live when the server last stopped (or died)."""
+        recovery.recover(self)
+
+    def sit(self, person: Person, table: Table) -> int:
+        if self.sitting.get(person.id) not in (None, table.code):
+            self.leave(person.id)
+        seat = table.sit(
+            person.id, person.name, "outside" if person.kind == "outside" else "person"
+        )
+        self.sitting[person.id] = table.code
+        return seat
+
+    def leave(self, person: int, confirm: bool = False) -> None:
+        """Off the current table (if any); a table nobody sits at any more closes (`retire`).
+        At a coin table during a hand this is 逃跑 and needs ``confirm`` (`CoinTable.leave`)."""
+        table = self.tables.get(self.sitting.get(person, ""))
+        if table is None:
+            self.sitting.pop(person, None)
+            return
+        try:
+            table.leave(person, self.now(), confirm)
+        except Unwritable:  # its first step: nothing changed
+            raise TableError("unavailable", UNLOGGED) from None
+        del self.sitting[person]
+        self.poke(table)
+        if not any(self.sitting.get(p) == table.code for p in table.people()):
+            self.retire(table)
+
+    def retire(self, table: Table) -> None:
+        """Close a table nobody sits at any more once every hand dealt there is booked: a
+        coin table left with one the database failed on stays open, without people, until
+        its timer has booked it and ended its match (`CoinTable._deal_or_end`)."""
+        if isinstance(table, CoinTable) and table.unsettled:
+            self.retiring.add(table.code)
+        else:
+            self.close(table)
+
+    def close(self, table: Table, *, ended: bool = True) -> None:
+        """Take a table out of play; ``ended``: for good (its log is closed), else only
+        this process stops running it (its log rebuilds it at the next start)."""
+        log = table.log
+        if ended and not table.retry_stores(self.now()):  # its log rebuilds it to store them
+            ended = False
+        if log is not None and not log.fenced:  # what it wrote is committed first
+            try:
+                log.close() if ended else log.commit()
+            except Exception:  # a table left open is rebuilt, then closes again
+                log_event("log_failed", 40, code=table.code, exc_info=True)
+        for person in table.people():
+            if self.sitting.get(person) == table.code:
+                del self.sitting[person]
+        self.tables.pop(table.code, None)
+        self.retiring.discard(table.code)
+        self.thinker.forget(table)
+        wake = self.wakes.pop(table.code, None)
+        if wake is not None:  # its task wakes, finds it closed and ends (`_run`)
+            wake.set()
+        task = self.tasks.pop(table.code, None)
+        if task is not None:
+            task.cancel()
+        self.directory.closed(table, ended)
+        log_event("table_close", code=table.code)
+
+    def drop(self, table: Table) -> None:
+        """Stop running a table at once: another process owns it now (its lease was lost,
+        or its log refused a write). Its log refuses this copy's writes from here on,
+        and its connections are closed with 1012, so that its people reconnect (through
+        any process) to the new owner."""
+        if self.tables.get(table.code) is not table:
+            return
+        if table.log is not None:
+            table.log.fenced = True
+        listeners = table.listeners()
+        self.close(table, ended=False)
+        for listener in listeners:
+            if isinstance(listener, Connection):
+                listener.drop(1012)
+        log_event("table_dropped", 30, code=table.code, uid=table.uid)
+
+    def fenced(self, table: Table) -> bool:
+        """Whether the table's log found another writer: if so it is dropped here."""
+        if table.log is not None and table.log.fenced:
+            self.drop(table)
+            return True
+        return False
+
+    def lobby_tables(self) -> list[Table]:
+        """This process's tables the lobby lists: public ones waiting for people, and
+        those being played that take spectators."""
+        return [
+            t
+            for t in self.tables.values()
+            if t.settings.public
+            and not t.practice
+            and (t.status == "waiting" or (t.status != "finished" and t.settings.spectators))
+        ]
+
+    def poke(self, table: Table) -> None:
+        """The table changed: its timer task looks at the next deadline again."""
+        wake = self.wakes.get(table.code)
+        if wake is not None:
+            wake.set()
+        self.directory.changed()
+
+    def tick(self) -> None:
+        """Apply every table's due moves and timeouts at the clock's time."""
+        now = self.now()
+        for table in list(self.tables.values()):
+            table.tick(now)
+            if table.code in self.retiring:
+                self.retire(table)
+
+    async def durable(self, table: Table) -> None:
+        """Wait until the table's log has committed what it has written: an answer that
+        shows the table is sent after it (as its frames are)."""
+        if table.log is not None:
+            await table.log.wait(table.log.n)
+
+    async def _run(self, table: Table) -> None:
+        """Sleep until the table's next deadline (or a change), then tick it, for as long
+        as it is this hub's: a closed table's task ends at its next turn, whether or not
+        `close`'s cancel reached it (a cancel landing with a wake can be lost)."""
+        wake = self.wakes[table.code]
+        loop = asyncio.get_running_loop()
+        while self.tables.get(table.code) is table:
+            if not self.directory.holds(table.uid):  # Redis away: the table waits
+                await asyncio.sleep(0.1)
+                continue
+            at = table.next_wake()
+            timer = None if at is None else loop.call_later((at - self.now()) / 1000, wake.set)
+            try:
+                await wake.wait()
+            finally:
+                if timer is not None:
+                    timer.cancel()
+            wake.clear()
+            if self.tables.get(table.code) is not table or not self.directory.holds(table.uid):
+                continue
+            try:
+                table.tick(self.now())
+            except Exception:  # a bug must not stop the table's clock
+                if self.fenced(table):
+                    return
+                log_event("tick_failed", 40, code=table.code, exc_info=True)
+                await asyncio.sleep(1)
+            if self.fenced(table):
+                return
+            if table.code in self.retiring:
+                self.retire(table)
+
+    def store_hand(self, table: Table, hand: Finished) -> int | None:
+        """Keep a finished hand, its ``stored`` entry in the table's log in the same
+        transaction (at the log's next number: a hand is stored once); None: the database
+        failed, logged (the table stores it again, `Table.retry_stores`)."""
+        log = table.log
+
+        def stored(db: sa.Connection, hand_id: int) -> None:
+            if log is not None:  # the table's log says so in the same transaction
+                log.write_in(db, "stored", {"deal": hand.deal, "id": hand_id})
+
+        try:
+            if log is not None:
+                log.commit()  # the hand's decisions first: `stored` follows them
+            hand_id = self.store.save_hand(
+                table=table.code,
+                match=hand.match,
+                hand=hand.hand,
+                record=hand.record,
+                views=hand.views,
+                seats=hand.seats,
+                also=stored,
+            )
+        except Exception:
+            log_event("store_failed", 40, code=table.code, hand=hand.hand, exc_info=True)
+            return self._stored_after_all(table, hand)
+        if log is not None:
+            log.advanced()
+        settlement = hand.round.settlement
+        log_event(
+            "hand_end",
+            code=table.code,
+            hand=hand.hand,
+            id=hand_id,
+            how=settlement and settlement["end"],
+        )
+        return hand_id
+
+    def _stored_after_all(self, table: Table, hand: Finished) -> int | None:
+        """The id of a hand whose store failed in the answer but was committed (its log's
+        ``stored`` entry is there), so that it is not stored again; else None."""
+        if table.log is None or table.log.fenced:
+            return None
+        try:
+            entry = table.log.written_in("stored")
+        except Exception:  # the database is away: the table tries again later
+            return None
+        return None if entry is None else int(entry["id"])
