@@ -20,7 +20,7 @@ from fangcheng.platform import (
     UnknownPerson,
     schema,
 )
-from fangcheng.platform.service import token_hash
+from fangcheng.platform.accounts import token_hash
 from ledgerdb import invariants, settle, sign_up
 
 # the fixtures every test here takes

@@ -13,7 +13,7 @@ import pytest
 
 import ledgerdb
 from fangcheng.platform import RELIEF, SIGNUP_GRANT, Platform, check_ledger
-from fangcheng.platform.service import SIGNUP_GRANTS_PER_ADDRESS
+from fangcheng.platform.accounts import SIGNUP_GRANTS_PER_ADDRESS
 from fangcheng.server.app import ServerSettings, create_app
 from ledgerdb import FAST_HASHER, invariants
 from test_server_protocol import Clock

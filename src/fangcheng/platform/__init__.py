@@ -8,6 +8,7 @@ the balances that cap a hand), `Platform.settle_hand` (a finished hand's coins, 
 profiles and the leaderboard. `check_ledger` proves the stored ledger right.
 """
 
+from fangcheng.platform.accounts import RELIEF, RELIEF_BELOW, SIGNUP_GRANT, Person, Session
 from fangcheng.platform.check import Report, check_ledger
 from fangcheng.platform.coins import MIN_TO_SIT, ROOMS, HandCoins, hand_coins, table_stake
 from fangcheng.platform.database import DEFAULT_URL, connect, database_url, migrate
@@ -24,19 +25,10 @@ from fangcheng.platform.errors import (
     SettlementError,
     UnknownPerson,
 )
-from fangcheng.platform.service import (
-    RELIEF,
-    RELIEF_BELOW,
-    SIGNUP_GRANT,
-    HandStart,
-    Person,
-    Platform,
-    Profile,
-    Result,
-    Session,
-    Settled,
-    Standing,
-)
+from fangcheng.platform.ranks import Profile, Result, Standing
+from fangcheng.platform.seats import HandStart
+from fangcheng.platform.service import Platform
+from fangcheng.platform.settlement import Settled
 
 __all__ = [
     "DEFAULT_URL",

@@ -22,7 +22,8 @@ from fangcheng.platform import schema as t
 from fangcheng.platform.coins import hand_coins
 from fangcheng.platform.database import READ_ONLY
 from fangcheng.platform.errors import SettlementError
-from fangcheng.platform.service import hand_lines, house_for, house_rows
+from fangcheng.platform.ledger import house_for, house_rows
+from fangcheng.platform.settlement import hand_lines
 from fangcheng.rules.ruleset import BAISHAN_PLATFORM, configure
 
 __all__ = ["Report", "check_ledger"]
