@@ -289,6 +289,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
+        from fangcheng.server import faults
         from fangcheng.server.app import ServerSettings, create_app
         from fangcheng.server.security import setup_logging
         from fangcheng.server.store import default_url
@@ -321,6 +322,11 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     if not 0 <= args.expert_workers <= MAX_WORKERS:
         print(f"fangcheng serve: --expert-workers: 0..{MAX_WORKERS}", file=sys.stderr)
+        return 2
+    try:
+        faults.install()  # the fault-injection run's plan, if any (tests/chaos.py)
+    except ValueError as exc:
+        print(f"fangcheng serve: {exc}", file=sys.stderr)
         return 2
     setup_logging()
     settings = ServerSettings(
