@@ -540,23 +540,35 @@ def _check_hands(report: Report, db: str) -> None:
         at = bisect.bisect_left(ids, journal)
         return sums[at - 1] if at else 0
 
-    stale = 0
+    # a stale deal missed the table's previous hand (booked late: item 2) or a hand of
+    # another table (one left by 逃跑, booked when it ended)
+    amounts: Counter[tuple[int, int]] = Counter()
+    for account, journal, amount in lines:
+        amounts[account, journal] += amount
+    stale: Counter[str] = Counter()
     for start in starts:
-        journal = booked.get(start["hand_id"])
+        hand_id = start["hand_id"]
+        journal = booked.get(hand_id)
         if journal is None:
             continue
+        table, _, hand = hand_id.rpartition(".")
+        before = booked.get(f"{table}.{int(hand) - 1}")
         _, seats, balances, _ = start["start"]
         for account, balance in zip(seats, balances, strict=True):
-            if account is not None and balance != balance_before(account, journal):
-                stale += 1
-                ledger = balance_before(account, journal)
-                report.example(
-                    "stale",
-                    f"stale deal: {start['hand_id']} account {account} dealt from {balance}, "
-                    f"the ledger had {ledger} before it",
-                )
-                break
-    report.add("hands dealt from a stale balance", stale, stale == 0)
+            ledger = None if account is None else balance_before(account, journal)
+            if ledger is None or balance == ledger:
+                continue
+            late = before is not None and ledger - balance == amounts[account, before]
+            kind = "this table's previous hand" if late else "a hand of another table"
+            stale[kind] += 1
+            report.example(
+                kind,
+                f"stale deal: {hand_id} account {account} dealt from {balance}, the ledger "
+                f"had {ledger} before it (it missed {kind})",
+            )
+            break
+    for kind in ("this table's previous hand", "a hand of another table"):
+        report.add(f"hands dealt from a balance missing {kind}", stale[kind], not stale[kind])
 
     diverged = 0
     for hand_id, record in records:
@@ -594,9 +606,18 @@ def _check_clients(report: Report, db: str, clients: list[Person]) -> None:
                 continue  # not stored: counted above
             seen += 1
             stored = view[client.seat.seat]
-            if (stored != events) if hand in client.ended else (stored[: len(events)] != events):
+            # (an escaper is sent the hand's end, not the events after it left)
+            whole = hand in client.ended and not (client.escaped and hand == max(client.events))
+            if (stored != events) if whole else (stored[: len(events)] != events):
                 differ += 1
-                report.example("view", f"{client.code} hand {hand}: not what the client saw")
+                pairs = enumerate(zip(stored, events, strict=False))
+                at = next((i for i, (a, b) in pairs if a != b), None)
+                report.example(
+                    "view",
+                    f"{client.code} hand {hand}: the client saw {len(events)} events, "
+                    f"{len(stored)} stored, first differing at {at}"
+                    f"{' (the hand ended there)' if hand in client.ended else ''}",
+                )
     report.add("clients' hands checked against the stored views", seen)
     report.add("event streams that were not a continuation", diverged, diverged == 0)
     report.add("hands a client saw otherwise than stored", differ, differ == 0)

@@ -274,8 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
     many.add_argument(
         "--lease-ms",
         type=int,
-        default=5000,
-        help="a table lease's ttl: a dead process's tables move after about this (default 5000)",
+        default=2000,
+        help="a table lease's ttl: a dead process's tables move after about this (default 2000)",
     )
     serve.set_defaults(run=_serve)
     sub.add_parser("bot", help="play a seat at a server's table with a bot (fangcheng bot -h)")

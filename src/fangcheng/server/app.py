@@ -37,7 +37,7 @@ from fangcheng.platform import Platform, PlatformError
 from fangcheng.protocol import wire
 from fangcheng.protocol.wire import TableSettings, WireError
 from fangcheng.server import accounts, recovery, relay
-from fangcheng.server.cluster import RELAYED, Directory, RedisDirectory
+from fangcheng.server.cluster import LEASE_MS, RELAYED, Directory, RedisDirectory
 from fangcheng.server.coins import CoinTable, coin_settings
 from fangcheng.server.http import address_of
 from fangcheng.server.http import body_of as _body
@@ -110,7 +110,7 @@ class ServerSettings:
     redis: str | None = None
     redis_prefix: str = "fangcheng:"
     advertise: str = "http://127.0.0.1:8000"
-    lease_ms: int = 5000
+    lease_ms: int = LEASE_MS
 
 
 class PracticeRequest(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

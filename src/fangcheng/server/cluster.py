@@ -10,20 +10,24 @@ person sits elsewhere (`seated_elsewhere`), and the lobby's rows (`lobby`). It t
 directory when tables change (`changed`) or close (`closed`).
 
 Many processes. Each table is owned by the process holding its lease, a Redis key
-``lease:{uid}`` set with ``SET NX PX`` and renewed every third of its ttl by a script
-that renews only the owner's (`Leases`, the single-instance Redis lock). A process acts
+``lease:{uid}`` set with ``SET NX PX`` and renewed every `RENEW_SHARE` of its ttl by a
+script that renews only the owner's (`Leases`, the single-instance Redis lock). A process acts
 on a table only while its last renewal is surely still in force (`Leases.held`); when it
 is not (Redis out of reach) the table pauses: no frame is applied, no timer ticks, so no
-hand starts. Each process scans the open action logs in the database for tables whose
-lease has lapsed (their owner died), takes the lease and rebuilds the table by replay
-(`fangcheng.server.recovery.bring_back`). The log's primary key is the fence: a process
-that lost a lease and writes an entry the new owner wrote first gets `Fenced` and drops
-its copy (`Hub.drop`), closing its connections so that the people reconnect to the
-owner. Keys, under a prefix (``--redis-prefix``):
+hand starts. Each process looks among the open action logs in the database for tables
+whose lease has lapsed (their owner died), takes the lease and rebuilds the table by
+replay (`fangcheng.server.recovery.bring_back`). It takes no more than its fair share at
+first (the live tables over the live processes), and a process holding more than its
+share plus one gives tables between hands up as a stopping process does (`_balance`), so
+the tables spread again after a failover and over a process that joins. The log's
+primary key is the fence: a process that lost a lease and writes an entry the new owner
+wrote first gets `Fenced` and drops its copy (`Hub.drop`), closing its connections so
+that the people reconnect to the owner. Keys, under a prefix (``--redis-prefix``):
 
 - ``lease:{uid}`` → process id; ``lease:room:{room}`` → the process matching that room;
 - ``code:{code}`` → table uid (a code reserved with ``SET NX``: unique over processes);
 - ``proc:{id}`` → the process's internal URL (``--advertise``), expiring with the ttl;
+- ``procs`` → a sorted set of the processes, each scored by when it expires (epoch ms);
 - ``sitting:{person}`` → the code of the table the person sits at (one at a time);
 - ``lobby:{id}`` → a hash of the process's lobby rows (code → `TableInfo` JSON), and the
   channel ``lobby`` on which a process names itself when its rows change: every process
@@ -35,12 +39,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import random
 import secrets
 import time
 from collections.abc import Collection, Coroutine
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+from fangcheng.server.coins import CoinTable
 from fangcheng.server.log import live_uids, read_log
 from fangcheng.server.security import log_event
 from fangcheng.server.tables import Table, TableError
@@ -51,10 +57,22 @@ if TYPE_CHECKING:
 
     from fangcheng.server.app import Hub
 
-__all__ = ["CODE_LETTERS", "Directory", "Leases", "RedisDirectory"]
+__all__ = ["CODE_LETTERS", "LEASE_MS", "Directory", "Leases", "RedisDirectory", "movable"]
 
 #: Table codes: no 0/O, 1/I/L, so a code read aloud is typed right.
 CODE_LETTERS: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+#: A lease's ttl by default (ms): a dead process's tables are taken over within about
+#: this (its last renewal's ttl runs out, then a survivor's next scan takes them).
+LEASE_MS: Final = 2000
+#: Leases are renewed every this share of their ttl: a process's event loop may stall for
+#: the rest of the ttl (less the drift margin: 1.55 s at the default) before its tables
+#: pause.
+RENEW_SHARE: Final = 1 / 8
+#: Seconds between a process's looks for lapsed leases (at most half a ttl); the live
+#: tables are read from the database every half ttl, the leases from Redis at each look.
+SCAN_S: Final = 0.25
+#: Tables a process gives up in one look when it holds more than its share.
+GIVE: Final = 4
 #: A lease is taken as ours until its confirmation plus the ttl, less this share of the
 #: ttl (clock drift between this process and Redis) and 2 ms.
 DRIFT: Final = 0.1
@@ -231,6 +249,8 @@ class RedisDirectory(Directory):
         self._published: dict[str, str] = {}  # code → the row this process put up
         self._sat: dict[int, str] = {}  # person → the code put up as where they sit
         self._broken: set[str] = set()  # uids whose log would not replay here
+        self._given: dict[str, float] = {}  # uid → until when it is not taken back here
+        self._lapsed: dict[str, float] = {}  # uid → since when its lease is seen lapsed
         #: codes of tables given up, not closed: their people's seats are the new owner's
         self._handed: set[str] = set()
         self._dirty = asyncio.Event()
@@ -359,6 +379,7 @@ class RedisDirectory(Directory):
             for code, uid in self.pool:
                 await self._release(keys=[self._key("code", code)], args=[uid])
             await self.redis.delete(self._key("lobby", self.id), self._key("proc", self.id))
+            await self.redis.zrem(self._key("procs"), self.id)
             await self.redis.publish(self._key("lobby"), self.id)
         await self.redis.aclose()
         if self._client is not None:
@@ -376,9 +397,10 @@ class RedisDirectory(Directory):
         task.add_done_callback(self._spawned.discard)
 
     async def _keep(self) -> None:
-        """Every third of the ttl: the heartbeat, the leases, the lobby rows, the pool."""
+        """Every `RENEW_SHARE` of the ttl: the heartbeat, the leases, the lobby rows, the
+        pool."""
         while True:
-            await asyncio.sleep(self.lease_ms / 3000)
+            await asyncio.sleep(self.lease_ms * RENEW_SHARE / 1000)
             try:
                 await self._keep_once()
             except _REDIS_ERRORS:
@@ -391,6 +413,7 @@ class RedisDirectory(Directory):
         assert hub is not None
         ttl = self.lease_ms
         before = await self.redis.set(self._key("proc", self.id), self.advertise, px=ttl, get=True)
+        await self.redis.zadd(self._key("procs"), {self.id: time.time() * 1000 + ttl})
         if not self.up or before is None:  # a start, Redis back, or back after a lapse
             await self._reassert()
             self.up, self.up_since = True, time.monotonic()
@@ -517,33 +540,81 @@ class RedisDirectory(Directory):
             await self._mirror(proc)
 
     async def _scan(self) -> None:
-        """Every half ttl: take over the live tables whose lease has lapsed (their owner
-        died or gave them up). Not within a ttl of (re)gaining Redis, so that the owners
-        take their leases again first after Redis restarted empty."""
+        """Every `SCAN_S`: take over the live tables whose lease has lapsed (their owner
+        died or gave them up), and give tables up while holding more than a fair share
+        (`_balance`). Not within a ttl of (re)gaining Redis, so that the owners take their
+        leases again first after Redis restarted empty."""
         hub = self.hub
         assert hub is not None
-        engine = hub.store.engine
+        uids: list[str] = []
+        read = -math.inf
         while True:
-            await asyncio.sleep(self.lease_ms / 2000)
+            await asyncio.sleep(min(SCAN_S, self.lease_ms / 2000))
             if not self.up or time.monotonic() - self.up_since < self.lease_ms / 1000:
                 continue
             try:
                 if await self.redis.get(self._key("proc", self.id)) is None:
                     self.up = False  # Redis lost its keys: the owners put theirs back first
                     continue
-                uids = await asyncio.to_thread(live_uids, engine)
-                here = {t.uid for t in hub.tables.values()} | self._broken
-                candidates = [u for u in uids if u not in here]
-                if not candidates:
-                    continue
-                owners = await self.redis.mget([self.leases.key(u) for u in candidates])
-                for uid, owner in zip(candidates, owners, strict=True):
-                    if owner is None and await self.leases.acquire(uid):
-                        await self._take(uid)
+                if time.monotonic() - read >= self.lease_ms / 2000:
+                    uids = await asyncio.to_thread(live_uids, hub.store.engine)
+                    read = time.monotonic()
+                await self._scan_once(uids)
             except _REDIS_ERRORS:
                 continue
             except Exception:  # the database: the next scan tries again
                 log_event("scan_failed", 30, exc_info=True)
+
+    async def _scan_once(self, uids: list[str]) -> None:
+        """One look at the live tables ``uids``: take some of those whose lease lapsed,
+        as many as this process's fair share leaves room for (any, once one has waited a
+        ttl), then give up the surplus over it."""
+        hub = self.hub
+        assert hub is not None
+        now = time.monotonic()
+        self._given = {uid: until for uid, until in self._given.items() if until > now}
+        here = {t.uid for t in hub.tables.values()}
+        candidates = [u for u in uids if u not in here and u not in self._broken]
+        owners = (
+            await self.redis.mget([self.leases.key(u) for u in candidates]) if candidates else []
+        )
+        lapsed = [u for u, o in zip(candidates, owners, strict=True) if o is None]
+        self._lapsed = {u: self._lapsed.get(u, now) for u in lapsed}
+        procs = await self.redis.zrangebyscore(self._key("procs"), time.time() * 1000, "+inf")
+        fair = math.ceil(len(uids) / max(1, len(set(procs) | {self.id})))
+        room = fair + 1 - len(hub.tables)
+        self._random.shuffle(lapsed)
+        taking = [u for u in lapsed if u not in self._given]
+        overdue = [u for u in taking if now - self._lapsed[u] >= self.lease_ms / 1000]
+        taking = list(dict.fromkeys(taking[: max(0, room)] + overdue))
+        if taking:
+            live = set(await asyncio.to_thread(live_uids, hub.store.engine))
+            for uid in taking:  # (a table closed since the last read is not brought back)
+                if uid in live and await self.leases.acquire(uid):
+                    await self._take(uid)
+        self._balance(fair)
+
+    def _balance(self, fair: int) -> None:
+        """Holding more than ``fair`` + 1 tables (the live tables over the live
+        processes, rounded up), give the surplus up, a few at a time, of the tables
+        between hands (`movable`): as a stopping process does, its log committed and its
+        lease released, then its connections closed (1012) so that its people reconnect
+        to the process that takes it; this one does not take it back for a while."""
+        hub = self.hub
+        assert hub is not None
+        surplus = len(hub.tables) - fair
+        if surplus <= 1:
+            return
+        from fangcheng.server.app import Connection
+
+        for table in [t for t in hub.tables.values() if movable(t)][: min(surplus, GIVE)]:
+            listeners = table.listeners()
+            hub.close(table, ended=False)
+            for listener in listeners:
+                if isinstance(listener, Connection):
+                    listener.drop(1012)
+            self._given[table.uid] = time.monotonic() + 3 * self.lease_ms / 1000
+            log_event("table_given", code=table.code, uid=table.uid, process=self.id, fair=fair)
 
     async def _take(self, uid: str) -> None:
         """Rebuild a table whose lease this process just took, and put it in play."""
@@ -567,6 +638,15 @@ class RedisDirectory(Directory):
         await self.redis.set(self._key("code", table.code), uid)
         log_event("table_taken_over", code=table.code, uid=uid, process=self.id)
         self._dirty.set()
+
+
+def movable(table: Table) -> bool:
+    """Whether a table may move to another process now without a person noticing more
+    than a reconnect: between hands, or a point table waiting to start (a coin table
+    waiting is its room's matchmaker's; one finished closes when rebuilt)."""
+    return table.status == "between" or (
+        table.status == "waiting" and not isinstance(table, CoinTable)
+    )
 
 
 def _redis_errors() -> tuple[type[BaseException], ...]:
