@@ -207,6 +207,10 @@ class Leases:
         results = await self._renew(keys=keys, args=[self.owner, self.ttl_ms])
         lost = []
         for name, kept in zip(names, results, strict=True):
+            if name not in self.valid:  # given up meanwhile: the script may have set it again
+                if kept:
+                    await self._release(keys=[self.key(name)], args=[self.owner])
+                continue
             if kept:
                 self.valid[name] = self._until(asked)
             else:
@@ -580,8 +584,9 @@ class RedisDirectory(Directory):
         )
         lapsed = [u for u, o in zip(candidates, owners, strict=True) if o is None]
         self._lapsed = {u: self._lapsed.get(u, now) for u in lapsed}
-        procs = await self.redis.zrangebyscore(self._key("procs"), time.time() * 1000, "+inf")
-        fair = math.ceil(len(uids) / max(1, len(set(procs) | {self.id})))
+        procs = set(await self.redis.zrangebyscore(self._key("procs"), time.time() * 1000, "+inf"))
+        procs.add(self.id)
+        fair = math.ceil(len(here.union(uids)) / len(procs))  # (uids may be a moment old)
         room = fair + 1 - len(hub.tables)
         self._random.shuffle(lapsed)
         taking = [u for u in lapsed if u not in self._given]
@@ -592,7 +597,8 @@ class RedisDirectory(Directory):
             for uid in taking:  # (a table closed since the last read is not brought back)
                 if uid in live and await self.leases.acquire(uid):
                     await self._take(uid)
-        self._balance(fair)
+        if len(procs) > 1:
+            self._balance(fair)
 
     def _balance(self, fair: int) -> None:
         """Holding more than ``fair`` + 1 tables (the live tables over the live
