@@ -47,7 +47,7 @@ from collections.abc import Collection, Coroutine
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from fangcheng.server.coins import CoinTable
-from fangcheng.server.log import live_uids, read_log
+from fangcheng.server.log import Entry, live_uids, read_log
 from fangcheng.server.security import log_event
 from fangcheng.server.tables import Table, TableError
 
@@ -417,7 +417,6 @@ class RedisDirectory(Directory):
         assert hub is not None
         ttl = self.lease_ms
         before = await self.redis.set(self._key("proc", self.id), self.advertise, px=ttl, get=True)
-        await self.redis.zadd(self._key("procs"), {self.id: time.time() * 1000 + ttl})
         if not self.up or before is None:  # a start, Redis back, or back after a lapse
             await self._reassert()
             self.up, self.up_since = True, time.monotonic()
@@ -427,6 +426,8 @@ class RedisDirectory(Directory):
             if table is not None:
                 log_event("lease_lost", 30, code=table.code, uid=name)
                 hub.drop(table)
+        if time.monotonic() - self.up_since >= ttl / 1000:  # it takes tables: it counts
+            await self.redis.zadd(self._key("procs"), {self.id: time.time() * 1000 + ttl})
         await self.redis.pexpire(self._key("lobby", self.id), 2 * ttl)
         await self._publish()
         await self._refill()
@@ -594,9 +595,14 @@ class RedisDirectory(Directory):
         taking = list(dict.fromkeys(taking[: max(0, room)] + overdue))
         if taking:
             live = set(await asyncio.to_thread(live_uids, hub.store.engine))
-            for uid in taking:  # (a table closed since the last read is not brought back)
-                if uid in live and await self.leases.acquire(uid):
-                    await self._take(uid)
+            taken = [u for u in taking if u in live and await self.leases.acquire(u)]
+            # (a table closed since the last read is not brought back); their logs read
+            # side by side, then each rebuilt and in play at once
+            logs = await asyncio.gather(
+                *(asyncio.to_thread(read_log, hub.store.engine, uid) for uid in taken)
+            )
+            for uid, entries in zip(taken, logs, strict=True):
+                await self._take(uid, entries)
         if len(procs) > 1:
             self._balance(fair)
 
@@ -622,13 +628,13 @@ class RedisDirectory(Directory):
             self._given[table.uid] = time.monotonic() + 3 * self.lease_ms / 1000
             log_event("table_given", code=table.code, uid=table.uid, process=self.id, fair=fair)
 
-    async def _take(self, uid: str) -> None:
-        """Rebuild a table whose lease this process just took, and put it in play."""
+    async def _take(self, uid: str, entries: list[Entry]) -> None:
+        """Rebuild a table whose lease this process just took from its log ``entries``,
+        and put it in play."""
         hub = self.hub
         assert hub is not None
         from fangcheng.server.recovery import bring_back
 
-        entries = await asyncio.to_thread(read_log, hub.store.engine, uid)
         if not entries or not self.leases.held(uid):
             await self.leases.release(uid)
             return
