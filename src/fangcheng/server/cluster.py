@@ -236,11 +236,15 @@ class RedisDirectory(Directory):
         import redis.asyncio
 
         timeout = max(0.2, lease_ms / 4000)  # an answer comes well within a renewal
+        self.id = secrets.token_hex(6)
         self.redis: Redis = redis.asyncio.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout, decode_responses=True
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            decode_responses=True,
+            client_name=f"{prefix}proc:{self.id}",  # (`_gone`: its connections name it)
         )
         self.prefix, self.lease_ms, self.advertise = prefix, lease_ms, advertise.rstrip("/")
-        self.id = secrets.token_hex(6)
         self.leases = Leases(self.redis, prefix, self.id, lease_ms)
         self._release = self.redis.register_script(_RELEASE)
         self._random = random.SystemRandom()
@@ -255,6 +259,8 @@ class RedisDirectory(Directory):
         self._broken: set[str] = set()  # uids whose log would not replay here
         self._given: dict[str, float] = {}  # uid → until when it is not taken back here
         self._lapsed: dict[str, float] = {}  # uid → since when its lease is seen lapsed
+        self._absent: set[str] = set()  # owners with no connection at the last look
+        self._no_client_list = False
         #: codes of tables given up, not closed: their people's seats are the new owner's
         self._handed: set[str] = set()
         self._dirty = asyncio.Event()
@@ -583,7 +589,11 @@ class RedisDirectory(Directory):
         owners = (
             await self.redis.mget([self.leases.key(u) for u in candidates]) if candidates else []
         )
-        lapsed = [u for u, o in zip(candidates, owners, strict=True) if o is None]
+        gone = await self._gone({str(o) for o in owners if o is not None})
+        for uid, owner in zip(candidates, owners, strict=True):
+            if owner in gone:  # its owner died: its lease is nobody's
+                await self._release(keys=[self.leases.key(uid)], args=[owner])
+        lapsed = [u for u, o in zip(candidates, owners, strict=True) if o is None or o in gone]
         self._lapsed = {u: self._lapsed.get(u, now) for u in lapsed}
         procs = set(await self.redis.zrangebyscore(self._key("procs"), time.time() * 1000, "+inf"))
         procs.add(self.id)
@@ -605,6 +615,28 @@ class RedisDirectory(Directory):
                 await self._take(uid, entries)
         if len(procs) > 1:
             self._balance(fair)
+
+    async def _gone(self, owners: set[str]) -> set[str]:
+        """The processes among ``owners`` that have died, as Redis sees at once: none of
+        their connections (named for them) is open, at this look and the one before (a
+        live process always has its lobby subscription open). Their leases need not
+        lapse: a process that had only lost its connections stops at its log's fence.
+        Where Redis refuses ``CLIENT LIST``, none (the leases lapse)."""
+        if not owners or self._no_client_list:
+            return set()
+        from redis.exceptions import ResponseError
+
+        try:
+            clients = await self.redis.client_list()
+        except ResponseError:  # not allowed here
+            self._no_client_list = True
+            return set()
+        named = {str(c.get("name", "")) for c in clients}
+        absent = {o for o in owners if self._key("proc", o) not in named}
+        gone, self._absent = absent & self._absent, absent
+        if gone:
+            log_event("process_gone", 30, processes=sorted(gone), process=self.id)
+        return gone
 
     def _balance(self, fair: int) -> None:
         """Holding more than ``fair`` + 1 tables (the live tables over the live
