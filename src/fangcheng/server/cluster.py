@@ -46,7 +46,7 @@ import time
 from collections.abc import Collection, Coroutine
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from fangcheng.server.coins import CoinTable
+from fangcheng.server.coins import ROOMS, CoinTable
 from fangcheng.server.log import Entry, live_uids, read_log
 from fangcheng.server.security import log_event
 from fangcheng.server.tables import Table, TableError
@@ -634,8 +634,10 @@ class RedisDirectory(Directory):
         named = {str(c.get("name", "")) for c in clients}
         absent = {o for o in owners if self._key("proc", o) not in named}
         gone, self._absent = absent & self._absent, absent
-        if gone:
-            log_event("process_gone", 30, processes=sorted(gone), process=self.id)
+        for owner in gone:
+            log_event("process_gone", 30, gone=owner, process=self.id)
+            for room in ROOMS:  # its quick matches too
+                await self._release(keys=[self.leases.key(f"room:{room}")], args=[owner])
         return gone
 
     def _balance(self, fair: int) -> None:
