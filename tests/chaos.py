@@ -139,7 +139,10 @@ def run(tmp: Path, plan: Plan) -> Report:
                 process.stop()
         for name, value in chaos.counts.items():
             report.add(name, value)
-        report.add("HTTP 500 answers", chaos.internal, chaos.internal == 0)
+        report.add("answers `internal` (or 5xx)", chaos.internal, chaos.internal == 0)
+        report.add("unexpected refusals", len(chaos.unexpected), not chaos.unexpected)
+        for text in chaos.unexpected:
+            report.example("unexpected", text)
         report.add("people stuck in a match that never ended", chaos.stuck, chaos.stuck == 0)
         report.add("coin tables open with nobody at them", open_coin, open_coin == 0)
         _check_logs(report, [tmp / f"p{k}.log" for k in range(plan.processes)])
@@ -217,6 +220,7 @@ class _Chaos:
         self.counts: Counter[str] = Counter()
         self.internal = 0
         self.stuck = 0
+        self.unexpected: list[str] = []  # answers a person could not go on from
         self.until = 0.0
         self.http = httpx.AsyncClient(timeout=10)
 
@@ -261,12 +265,13 @@ class _Chaos:
             except httpx.TransportError:
                 await asyncio.sleep(0.2)
                 continue
-            if answer.status_code >= 500:
-                self.internal += answer.status_code == 500
+            data = answer.json() if answer.headers.get("content-type") == "application/json" else {}
+            if answer.status_code >= 500 or data.get("error", {}).get("code") == "internal":
+                self.internal += answer.status_code == 500 or "error" in data
                 await asyncio.sleep(0.2)
                 continue
-            data = answer.json()
-            if answer.status_code == 200 or data["error"]["code"] not in ("unavailable", "rate"):
+            refused = data.get("error", {}).get("code")
+            if answer.status_code == 200 or refused not in ("unavailable", "rate"):
                 return answer.status_code, data
             await asyncio.sleep(0.2)
         raise AssertionError(f"{path}: no answer for a minute")
@@ -293,7 +298,8 @@ class _Chaos:
                 if status != 200:
                     return None
                 continue
-            raise AssertionError(f"quick match: {error}")
+            self.unexpected.append(f"quick match: {error}")
+            return None
         return None
 
     async def _leave(self, token: str, code: str, rng: random.Random) -> None:
