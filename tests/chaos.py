@@ -341,7 +341,7 @@ class _Chaos:
                 self.counts["practice tables opened and left"] += 1
                 await asyncio.sleep(rng.uniform(0.05, 0.5))
                 await self._leave(token, data["code"], rng)
-            await asyncio.sleep(rng.uniform(0.5, 2.0))
+            await asyncio.sleep(rng.uniform(0.2, 1.0))
 
     # --- the faults ----------------------------------------------------------------------
 
