@@ -27,7 +27,7 @@ $(VENV)/.dev: $(BUILT) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: serve play demo test lint bench results tables golden mutation
+.PHONY: serve play demo test lint bench results tables golden mutation chaos
 serve: $(VENV)/.server
 	$(BIN)/fangcheng serve --host 127.0.0.1 --port 8000 $(ARGS)
 
@@ -76,3 +76,14 @@ MUTANTS ?= 150
 SEED ?= 14
 mutation: $(VENV)/.dev
 	nice $(BIN)/python tools/mutate.py --mutants $(MUTANTS) --seed $(SEED)
+
+# The fault-injection run (tests/chaos.py; issue 35): people at coin tables while
+# processes are killed -9, database connections terminated, Redis keys deleted and
+# stores failed at seeded random moments; prints what it counted and fails on any broken
+# promise. One process on SQLite, then three on PostgreSQL with Redis (127.0.0.1); a few
+# minutes. `make test` runs a short form (tests/test_chaos.py, `pytest -m chaos`).
+CHAOS_SECONDS ?= 60
+CHAOS_SEED ?= 1
+chaos: $(VENV)/.dev
+	$(BIN)/python tools/chaos.py --db sqlite --seed $(CHAOS_SEED) --seconds $(CHAOS_SECONDS)
+	$(BIN)/python tools/chaos.py --db postgresql --processes 3 --seed $(CHAOS_SEED) --seconds $(CHAOS_SECONDS)

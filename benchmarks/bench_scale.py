@@ -67,6 +67,7 @@ import httpx
 from websockets.asyncio.client import ClientConnection
 
 from bench_server import HOST, Frame, Generator, Table, free_port, loop_lag, quantile
+from fangcheng.server.cluster import LEASE_MS
 
 PG_SERVER = "host=127.0.0.1 port=5432 user=postgres dbname=postgres connect_timeout=3"
 REDIS = "redis://127.0.0.1:6379/0"
@@ -630,7 +631,7 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=8.0, help="seconds before measuring")
     parser.add_argument("--rules", default="baishan")
     parser.add_argument(
-        "--lease-ms", type=int, default=5000, help="the table lease, ms (the server's default)"
+        "--lease-ms", type=int, default=LEASE_MS, help="the table lease, ms (the server's default)"
     )
     parser.add_argument("--kills", type=int, default=20, help="failover kills (0 skips)")
     parser.add_argument("--failover-processes", type=int, default=2)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
 import signal
 import socket
@@ -28,7 +29,7 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from crashing import _fangcheng
@@ -97,18 +98,41 @@ def free_port() -> int:
 
 
 class Process:
-    """One ``fangcheng serve --redis`` process."""
+    """One ``fangcheng serve --redis`` process (``redis`` None: a process alone, as
+    `fangcheng.server.cluster.Directory` runs it); ``lease_ms`` None: the default lease;
+    ``env``: more of its environment (a fault plan, tests/chaos.py)."""
 
-    def __init__(self, db: str, redis: str, prefix: str, log: Path) -> None:
+    def __init__(
+        self,
+        db: str,
+        redis: str | None,
+        prefix: str,
+        log: Path,
+        *,
+        lease_ms: int | None = LEASE_MS,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log.open("ab")
-        self.process = subprocess.Popen(
-            [*_fangcheng(), "serve", "--port", str(self.port), "--db", db, "--redis", redis,
-             "--redis-prefix", prefix, "--lease-ms", str(LEASE_MS), "--bot-ms", "2",
-             "--between-ms", "50", "--match-wait-ms", "1500", "--rate", "1000"],
-            stdout=self.log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        self.args = [*_fangcheng(), "serve", "--port", str(self.port), "--db", db,
+                     "--bot-ms", "2", "--between-ms", "50", "--match-wait-ms", "1500",
+                     "--rate", "1000"]  # fmt: skip
+        if redis is not None:
+            self.args += ["--redis", redis, "--redis-prefix", prefix]
+            if lease_ms is not None:
+                self.args += ["--lease-ms", str(lease_ms)]
+        self.env = {**os.environ, **(env or {})}
+        self.process = self._spawn()
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(self.args, env=self.env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def restart(self) -> None:
+        """Start it again on its port (after `kill`), ready when this returns."""
+        assert not self.alive
+        self.process = self._spawn()
+        self.wait_ready()
 
     def wait_ready(self) -> None:
         deadline = time.monotonic() + START_S
@@ -149,10 +173,14 @@ class Cluster:
     prefix: str
     log: Path
     processes: list[Process] = field(default_factory=list)
+    lease_ms: int | None = LEASE_MS
+    env: dict[str, str] = field(default_factory=dict)
 
     def add(self) -> Process:
         """Start one more process (ready when this returns)."""
-        process = Process(self.db, self.redis, self.prefix, self.log)
+        process = Process(
+            self.db, self.redis, self.prefix, self.log, lease_ms=self.lease_ms, env=self.env
+        )
         process.wait_ready()
         self.processes.append(process)
         return process
@@ -182,16 +210,19 @@ class Cluster:
 
 
 @contextlib.contextmanager
-def cluster(tmp_path: Path, count: int, redis: str = REDIS) -> Iterator[Cluster]:
+def cluster(
+    tmp_path: Path, count: int, redis: str = REDIS, lease_ms: int | None = LEASE_MS
+) -> Iterator[Cluster]:
     """``count`` processes on one new PostgreSQL database and one new Redis prefix; the
-    first starts alone (it creates the schema), the others after it."""
+    first starts alone (it creates the schema), the others after it; ``lease_ms`` None:
+    the default lease."""
     problem = redis_problem(redis)
     if problem:
         pytest.skip(problem)
     databases = database("postgresql", tmp_path)
     url = next(databases).replace("postgresql://", "postgresql+psycopg://")
     prefix = f"fctest{uuid.uuid4().hex[:10]}:"
-    group = Cluster(url, redis, prefix, tmp_path / "cluster.log")
+    group = Cluster(url, redis, prefix, tmp_path / "cluster.log", lease_ms=lease_ms)
     try:
         for _ in range(count):
             group.add()
@@ -278,6 +309,8 @@ class Client:
             async for text in ws:
                 data = json.loads(text)
                 self._note(data)
+                if await self.mischief(ws, data):
+                    continue
                 if data["type"] == "error" and data["code"] in ("forbidden", "not_found"):
                     self.gone = True  # no seat here any more: the match ended meanwhile
                     return
@@ -300,6 +333,11 @@ class Client:
                     await ws.send(encode(answer).decode())
                 if self.seat.over:
                     return
+
+    async def mischief(self, ws: ClientConnection, frame: dict[str, Any]) -> bool:
+        """What a person does of their own on a frame besides playing (tests/chaos.py:
+        going away, leaving, 逃跑); True: the frame was dealt with so. Here: nothing."""
+        return False
 
     def _note(self, frame: dict[str, Any]) -> None:
         """Keep what the seat is shown; what it was shown before must not change."""

@@ -282,8 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
     many.add_argument(
         "--lease-ms",
         type=int,
-        default=5000,
-        help="a table lease's ttl: a dead process's tables move after about this (default 5000)",
+        default=2000,
+        help="a table lease's ttl: a dead process's tables move after about this (default 2000)",
     )
     serve.set_defaults(run=_serve)
     sub.add_parser("bot", help="play a seat at a server's table with a bot (fangcheng bot -h)")
@@ -298,6 +298,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
+        from fangcheng.server import faults
         from fangcheng.server.app import ServerSettings, create_app
         from fangcheng.server.security import setup_logging
         from fangcheng.server.store import default_url
@@ -341,6 +342,11 @@ def _serve(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+    try:
+        faults.install()  # the fault-injection run's plan, if any (tests/chaos.py)
+    except ValueError as exc:
+        print(f"fangcheng serve: {exc}", file=sys.stderr)
+        return 2
     setup_logging()
     settings = ServerSettings(
         db=url,

@@ -10,20 +10,24 @@ person sits elsewhere (`seated_elsewhere`), and the lobby's rows (`lobby`). It t
 directory when tables change (`changed`) or close (`closed`).
 
 Many processes. Each table is owned by the process holding its lease, a Redis key
-``lease:{uid}`` set with ``SET NX PX`` and renewed every third of its ttl by a script
-that renews only the owner's (`Leases`, the single-instance Redis lock). A process acts
+``lease:{uid}`` set with ``SET NX PX`` and renewed every `RENEW_SHARE` of its ttl by a
+script that renews only the owner's (`Leases`, the single-instance Redis lock). A process acts
 on a table only while its last renewal is surely still in force (`Leases.held`); when it
 is not (Redis out of reach) the table pauses: no frame is applied, no timer ticks, so no
-hand starts. Each process scans the open action logs in the database for tables whose
-lease has lapsed (their owner died), takes the lease and rebuilds the table by replay
-(`fangcheng.server.recovery.bring_back`). The log's primary key is the fence: a process
-that lost a lease and writes an entry the new owner wrote first gets `Fenced` and drops
-its copy (`Hub.drop`), closing its connections so that the people reconnect to the
-owner. Keys, under a prefix (``--redis-prefix``):
+hand starts. Each process looks among the open action logs in the database for tables
+whose lease has lapsed (their owner died), takes the lease and rebuilds the table by
+replay (`fangcheng.server.recovery.bring_back`). It takes no more than its fair share at
+first (the live tables over the live processes), and a process holding more than its
+share plus one gives tables between hands up as a stopping process does (`_balance`), so
+the tables spread again after a failover and over a process that joins. The log's
+primary key is the fence: a process that lost a lease and writes an entry the new owner
+wrote first gets `Fenced` and drops its copy (`Hub.drop`), closing its connections so
+that the people reconnect to the owner. Keys, under a prefix (``--redis-prefix``):
 
 - ``lease:{uid}`` → process id; ``lease:room:{room}`` → the process matching that room;
 - ``code:{code}`` → table uid (a code reserved with ``SET NX``: unique over processes);
 - ``proc:{id}`` → the process's internal URL (``--advertise``), expiring with the ttl;
+- ``procs`` → a sorted set of the processes, each scored by when it expires (epoch ms);
 - ``sitting:{person}`` → the code of the table the person sits at (one at a time);
 - ``lobby:{id}`` → a hash of the process's lobby rows (code → `TableInfo` JSON), and the
   channel ``lobby`` on which a process names itself when its rows change: every process
@@ -35,14 +39,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import random
 import secrets
 import time
 from collections.abc import Collection, Coroutine
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
+from fangcheng.server.coins import ROOMS, CoinTable
 from fangcheng.server.host import TableHost
-from fangcheng.server.log import live_uids, read_log
+from fangcheng.server.log import Entry, live_uids, read_log
+from fangcheng.server.recovery import bring_back
 from fangcheng.server.security import log_event
 from fangcheng.server.tables import Table, TableError
 
@@ -51,10 +58,22 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
 
-__all__ = ["CODE_LETTERS", "Directory", "Leases", "RedisDirectory"]
+__all__ = ["CODE_LETTERS", "LEASE_MS", "Directory", "Leases", "RedisDirectory", "movable"]
 
 #: Table codes: no 0/O, 1/I/L, so a code read aloud is typed right.
 CODE_LETTERS: Final = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+#: A lease's ttl by default (ms): a dead process's tables are taken over within about
+#: this (its last renewal's ttl runs out, then a survivor's next scan takes them).
+LEASE_MS: Final = 2000
+#: Leases are renewed every this share of their ttl: a process's event loop may stall for
+#: the rest of the ttl (less the drift margin: 1.55 s at the default) before its tables
+#: pause.
+RENEW_SHARE: Final = 1 / 8
+#: Seconds between a process's looks for lapsed leases (at most half a ttl); the live
+#: tables are read from the database every half ttl, the leases from Redis at each look.
+SCAN_S: Final = 0.25
+#: Tables a process gives up in one look when it holds more than its share.
+GIVE: Final = 4
 #: A lease is taken as ours until its confirmation plus the ttl, less this share of the
 #: ttl (clock drift between this process and Redis) and 2 ms.
 DRIFT: Final = 0.1
@@ -189,6 +208,10 @@ class Leases:
         results = await self._renew(keys=keys, args=[self.owner, self.ttl_ms])
         lost = []
         for name, kept in zip(names, results, strict=True):
+            if name not in self.valid:  # given up meanwhile: the script may have set it again
+                if kept:
+                    await self._release(keys=[self.key(name)], args=[self.owner])
+                continue
             if kept:
                 self.valid[name] = self._until(asked)
             else:
@@ -214,11 +237,15 @@ class RedisDirectory(Directory):
         import redis.asyncio
 
         timeout = max(0.2, lease_ms / 4000)  # an answer comes well within a renewal
+        self.id = secrets.token_hex(6)
         self.redis: Redis = redis.asyncio.from_url(
-            url, socket_timeout=timeout, socket_connect_timeout=timeout, decode_responses=True
+            url,
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            decode_responses=True,
+            client_name=f"{prefix}proc:{self.id}",  # (`_gone`: its connections name it)
         )
         self.prefix, self.lease_ms, self.advertise = prefix, lease_ms, advertise.rstrip("/")
-        self.id = secrets.token_hex(6)
         self.leases = Leases(self.redis, prefix, self.id, lease_ms)
         self._release = self.redis.register_script(_RELEASE)
         self._random = random.SystemRandom()
@@ -231,6 +258,10 @@ class RedisDirectory(Directory):
         self._published: dict[str, str] = {}  # code → the row this process put up
         self._sat: dict[int, str] = {}  # person → the code put up as where they sit
         self._broken: set[str] = set()  # uids whose log would not replay here
+        self._given: dict[str, float] = {}  # uid → until when it is not taken back here
+        self._lapsed: dict[str, float] = {}  # uid → since when its lease is seen lapsed
+        self._absent: set[str] = set()  # owners with no connection at the last look
+        self._no_client_list = False
         #: codes of tables given up, not closed: their people's seats are the new owner's
         self._handed: set[str] = set()
         self._dirty = asyncio.Event()
@@ -359,6 +390,7 @@ class RedisDirectory(Directory):
             for code, uid in self.pool:
                 await self._release(keys=[self._key("code", code)], args=[uid])
             await self.redis.delete(self._key("lobby", self.id), self._key("proc", self.id))
+            await self.redis.zrem(self._key("procs"), self.id)
             await self.redis.publish(self._key("lobby"), self.id)
         await self.redis.aclose()
         if self._client is not None:
@@ -376,9 +408,10 @@ class RedisDirectory(Directory):
         task.add_done_callback(self._spawned.discard)
 
     async def _keep(self) -> None:
-        """Every third of the ttl: the heartbeat, the leases, the lobby rows, the pool."""
+        """Every `RENEW_SHARE` of the ttl: the heartbeat, the leases, the lobby rows, the
+        pool."""
         while True:
-            await asyncio.sleep(self.lease_ms / 3000)
+            await asyncio.sleep(self.lease_ms * RENEW_SHARE / 1000)
             try:
                 await self._keep_once()
             except _REDIS_ERRORS:
@@ -400,6 +433,8 @@ class RedisDirectory(Directory):
             if table is not None:
                 log_event("lease_lost", 30, code=table.code, uid=name)
                 hub.drop(table)
+        if time.monotonic() - self.up_since >= ttl / 1000:  # it takes tables: it counts
+            await self.redis.zadd(self._key("procs"), {self.id: time.time() * 1000 + ttl})
         await self.redis.pexpire(self._key("lobby", self.id), 2 * ttl)
         await self._publish()
         await self._refill()
@@ -517,41 +552,116 @@ class RedisDirectory(Directory):
             await self._mirror(proc)
 
     async def _scan(self) -> None:
-        """Every half ttl: take over the live tables whose lease has lapsed (their owner
-        died or gave them up). Not within a ttl of (re)gaining Redis, so that the owners
-        take their leases again first after Redis restarted empty."""
+        """Every `SCAN_S`: take over the live tables whose lease has lapsed (their owner
+        died or gave them up), and give tables up while holding more than a fair share
+        (`_balance`). Not within a ttl of (re)gaining Redis, so that the owners take their
+        leases again first after Redis restarted empty."""
         hub = self.hub
         assert hub is not None
-        engine = hub.store.engine
+        uids: list[str] = []
+        read = -math.inf
         while True:
-            await asyncio.sleep(self.lease_ms / 2000)
+            await asyncio.sleep(min(SCAN_S, self.lease_ms / 2000))
             if not self.up or time.monotonic() - self.up_since < self.lease_ms / 1000:
                 continue
             try:
                 if await self.redis.get(self._key("proc", self.id)) is None:
                     self.up = False  # Redis lost its keys: the owners put theirs back first
                     continue
-                uids = await asyncio.to_thread(live_uids, engine)
-                here = {t.uid for t in hub.tables.values()} | self._broken
-                candidates = [u for u in uids if u not in here]
-                if not candidates:
-                    continue
-                owners = await self.redis.mget([self.leases.key(u) for u in candidates])
-                for uid, owner in zip(candidates, owners, strict=True):
-                    if owner is None and await self.leases.acquire(uid):
-                        await self._take(uid)
+                if time.monotonic() - read >= self.lease_ms / 2000:
+                    uids = await asyncio.to_thread(live_uids, hub.store.engine)
+                    read = time.monotonic()
+                await self._scan_once(uids)
             except _REDIS_ERRORS:
                 continue
             except Exception:  # the database: the next scan tries again
                 log_event("scan_failed", 30, exc_info=True)
 
-    async def _take(self, uid: str) -> None:
-        """Rebuild a table whose lease this process just took, and put it in play."""
+    async def _scan_once(self, uids: list[str]) -> None:
+        """One look at the live tables ``uids``: take some of those whose lease lapsed,
+        as many as this process's fair share leaves room for (any, once one has waited a
+        ttl), then give up the surplus over it."""
         hub = self.hub
         assert hub is not None
-        from fangcheng.server.recovery import bring_back
+        now = time.monotonic()
+        self._given = {uid: until for uid, until in self._given.items() if until > now}
+        here = {t.uid for t in hub.tables.values()}
+        candidates = [u for u in uids if u not in here and u not in self._broken]
+        owners = (
+            await self.redis.mget([self.leases.key(u) for u in candidates]) if candidates else []
+        )
+        gone = await self._gone({str(o) for o in owners if o is not None})
+        for uid, owner in zip(candidates, owners, strict=True):
+            if owner in gone:  # its owner died: its lease is nobody's
+                await self._release(keys=[self.leases.key(uid)], args=[owner])
+        lapsed = [u for u, o in zip(candidates, owners, strict=True) if o is None or o in gone]
+        self._lapsed = {u: self._lapsed.get(u, now) for u in lapsed}
+        procs = set(await self.redis.zrangebyscore(self._key("procs"), time.time() * 1000, "+inf"))
+        procs.add(self.id)
+        fair = math.ceil(len(here.union(uids)) / len(procs))  # (uids may be a moment old)
+        room = fair + 1 - len(hub.tables)
+        self._random.shuffle(lapsed)
+        taking = [u for u in lapsed if u not in self._given]
+        overdue = [u for u in taking if now - self._lapsed[u] >= self.lease_ms / 1000]
+        taking = list(dict.fromkeys(taking[: max(0, room)] + overdue))
+        if taking:
+            live = set(await asyncio.to_thread(live_uids, hub.store.engine))
+            taken = [u for u in taking if u in live and await self.leases.acquire(u)]
+            # (a table closed since the last read is not brought back); their logs read
+            # side by side, then each rebuilt and in play at once
+            logs = await asyncio.gather(
+                *(asyncio.to_thread(read_log, hub.store.engine, uid) for uid in taken)
+            )
+            for uid, entries in zip(taken, logs, strict=True):
+                await self._take(uid, entries)
+        if len(procs) > 1:
+            self._balance(fair)
 
-        entries = await asyncio.to_thread(read_log, hub.store.engine, uid)
+    async def _gone(self, owners: set[str]) -> set[str]:
+        """The processes among ``owners`` that have died, as Redis sees at once: none of
+        their connections (named for them) is open, at this look and the one before (a
+        live process always has its lobby subscription open). Their leases need not
+        lapse: a process that had only lost its connections stops at its log's fence.
+        Where Redis refuses ``CLIENT LIST``, none (the leases lapse)."""
+        if not owners or self._no_client_list:
+            return set()
+        from redis.exceptions import ResponseError
+
+        try:
+            clients = await self.redis.client_list()
+        except ResponseError:  # not allowed here
+            self._no_client_list = True
+            return set()
+        named = {str(c.get("name", "")) for c in clients}
+        absent = {o for o in owners if self._key("proc", o) not in named}
+        gone, self._absent = absent & self._absent, absent
+        for owner in gone:
+            log_event("process_gone", 30, gone=owner, process=self.id)
+            for room in ROOMS:  # its quick matches too
+                await self._release(keys=[self.leases.key(f"room:{room}")], args=[owner])
+        return gone
+
+    def _balance(self, fair: int) -> None:
+        """Holding more than ``fair`` + 1 tables (the live tables over the live
+        processes, rounded up), give the surplus up, a few at a time, of the tables
+        between hands (`movable`): as a stopping process does, its log committed and its
+        lease released, then its connections closed (1012) so that its people reconnect
+        to the process that takes it; this one does not take it back for a while."""
+        hub = self.hub
+        assert hub is not None
+        surplus = len(hub.tables) - fair
+        if surplus <= 1:
+            return
+        for table in [t for t in hub.tables.values() if movable(t)][: min(surplus, GIVE)]:
+            hub.give(table)
+            self._given[table.uid] = time.monotonic() + 3 * self.lease_ms / 1000
+            log_event("table_given", code=table.code, uid=table.uid, process=self.id, fair=fair)
+
+    async def _take(self, uid: str, entries: list[Entry]) -> None:
+        """Rebuild a table whose lease this process just took from its log ``entries``,
+        and put it in play."""
+        hub = self.hub
+        assert hub is not None
         if not entries or not self.leases.held(uid):
             await self.leases.release(uid)
             return
@@ -567,6 +677,15 @@ class RedisDirectory(Directory):
         await self.redis.set(self._key("code", table.code), uid)
         log_event("table_taken_over", code=table.code, uid=uid, process=self.id)
         self._dirty.set()
+
+
+def movable(table: Table) -> bool:
+    """Whether a table may move to another process now without a person noticing more
+    than a reconnect: between hands, or a point table waiting to start (a coin table
+    waiting is its room's matchmaker's; one finished closes when rebuilt)."""
+    return table.status == "between" or (
+        table.status == "waiting" and not isinstance(table, CoinTable)
+    )
 
 
 def _redis_errors() -> tuple[type[BaseException], ...]:

@@ -38,6 +38,9 @@ class TableHost(Protocol):
     def drop(self, table: Table) -> None:
         """Stop running a table at once: another process owns it now."""
 
+    def give(self, table: Table) -> None:
+        """Hand a table on to another process, gracefully (rebalancing)."""
+
     def lobby_tables(self) -> list[Table]: ...
 
     def store_hand(self, table: Table, hand: Finished) -> int | None:

@@ -257,12 +257,19 @@ class Hub:
             return
         if table.log is not None:
             table.log.fenced = True
+        self.give(table)
+        log_event("table_dropped", 30, code=table.code, uid=table.uid)
+
+    def give(self, table: Table) -> None:
+        """Hand a table on to another process (many processes: this one holds more than
+        its share): as a stopping process does, its log committed and this process no
+        longer running it, then its connections closed with 1012, so that its people
+        reconnect to the process that takes it over."""
         listeners = table.listeners()
         self.close(table, ended=False)
         for listener in listeners:
             if isinstance(listener, Connection):
                 listener.drop(1012)
-        log_event("table_dropped", 30, code=table.code, uid=table.uid)
 
     def fenced(self, table: Table) -> bool:
         """Whether the table's log found another writer: if so it is dropped here."""

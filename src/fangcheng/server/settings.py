@@ -10,6 +10,7 @@ from argon2 import PasswordHasher
 
 from fangcheng.ai.expert import TABLE_PLAYOUTS, TABLE_SECONDS, TABLE_WORKERS
 from fangcheng.protocol import wire
+from fangcheng.server.cluster import LEASE_MS
 from fangcheng.server.security import now_ms
 
 __all__ = ["ServerSettings"]
@@ -59,4 +60,4 @@ class ServerSettings:
     redis: str | None = None
     redis_prefix: str = "fangcheng:"
     advertise: str = "http://127.0.0.1:8000"
-    lease_ms: int = 5000
+    lease_ms: int = LEASE_MS
