@@ -599,6 +599,9 @@ class HandEndFrame(_ServerFrame, frozen=True, tag="hand_end"):
     #: ``cap`` where 封顶 held a payment down): the engine's own scores, so a client shows
     #: them without working anything out.
     wins: list[dict[str, Any]] = []
+    #: When the next hand is dealt (ms since the epoch; sooner if every person is
+    #: ready), None after the match's last hand: a client counts down to it.
+    next_deal: int | None = None
 
 
 class MatchEndFrame(_ServerFrame, frozen=True, tag="match_end"):

@@ -105,6 +105,9 @@ class Seat:
     name: str = ""
     bot: Bot | None = None  # the seat's player, for a bot
     auto: bool = False  # 托管: the efficient bot plays for the person
+    #: 托管 the person asked for, or a timeout set: only their `auto` off ends it (a
+    #: return ends only the 托管 a dropped connection set, D85)
+    kept: bool = False
     connected: int = 0  # open connections
     bank: int = 0  # ms left of the time bank in this hand
     wants_next: bool = False
@@ -292,7 +295,7 @@ class Table:
         if seat is not None:
             s = self.seats[seat]
             s.connected += 1
-            s.auto = False  # back at the table (D85)
+            s.auto = s.auto and s.kept  # back at the table (D85); 托管 asked for stays
         listener.send({"type": "welcome", "v": 1, "seat": seat, "table": self.info()})
         self._broadcast_table()
         self._advance(now)
@@ -382,7 +385,10 @@ class Table:
         self._advance(now)
 
     def set_auto(self, seat: int, on: bool, now: int) -> None:
-        self.seats[seat].auto = on
+        """The person asks for 托管 or takes the seat back: the only way it ends while
+        they are at the table (D84; no answer to a prompt ends it, issue 41)."""
+        s = self.seats[seat]
+        s.auto = s.kept = on
         self._broadcast_table()
         self._advance(now)
 
@@ -417,8 +423,8 @@ class Table:
                 self._apply(seat, self._autos[seat].act(r.observe(seat)), now, "auto")
                 self._advance(now)
             raise TableError("illegal", f"{action} is not legal now; legal: {_texts(legal)}")
-        if s.auto:
-            s.auto = False
+        if s.auto and s.kind == "outside" and chosen != Action.parse("pass"):
+            s.auto = s.kept = False  # a program has no button: its own move is its return
             self._broadcast_table()
         if prompt.window and now < prompt.issued + self.settings.bot_ms:
             self._held[seat] = chosen  # applied at the window's floor (see `_due`)
@@ -549,7 +555,7 @@ class Table:
 
     def _act_for(self, seat: int, now: int) -> None:
         """The table decides for ``seat``: its bot, or 托管 (a person whose time ran out
-        goes into it until they act again, D84)."""
+        goes into it until they take the seat back, D84)."""
         assert self.round is not None
         held = self._held.pop(seat, None)
         if held is not None:
@@ -558,7 +564,7 @@ class Table:
         s = self.seats[seat]
         prompt = self.prompts[seat]
         if s.kind != "bot" and not s.auto and not self._forced(seat) and now >= prompt.deadline:
-            s.auto = True  # a turn's bank is spent as `_apply` books the time taken
+            s.auto = s.kept = True  # the bank is spent as `_apply` books the time taken
             self._broadcast_table()
         by: Player = "bot" if s.kind == "bot" and s.bot is not None else "auto"
         player = self._player(seat, by)
@@ -615,6 +621,7 @@ class Table:
         record = record_of(r)  # booked and stored alike
         extra = self._settle(record)
         self.last_hand_id = self._store(r, record)
+        self.status, self.next_deal = "between", now + self.settings.between_ms
         self._last_end = [
             {
                 "type": "hand_end",
@@ -623,12 +630,11 @@ class Table:
                 "record": self.last_hand_id,
                 "standings": self.standings(),
                 "wins": [score.to_json() for score in r.win_scores],
+                "next_deal": None if match.over else self.next_deal,
                 **extra,
             }
         ]
         self._send_all(self._last_end[0])
-        self.status = "between"
-        self.next_deal = now + self.settings.between_ms
         self._broadcast_table()
 
     def _settle(self, record: dict[str, Any]) -> dict[str, Any]:

@@ -62,7 +62,9 @@ function winEl(win, detail, who, model, ctx) {
     // without the server's scores (an older server), the cap is read from the amounts
     if (!detail && !capped && caps.fans != null && n === caps.fans && sum >= caps.fans) capped = `${caps.fans} 番`;
     if (!detail && !capped && caps.base != null && p.amount === caps.base * base) capped = `${caps.base} × 底注`;
-    const own = !capped && n != null && n > sum ? ` + ${n - sum} 付方番 payer's own` : "";
+    // the payer's own fans (报听, 坐庄 …) by name, as the server counts them
+    const mine = (p.fans || []).map((name) => `${name}${table[name] ? ` ${table[name][0]}` : ""}`).join(", ");
+    const own = !capped && n != null && n > sum ? ` + ${n - sum} 付方番 payer's own${mine ? ` (${mine})` : ""}` : "";
     const cell = n == null ? "—" : `${sum} 番${own} → N = ${n}`;
     const capEl = capped ? h("span", "cap", ` 封顶 capped at ${capped}`) : null;
     pays.append(h("tr", "", h("td", "", who(p.seat)), h("td", "", cell, capEl), h("td", "num", h("b", "", String(p.amount)))));

@@ -71,11 +71,15 @@ export class TableView {
     switch (f.type) {
       case "welcome":
         this.connected = true; this.seat = f.seat; this.info = f.table; break;
-      case "table": this.info = f.table; break;
+      case "table":
+        this.info = f.table;
+        if (this.passOnly()) return; // the seat taken back at a claim window with nothing to claim
+        break;
       case "events":
         if (f.hand !== this.hand) {
           if (f.start !== 0) return; // a later part of a hand we have not begun: wait for the state
           this.hand = f.hand; this.events = []; this.escapeAsk = null;
+          if (this.ending && !this.matchEnd) this.showEnd = false; // dealt: the settlement stays a click away in the log
         }
         if (f.start > this.events.length) { this.ws.close(); return; } // a gap: reconnect for the whole state
         this.events.length = Math.min(this.events.length, f.start);
@@ -85,8 +89,7 @@ export class TableView {
         this.sendingNext = false; this.selected = null; this.advice = null; this.asking = false;
         this.prompt = f; this.obs = f.observation; this.sent = false; this.ting = false;
         this.clock(f);
-        // a claim window where passing is all there is: answered at once, nothing to decide
-        if (f.legal.length === 1 && f.legal[0] === "pass") { this.act("pass"); return; }
+        if (this.passOnly()) return;
         break;
       case "view":
         this.obs = f.observation; this.prompt = null; this.sent = false; this.advice = null; break;
@@ -96,7 +99,8 @@ export class TableView {
         break;
       case "hand_end": { // a hand none of whose events came (an escape at once) shows none of the last one's
         const events = f.hand === this.hand ? [...this.events] : [];
-        this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events }; this.showEnd = true; this.prompt = null; break;
+        this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events, arrived: Date.now() };
+        this.showEnd = true; this.prompt = null; break;
       }
       case "match_end":
         this.matchEnd = f; break;
@@ -133,6 +137,19 @@ export class TableView {
     this.render();
   }
 
+  /** A claim window where passing is all there is: answered at once, nothing to decide
+   *  (the server holds it to the bots' pace). Never in 托管: its bot answers for the seat,
+   *  and no answer of this page's may look like the person taking the seat back. */
+  passOnly() {
+    const p = this.prompt;
+    if (!p || this.sent || this.inAuto() || p.legal.length !== 1 || p.legal[0] !== "pass") return false;
+    this.act("pass");
+    return true;
+  }
+
+  /** Whether my seat is in 托管 (the server's word: clicked, a timeout, or away). */
+  inAuto() { return this.seat != null && Boolean(this.info?.seats?.[this.seat]?.auto); }
+
   // --- names and state ---------------------------------------------------------------
 
   who = (s) => {
@@ -161,21 +178,46 @@ export class TableView {
    *  the server's clock, no longer than the table's timers allow (clocks may disagree). */
   clock(f) {
     const st = this.info?.settings;
-    const window = ["claim", "rob"].includes(f.observation?.phase);
-    const most = st ? (window ? st.claim_ms : st.turn_ms + (f.bank_ms ?? st.bank_ms)) : Infinity;
+    f.window = ["claim", "rob"].includes(f.observation?.phase);
+    // D84: a turn is its own time, then the bank's; a claim window has no bank
+    f.bank = f.window ? 0 : Math.max(0, f.bank_ms ?? st?.bank_ms ?? 0);
+    const most = st ? (f.window ? st.claim_ms : st.turn_ms + f.bank) : Infinity;
     f.arrived = Date.now();
     f.total = Math.max(1, Math.min(f.deadline - f.arrived, most ?? Infinity));
+    f.bank = Math.min(f.bank, f.total);
+  }
+
+  /** The prompt's time left: the turn's own, else the bank's (shown apart, D84). */
+  timeLeft() {
+    const p = this.prompt;
+    const left = Math.max(0, p.total - (Date.now() - p.arrived));
+    const bank = Math.min(p.bank, left);
+    return { left, own: left - bank, bank, ownTotal: p.total - p.bank };
   }
 
   tick() {
+    this.dealTick();
     const el = this.root.querySelector(".countdown");
     if (!el || !this.prompt) return;
     const p = this.prompt;
-    const left = Math.max(0, p.total - (Date.now() - p.arrived));
-    el.querySelector(".secs").textContent = `${Math.ceil(left / 1000)}s`;
-    const total = p.total;
-    el.querySelector(".bar i").style.width = `${(100 * left) / total}%`;
-    el.classList.toggle("urgent", left < 3000);
+    const { left, own, bank, ownTotal } = this.timeLeft();
+    const inBank = own <= 0 && p.bank > 0;
+    el.querySelector(".secs").textContent = `${Math.ceil((inBank ? bank : own) / 1000)}s`;
+    el.querySelector(".bar i").style.width = `${inBank ? (100 * bank) / p.bank : (100 * own) / Math.max(1, ownTotal)}%`;
+    const b = el.querySelector(".bank");
+    if (b) b.textContent = inBank ? "时间库 time bank" : `+ 时间库 bank ${Math.ceil(bank / 1000)}s`;
+    el.classList.toggle("in-bank", inBank);
+    el.classList.toggle("urgent", left < 5000);
+  }
+
+  /** The settlement's "next hand in N s", to the deal the hand_end frame names. */
+  dealTick() {
+    const el = this.root.querySelector(".next-deal");
+    const end = this.ending;
+    if (!el || !end || end.next_deal == null) return;
+    const most = this.info?.settings?.between_ms ?? Infinity;
+    const left = Math.max(0, Math.min(end.next_deal - end.arrived, most) - (Date.now() - end.arrived));
+    el.textContent = left > 0 ? `下一盘 ${Math.ceil(left / 1000)} 秒后发牌 · next hand in ${Math.ceil(left / 1000)} s` : "发牌中 dealing the next hand…";
   }
 
   render() {
@@ -263,7 +305,7 @@ export class TableView {
         total: this.info.scores && this.hand > 0 ? this.info.scores[s] : null, // the match so far, from the second hand on
       }));
     }
-    const legal = this.prompt ? this.prompt.legal : [];
+    const legal = this.prompt && !this.inAuto() ? this.prompt.legal : [];
     const discards = new Set(legal.filter((a) => a.startsWith("discard ")).map((a) => a.split(" ")[1]));
     const tings = new Set(legal.filter((a) => a.startsWith("ting ")).map((a) => a.split(" ")[1]));
     const playable = this.ting ? tings : discards;
@@ -286,7 +328,7 @@ export class TableView {
     this.lastKey = key;
     const board = boardEl(model, {
       fresh,
-      center, onTile: this.sent ? null : onTile, playable: this.sent ? new Set() : playable,
+      center, onTile: this.sent || this.inAuto() ? null : onTile, playable: this.sent ? new Set() : playable,
       highlight: aids ? new Set(Object.keys(aids.after)) : null,
     });
     const advised = this.advice && adviceTile(this.advice.action);
@@ -377,6 +419,10 @@ export class TableView {
         leave.onclick = () => this.leave();
         bar.append(leave);
       }
+      if (me.auto) { // its bot answers every prompt; nothing here answers for the person
+        bar.append(h("span", "hint auto-note", "托管中 a bot plays for you · 取消托管 to play again"));
+        return bar;
+      }
     }
     if (!this.prompt) {
       const text = this.seat === null ? "旁观 watching: the public view" : this.obs?.phase === "end" ? "本盘结束 hand over" : "等待 waiting for the others…";
@@ -384,8 +430,8 @@ export class TableView {
       return bar;
     }
     const p = this.prompt;
-    const cd = h("span", "countdown", h("span", "secs", ""), h("span", "bar", h("i", "")));
-    if (p.bank_ms) cd.append(h("span", "bank", ` +${Math.round(p.bank_ms / 1000)}s 时间库 bank`));
+    const cd = h("span", `countdown ${p.window ? "window" : "turn"}`, h("span", "secs", ""), h("span", "bar", h("i", "")));
+    if (p.bank) cd.append(h("span", "bank", ""));
     bar.append(cd);
     if (p.must_win) bar.append(h("div", "must-win", "⚠ 花猪 warning: passing this win makes you a 花猪 flower pig (the last four tiles)"));
     const buttons = h("span", "buttons");
@@ -429,6 +475,11 @@ export class TableView {
 
   logEl() {
     const log = h("div", "log", h("h3", "", "记录 Log"));
+    if (this.ending && !this.showEnd) { // the last settlement, closed by the deal or by hand
+      const again = h("button", "link last-end", `第${this.ending.hand + 1}盘结算 hand ${this.ending.hand + 1}'s settlement`);
+      again.onclick = () => { this.showEnd = true; this.render(); };
+      log.append(again);
+    }
     const list = h("ol", "");
     for (const e of this.events) {
       const line = eventLine(e, this.who, this.hand);
@@ -453,12 +504,15 @@ export class TableView {
         again.onclick = () => { this.showEnd = false; this.matchEnd = null; this.ending = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
         buttons.append(again);
       }
+    } else if (end.hand !== this.hand) { // reopened from the log while the next hand is played
+      const close = h("button", "primary close-end", "关闭 Close");
+      close.onclick = () => { this.showEnd = false; this.render(); };
+      buttons.append(close);
     } else if (!this.escaped) {
+      if (end.next_deal != null) panel.append(h("p", "next-deal", ""));
+      // ready for the next hand (托管 stays as it is: only its own button ends it)
       const next = h("button", "primary next", "下一盘 Next hand →");
       next.onclick = () => {
-        // asking for the next hand is acting again: 托管 ends first (D84), or the bot would
-        // play the hand this person asked for
-        if (this.seat != null && this.info?.seats?.[this.seat]?.auto) this.send({ type: "auto", on: false });
         // between hands, a start says "ready for the next" (the deal waits for everyone, or the pause)
         if (this.info?.status === "between") { this.sendingNext = true; this.send({ type: "next" }); }
         this.showEnd = false; this.render();

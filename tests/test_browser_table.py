@@ -1,0 +1,176 @@
+"""Issue 41 in a real browser (Chromium by Playwright, the app under uvicorn): the table
+players expect. 托管 that stays on for a whole hand; the settlement counting down to the
+next hand and closing when it is dealt (its result a click away in the log); the turn's
+own time and the bank shown apart; a payer's own fans named. Screenshots at laptop and
+phone sizes go to ``tests/artifacts/``.
+
+The bots here wait 120 ms (not 0): a client's answer can then reach the server before
+托管's bot answers for the seat, as it does at a real table.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from fangcheng.server.app import ServerSettings, create_app
+from serving import serving
+from test_browser import ARTIFACTS, CHROMIUM, LAPTOP, LAUNCH_ARGS, PHONE, _login, _page
+
+sync_api = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.timeout(180)
+
+HAND_MS = 90_000  # a hand under 托管 at the bots' pace, on a loaded machine
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    app = create_app(ServerSettings(bot_ms=120, between_ms=8_000, seed=11))
+    with serving(app) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    assert CHROMIUM.exists()
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+class Frames:
+    """Every websocket frame the page sends and receives, decoded, in order."""
+
+    def __init__(self, page: Any) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []
+        page.on("websocket", self._socket)
+
+    def _socket(self, ws: Any) -> None:
+        ws.on("framesent", lambda data: self.sent.append(json.loads(data)))
+        ws.on("framereceived", lambda data: self.received.append(json.loads(data)))
+
+
+def _shots(page: Any, name: str) -> None:
+    page.screenshot(path=ARTIFACTS / f"{name}.png")
+    page.set_viewport_size(PHONE)
+    page.screenshot(path=ARTIFACTS / f"{name}-phone.png", full_page=True)
+    page.set_viewport_size(LAPTOP)
+
+
+@pytest.mark.parametrize("rules", ["sichuan", "baishan"])
+def test_tuoguan_stays_on_for_a_whole_hand(server: str, browser: Any, rules: str) -> None:
+    """Clicked once, 托管 plays the hand to its end: the page answers nothing for the
+    seat (no pass of its own), no table frame shows it off, nothing asks for it off."""
+    page = _page(browser)
+    frames = Frames(page)
+    _login(page, server, f"Tg{rules[:3]}")
+    page.click(f".practice-{rules}")
+    page.wait_for_selector(".actions button.auto:not(.on)")
+    page.click(".actions button.auto:not(.on)")
+    page.wait_for_selector(".actions button.auto.on")
+    clicked = len(frames.sent)
+    page.wait_for_selector(".actions .auto-note")
+    assert page.locator(".hand.mine .tile.playable").count() == 0  # the bot plays, not me
+    _shots(page, f"tuoguan-{rules}")
+    page.wait_for_selector(".settlement", timeout=HAND_MS)
+    after = frames.sent[clicked:]
+    assert [f for f in after if f["type"] == "act"] == [], "the page answered for the seat"
+    assert [f for f in after if f["type"] == "auto"] == []
+    me = next(f["seat"] for f in frames.received if f["type"] == "welcome")
+    autos, end = [], next(i for i, f in enumerate(frames.received) if f["type"] == "hand_end")
+    for f in frames.received[:end]:
+        if f["type"] == "table":
+            autos.append(f["table"]["seats"][me]["auto"])
+    assert True in autos
+    assert all(autos[autos.index(True) :]), "托管 was switched off during the hand"
+    prompts = [f for f in frames.received[:end] if f["type"] == "prompt"]
+    assert len(prompts) > 5  # its prompts came all along, and its bot answered them
+    assert page.locator(".actions button.auto.on").count() == 1
+    assert page.errors == []
+
+
+def test_the_settlement_counts_down_and_closes_at_the_deal(server: str, browser: Any) -> None:
+    page = _page(browser)
+    _login(page, server, "Nx")
+    page.click(".practice-baicheng")
+    page.wait_for_selector(".actions button.auto:not(.on)")
+    page.click(".actions button.auto:not(.on)")
+    page.wait_for_selector(".settlement", timeout=HAND_MS)
+    note = page.locator(".settlement .next-deal")
+    page.wait_for_function(
+        "() => /next hand in [1-8] s/.test(document.querySelector('.next-deal')?.textContent)"
+    )
+    assert "下一盘" in note.inner_text()
+    shown = int(re.match(r"第(\d+)盘", page.locator(".settlement h2").inner_text())[1])
+    _shots(page, "settlement-countdown")
+    # the next hand is dealt (8 s): the settlement closes by itself, and stays in the log
+    page.wait_for_function(
+        "n => document.querySelector('.topbar').textContent.includes(`第${n}盘`)",
+        arg=shown + 1,
+        timeout=15_000,
+    )
+    assert page.locator(".settlement").count() == 0
+    page.click(".log .last-end")
+    page.wait_for_selector(".settlement .close-end")
+    assert page.locator(".settlement .next").count() == 0  # no "next hand": it is dealt
+    page.click(".settlement .close-end")
+    page.wait_for_selector(".settlement", state="detached")
+    assert page.errors == []
+
+
+def test_the_turn_shows_its_own_time_and_the_bank_apart(server: str, browser: Any) -> None:
+    """D84: a turn is 10 s of its own, then the 20 s bank; a claim window has no bank."""
+    page = _page(browser)
+    frames = Frames(page)
+    _login(page, server, "Tm")
+    page.click(".practice-baishan")
+    for _ in range(60):
+        page.wait_for_selector(".hand.mine .tile.playable, .actions button.act:not([disabled])")
+        if page.locator(".hand.mine .tile.playable").count():
+            break
+        page.locator(".actions .act-pass, .actions button.act").first.click()
+    else:
+        pytest.fail("no turn of mine")
+    secs = int(page.locator(".countdown .secs").inner_text().rstrip("s"))
+    assert 1 <= secs <= 10, secs  # the turn's own 10 s, not 30
+    assert page.locator(".countdown .bank").inner_text() == "+ 时间库 bank 20s"
+    _shots(page, "turn-timer")
+    windows = [
+        f
+        for f in frames.received
+        if f["type"] == "prompt" and f["observation"]["phase"] in ("claim", "rob")
+    ]
+    if windows:  # (a claim window of mine showed no bank)
+        assert page.locator(".countdown.window .bank").count() == 0
+    assert page.errors == []
+
+
+def test_a_payers_own_fans_are_named(server: str, browser: Any) -> None:
+    """The settlement of a baishan hand where the payer's 报听 and 坐庄 raised its N: the
+    fans are named, not only counted (the hand_end frame's ``payers[].fans``)."""
+    page = _page(browser)
+    _login(page, server, "Pf")
+    html = page.evaluate(
+        """async () => {
+        const { settlementEl } = await import("/static/js/settle.js");
+        const win = {type: "win", seat: 0, tile: "5m", by: "discard", source: 1,
+                     fans: ["点炮"], deltas: [16, -16, 0, 0]};
+        const end = {hand: 0, base: 1, settlement: {end: "win", items: [], deltas: [16, -16, 0, 0],
+                     fees: [0, 0, 0, 0], total: [16, -16, 0, 0]},
+                     wins: [{fans: [{name: "点炮", en: "dealt in", value: 1},
+                                    {name: "立门", en: "closed hand", value: 1}],
+                             payers: [{seat: 1, fan: 4, fans: ["报听", "坐庄"], amount: 16}]}]};
+        const el = settlementEl(end, [win], null, (s) => `seat ${s}`, "baishan");
+        document.body.append(el);
+        return el.querySelector("table.payers").textContent;
+    }"""
+    )
+    assert "2 付方番 payer's own (报听 declared ready, 坐庄 dealer)" in html, html
+    assert page.errors == []
