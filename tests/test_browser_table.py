@@ -174,3 +174,58 @@ def test_a_payers_own_fans_are_named(server: str, browser: Any) -> None:
     )
     assert "2 付方番 payer's own (报听 declared ready, 坐庄 dealer)" in html, html
     assert page.errors == []
+
+
+def test_the_smaller_things(server: str, browser: Any) -> None:
+    """A kong's settlement row starts with the tile back, not a box; the viewer's own
+    winning tile shows on the board read from events (the replay); 漂 says what it bets;
+    on a phone my tiles and the seat's buttons are touch targets of 40 px, and "my
+    hands" stays inside its panel."""
+    page = _page(browser)
+    _login(page, server, "Sm")
+    found = page.evaluate(
+        """async () => {
+        const { settlementEl } = await import("/static/js/settle.js");
+        const { boardEl, fromEvents } = await import("/static/js/board.js");
+        const d = [3, -1, -1, -1];
+        const end = {hand: 0, settlement: {end: "draw", items: [{reason: "明杠 8p", deltas: d}],
+                     deltas: d, fees: [0, 0, 0, 0], total: d}};
+        const panel = settlementEl(end, [], null, (s) => `seat ${s}`, "baishan");
+        document.body.append(panel);
+        const cell = panel.querySelector("tr.item-kong td");
+        const before = getComputedStyle(cell, "::before");
+        const events = [{type: "deal", dealer: 0, hands: ["1112345678999m", null, null, null]},
+                        {type: "win", seat: 0, tile: "9m", by: "self_draw", deltas: d}];
+        const board = boardEl(fromEvents(events, null, 0));
+        document.body.append(board);
+        return {image: before.backgroundImage, content: before.content,
+                win: board.querySelectorAll(".seat.bottom .tile.win[data-tile='9m']").length};
+    }"""
+    )
+    assert "tiles/back.svg" in found["image"] and found["content"] == '""', found
+    assert found["win"] == 1
+    page.set_viewport_size(PHONE)
+    page.goto(server)
+    page.click(".practice-baishan_platform")
+    bet = page.wait_for_selector(".actions button[data-action='piao 10']")
+    assert bet.inner_text().endswith("10 × 底注 base")
+    bet.click()
+    page.wait_for_selector(".hand.mine .tile[data-tile]")
+    for tile in page.locator(".hand.mine .tile[data-tile]").all():
+        box = tile.bounding_box()
+        assert box is not None and box["width"] >= 40 and box["height"] >= 40, box
+    box = page.locator(".actions button.auto").bounding_box()
+    assert box is not None and box["height"] >= 40, box
+    _shots(page, "phone-hand")
+    page.set_viewport_size(PHONE)
+    page.click(".actions button.auto:not(.on)")
+    page.wait_for_selector(".settlement", timeout=HAND_MS)
+    page.goto(server + "#/hands")
+    page.wait_for_selector(".hands table.list")
+    inside = page.evaluate(
+        "() => { const p = document.querySelector('.panel.hands');"
+        " return p.scrollWidth <= p.clientWidth + 1; }"
+    )
+    assert inside, "my hands overflow their panel"
+    page.screenshot(path=ARTIFACTS / "hands-phone.png", full_page=True)
+    assert page.errors == []

@@ -206,7 +206,7 @@ async function handsPage() {
         h("td", "", rulesName(x.rules)), h("td", "", WINDS[x.seat] ?? String(x.seat)),
         h("td", `num ${x.total > 0 ? "up" : x.total < 0 ? "down" : ""}`, String(x.total)), h("td", "", a)));
     }
-    page.append(hands.length ? table : h("p", "note", "还没有 No finished hands yet."));
+    page.append(hands.length ? h("div", "scroll", table) : h("p", "note", "还没有 No finished hands yet."));
   } catch (x) { page.append(h("p", "error", x.message)); }
 }
 

@@ -94,6 +94,7 @@ export class TableView {
       case "view":
         this.obs = f.observation; this.prompt = null; this.sent = false; this.advice = null; break;
       case "hint": // the expert's suggestion for the prompt asked about (docs/protocol.md, "Hints")
+        if (this.hintLate === f.seq) return; // given up: its window is closing
         this.asking = false;
         if (this.prompt && f.seq === this.prompt.seq) this.advice = f;
         break;
@@ -145,6 +146,26 @@ export class TableView {
     if (!p || this.sent || this.inAuto() || p.legal.length !== 1 || p.legal[0] !== "pass") return false;
     this.act("pass");
     return true;
+  }
+
+  /** A claim window closes by itself: a hint not here 0.4 s before it ends is given up
+   *  (said so), rather than shown after the window it was asked for. */
+  hintWithin(p) {
+    if (!p.window) return;
+    clearTimeout(this.hintTimer);
+    this.hintTimer = setTimeout(() => {
+      if (!this.asking || this.prompt !== p) return;
+      this.asking = false; this.hintLate = p.seq; this.render();
+    }, Math.max(0, this.timeLeft().left - 400));
+  }
+
+  /** What a 漂 of ``n`` bets: n × 底注 from (and to) each opponent who pays or is paid a
+   *  win (§3.10); 底注 is the coin table's stake (doubled in 防作弊场), 1 at a point table. */
+  piaoStake(n) {
+    const c = this.info?.coins;
+    if (!c?.stake) return `${n} × 底注 base`;
+    const stake = c.room === "anti_cheat" ? 2 * c.stake : c.stake;
+    return `${n} × ${stake} = ${n * stake} 金币 coins`;
   }
 
   /** Whether my seat is in 托管 (the server's word: clicked, a timeout, or away). */
@@ -448,8 +469,9 @@ export class TableView {
       // 提示: the expert bot's suggestion, asked once per prompt (the server keeps it)
       const ask = h("button", "link advise", this.asking ? "思考中 thinking…" : "提示 Hint");
       ask.disabled = this.asking || this.sent || Boolean(this.advice);
-      ask.onclick = () => { this.asking = true; this.send({ type: "hint", seq: p.seq }); this.render(); };
+      ask.onclick = () => { this.asking = true; this.send({ type: "hint", seq: p.seq }); this.hintWithin(p); this.render(); };
       buttons.append(ask);
+      if (this.hintLate === p.seq) buttons.append(h("span", "hint hint-late", "来不及 no hint before the window closes"));
     }
     for (const a of others) {
       const kind = a.split(" ")[0];
@@ -457,6 +479,7 @@ export class TableView {
       b.dataset.action = a;
       const tiles = actionTiles(a);
       if (tiles.length) b.append(tilesEl(tiles, { size: "tiny" }));
+      if (kind === "piao" && a !== "piao 0") b.append(h("span", "piao-coins", this.piaoStake(Number(a.split(" ")[1]))));
       b.disabled = this.sent;
       b.onclick = () => this.act(a);
       buttons.append(b);
@@ -518,6 +541,11 @@ export class TableView {
         this.showEnd = false; this.render();
       };
       buttons.append(next);
+    }
+    if (this.inAuto() && !this.matchEnd) { // 托管 goes on into the next hand until taken back here
+      const back = h("button", "take-back", "取消托管 Take back my seat");
+      back.onclick = () => this.send({ type: "auto", on: false });
+      buttons.append(back);
     }
     if (end.record != null) {
       const rec = h("a", "button", "回放 Replay this hand");
