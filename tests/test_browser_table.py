@@ -19,7 +19,7 @@ import pytest
 
 from fangcheng.server.app import ServerSettings, create_app
 from serving import serving
-from test_browser import ARTIFACTS, CHROMIUM, LAPTOP, LAUNCH_ARGS, PHONE, _login, _page
+from test_browser import ACTIONABLE, ARTIFACTS, CHROMIUM, LAPTOP, LAUNCH_ARGS, PHONE, _login, _page
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.timeout(180)
@@ -229,3 +229,92 @@ def test_the_smaller_things(server: str, browser: Any) -> None:
     assert inside, "my hands overflow their panel"
     page.screenshot(path=ARTIFACTS / "hands-phone.png", full_page=True)
     assert page.errors == []
+
+
+def _decisions(frames: Frames) -> list[tuple[dict[str, Any], str | None]]:
+    """Each prompt the page was sent, with the action it sent for it (None: none)."""
+    sent = {f["seq"]: f["action"] for f in frames.sent if f["type"] == "act"}
+    return [(f, sent.get(f["seq"])) for f in frames.received if f["type"] == "prompt"]
+
+
+@pytest.mark.parametrize("rules", ["sichuan", "baicheng"])
+def test_auto_toggles_answer_for_the_seat_and_never_pass_a_win(
+    server: str, browser: Any, rules: str
+) -> None:
+    """自动胡 takes each win at once, 不吃碰 passes each call offer without a win, 自动摸切
+    discards the drawn tile once ready; kept across a reload; a win is never passed."""
+    page = _page(browser)
+    frames = Frames(page)
+    _login(page, server, f"Tg{rules[:2]}")
+    page.click(f".practice-{rules}")
+    page.wait_for_selector(".toggles .toggle-hu")
+    for key in ("hu", "noCalls", "tsumogiri"):
+        page.click(f".toggles .toggle-{key}")
+        page.wait_for_selector(f".toggles .toggle-{key}.on")
+    page.reload()
+    page.wait_for_selector(".toggles .toggle-hu.on")
+    assert page.locator(".toggles .toggle.on").count() == 3  # kept for the table
+    page.screenshot(path=ARTIFACTS / f"toggles-{rules}.png")
+    for _ in range(400):
+        page.wait_for_selector(ACTIONABLE, state="attached", timeout=HAND_MS)
+        if page.locator(".settlement").count():
+            break
+        que = page.locator(".actions .act-que:not([disabled])")
+        tiles = page.locator(".hand.mine .tile.playable")
+        buttons = page.locator(".actions button.act:not([disabled])")
+        try:
+            if que.count():
+                que.first.click(timeout=1_000)
+            elif tiles.count():
+                tiles.first.click(timeout=1_000)
+            elif buttons.count():
+                buttons.first.click(timeout=1_000)
+        except sync_api.Error:  # answered by a toggle meanwhile, or redrawn
+            pass
+    else:
+        pytest.fail("the hand never ended")
+    decided = _decisions(frames)
+    for prompt, action in decided:
+        legal = prompt["legal"]
+        if "hu" in legal:
+            assert action == "hu", (legal, action)  # 自动胡, and never a win passed
+        elif prompt["observation"]["phase"] in ("claim", "rob") and "pass" in legal:
+            assert action in ("pass", None), (legal, action)  # 不吃碰
+    assert page.errors == []
+
+
+def test_calls_are_shown_said_and_muted(server: str, browser: Any) -> None:
+    """A hand of bots' calls under 托管: each call shown large over its seat and heard
+    (Web Audio, counted here by the oscillators made); muted, nothing is heard, and the
+    mute is remembered across a reload."""
+    script = """
+      window.__sounds = 0; window.__callouts = [];
+      const make = AudioContext.prototype.createOscillator;
+      AudioContext.prototype.createOscillator = function () {
+        window.__sounds++;
+        return make.call(this);
+      };
+      new MutationObserver((ms) => ms.forEach((m) => m.addedNodes.forEach((n) => {
+        if (n.classList && n.classList.contains("callout")) window.__callouts.push(n.textContent);
+      }))).observe(document, {childList: true, subtree: true});
+    """
+    loud, quiet = _page(browser), _page(browser)
+    for page, name in ((loud, "Lo"), (quiet, "Qu")):
+        page.add_init_script(script)
+        _login(page, server, name)
+        page.click(".practice-sichuan")
+        page.wait_for_selector(".actions button.auto:not(.on)")
+    quiet.click(".topbar .mute")
+    quiet.reload()
+    quiet.wait_for_selector(".topbar .mute:has-text('静音 muted')")
+    for page in (loud, quiet):
+        page.click(".actions button.auto:not(.on)")
+    loud.wait_for_selector(".callout", timeout=HAND_MS)
+    loud.screenshot(path=ARTIFACTS / "callout.png")
+    for page in (loud, quiet):
+        page.wait_for_selector(".settlement", timeout=HAND_MS)
+    shouts = loud.evaluate("window.__callouts")
+    assert shouts and set(shouts) <= {"吃!", "碰!", "杠!", "旋风杠!", "胡!", "自摸!"}, shouts
+    assert loud.evaluate("window.__sounds") > 10
+    assert quiet.evaluate("window.__sounds") == 0 and quiet.evaluate("window.__callouts")
+    assert loud.errors == quiet.errors == []

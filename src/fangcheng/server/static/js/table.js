@@ -6,11 +6,19 @@ import { RULESETS } from "./rules.js";
 import { settlementEl, standingsOf } from "./settle.js";
 import { actionLabel, actionTiles, eventLine, plainWhy, rulesName, WINDS } from "./text.js";
 import { unseen, waits } from "./aids.js";
+import * as feel from "./feel.js";
 import { parseTiles, removeOne, tileEl, tilesEl } from "./tiles.js";
 
 /** The bot levels a table's owner may fill seats with (and a practice table's). */
 export const BOT_LEVELS = [["efficient", "机器人 efficient bots"], ["strong", "强 strong bots"],
   ["expert", "专家 expert bots (search, slower)"], ["random", "随机 random bots"]];
+
+/** The auto toggles: each answers a kind of prompt for the person, on this page. */
+const TOGGLES = [
+  ["hu", "自动胡 Auto win", "take every win offered, at once"],
+  ["noCalls", "不吃碰 No calls", "pass every 吃, 碰 and 杠 offered on a discard (never a win)"],
+  ["tsumogiri", "自动摸切 Auto discard", "once ready, discard each drawn tile unless it wins"],
+];
 
 /** The tile a suggested discard (or 报听 discard) names, else null. */
 function adviceTile(action) {
@@ -25,6 +33,9 @@ export class TableView {
     this.hand = -1; this.events = []; this.ending = null; this.matchEnd = null;
     this.sent = false; this.ting = false; this.retry = 0; this.closed = false;
     this.toast = ""; this.showEnd = false;
+    // the auto toggles, kept for the table in this tab (across hands and reloads)
+    this.news = []; // events not yet felt (sound, callouts)
+    this.toggles = JSON.parse(sessionStorage.getItem(`fangcheng.toggles.${code}`) || "{}");
     this.timer = setInterval(() => this.tick(), 200);
     this.connect();
   }
@@ -75,7 +86,10 @@ export class TableView {
         this.info = f.table;
         if (this.passOnly()) return; // the seat taken back at a claim window with nothing to claim
         break;
-      case "events":
+      case "events": {
+        const before = f.hand === this.hand ? this.events.length : 0;
+        // a reconnect brings the hand from its start: nothing of it is news
+        const news = f.start === 0 && f.events.length > 3 ? [] : f.events.slice(Math.max(0, before - f.start));
         if (f.hand !== this.hand) {
           if (f.start !== 0) return; // a later part of a hand we have not begun: wait for the state
           this.hand = f.hand; this.events = []; this.escapeAsk = null;
@@ -84,12 +98,16 @@ export class TableView {
         if (f.start > this.events.length) { this.ws.close(); return; } // a gap: reconnect for the whole state
         this.events.length = Math.min(this.events.length, f.start);
         this.events.splice(f.start, f.events.length, ...f.events);
+        // felt once the table shows them (the view or prompt that follows; a spectator's now)
+        if (!this.news.length) this.newsFrom = this.root.querySelector(".river .tile.last")?.getBoundingClientRect();
+        this.news.push(...news);
         break;
+      }
       case "prompt":
         this.sendingNext = false; this.selected = null; this.advice = null; this.asking = false;
         this.prompt = f; this.obs = f.observation; this.sent = false; this.ting = false;
         this.clock(f);
-        if (this.passOnly()) return;
+        if (this.passOnly() || this.autoAnswer()) { this.flushNews(); return; }
         break;
       case "view":
         this.obs = f.observation; this.prompt = null; this.sent = false; this.advice = null; break;
@@ -123,6 +141,13 @@ export class TableView {
       default: break;
     }
     this.render();
+    if (f.type !== "events" || this.seat === null) this.flushNews();
+  }
+
+  flushNews() {
+    const news = this.news;
+    this.news = [];
+    if (news.length) this.feelNews(news, this.newsFrom);
   }
 
   flash(text) {
@@ -166,6 +191,66 @@ export class TableView {
     if (!c?.stake) return `${n} × 底注 base`;
     const stake = c.room === "anti_cheat" ? 2 * c.stake : c.stake;
     return `${n} × ${stake} = ${n * stake} 金币 coins`;
+  }
+
+  /** The auto toggles' answer to the open prompt, if one applies: sent at the bots' pace
+   *  (a claim window's is held to it by the server anyway), so that how soon the seat
+   *  answers tells nobody what it holds. A win is never passed: 不吃碰 passes only offers
+   *  without 胡, and 自动摸切 never discards where 胡 is legal (a sichuan seat in the last
+   *  four tiles, ``must_win``, is always offered the choice or takes it with 自动胡). */
+  autoAnswer() {
+    const p = this.prompt, t = this.toggles, obs = this.obs;
+    if (!p || this.sent || this.inAuto()) return false;
+    const legal = p.legal;
+    let action = null;
+    if (legal.includes("hu")) action = t.hu ? "hu" : null;
+    else if (t.noCalls && p.window && legal.includes("pass")) action = "pass";
+    else if (t.tsumogiri && !p.window && obs?.drawn && legal.includes(`discard ${obs.drawn}`)) {
+      const rest = parseTiles(obs.hand);
+      removeOne(rest, obs.drawn);
+      if (waits(rest, { que: obs.seats[obs.seat]?.que || null }).length) action = `discard ${obs.drawn}`;
+    }
+    if (!action) return false;
+    const pace = Math.max(300, this.info?.settings?.bot_ms ?? 0);
+    setTimeout(() => { if (this.prompt === p && !this.inAuto()) this.act(action); }, p.window ? 0 : pace);
+    this.render();
+    return true;
+  }
+
+  setToggle(key, on) {
+    this.toggles = { ...this.toggles, [key]: on };
+    sessionStorage.setItem(`fangcheng.toggles.${this.code}`, JSON.stringify(this.toggles));
+    if (!this.autoAnswer()) this.render();
+  }
+
+  /** The new events of the hand, felt: a discard's click, calls shown and said, a win
+   *  laid out. ``from``: where the last discard lay before the redraw (a claimed tile
+   *  flies from there). */
+  feelNews(news, from) {
+    for (const e of news) {
+      if (e.type === "discard") { feel.sound("discard"); continue; }
+      const c = feel.callOf(e);
+      if (!c) continue;
+      feel.shout(e.seat, c.words);
+      feel.call(c.kind, c.words);
+      if (e.type === "call" && e.source != null) {
+        const meld = this.obs?.seats?.[e.seat]?.melds?.slice(-1)[0];
+        feel.fly(this.lastDiscardTile(e) || meld?.tiles?.[0], from, e.seat);
+      }
+      if (e.type === "win") {
+        const x = this.obs?.seats?.[e.seat];
+        const own = e.seat === this.seat && this.obs?.hand ? this.obs.hand : x?.revealed || "";
+        const melds = (x?.melds || []).map((m) => ({ tiles: parseTiles(m.tiles) }));
+        feel.winBanner(e, this.who, parseTiles(own), melds, e.fans || []);
+      }
+    }
+  }
+
+  /** The tile a call took: the discard it answered (the event before it in the log). */
+  lastDiscardTile(e) {
+    const i = this.events.lastIndexOf(e);
+    const d = i > 0 ? this.events[i - 1] : null;
+    return d && d.type === "discard" ? d.tile : null;
   }
 
   /** Whether my seat is in 托管 (the server's word: clicked, a timeout, or away). */
@@ -229,6 +314,9 @@ export class TableView {
     if (b) b.textContent = inBank ? "时间库 time bank" : `+ 时间库 bank ${Math.ceil(bank / 1000)}s`;
     el.classList.toggle("in-bank", inBank);
     el.classList.toggle("urgent", left < 5000);
+    const second = Math.ceil(left / 1000);
+    if (left > 0 && left <= 5000 && !this.sent && second !== this.ticked) feel.sound("tick"); // the last 5 s
+    this.ticked = second;
   }
 
   /** The settlement's "next hand in N s", to the deal the hand_end frame names. */
@@ -253,9 +341,11 @@ export class TableView {
         coinLine(info?.coins),
       ].filter(Boolean).join(" · ")),
       h("button", "link fans-button", "番表 Fans"),
+      h("button", "link mute", feel.muted() ? "静音 muted" : "声音 sound on"),
       h("span", `conn ${this.connected ? "on" : "off"}`, this.connected ? "● 在线 online" : "○ 重连中 reconnecting…"));
     top.querySelector(".home").href = "#/";
     top.querySelector(".fans-button").onclick = () => { this.showFans = !this.showFans; this.render(); };
+    top.querySelector(".mute").onclick = () => { feel.setMuted(!feel.muted()); this.render(); };
     const page = h("div", "table-page", top);
     const watching = this.seat === null && this.events.length > 0; // a spectator: events alone
     if (!this.obs && !watching && (!info || info.status === "waiting" || info.status === "finished")) page.append(this.waitingEl());
@@ -369,8 +459,22 @@ export class TableView {
         el.onmouseleave = () => this.showAid(panel, aids, null);
       });
     }
-    const wrap = h("div", "play", h("div", "main", board, this.actionsEl(legal, tings), panel), this.logEl());
+    const wrap = h("div", "play", h("div", "main", board, this.actionsEl(legal, tings), this.togglesEl(), panel), this.logEl());
     return wrap;
+  }
+
+  /** The auto toggles of my seat, shown on the table (none for a spectator). */
+  togglesEl() {
+    if (this.seat == null) return null;
+    const row = h("div", "toggles");
+    for (const [key, label, why] of TOGGLES) {
+      const b = h("button", `toggle toggle-${key}${this.toggles[key] ? " on" : ""}`, `${this.toggles[key] ? "☑" : "☐"} ${label}`);
+      b.title = why;
+      b.setAttribute("aria-pressed", String(Boolean(this.toggles[key])));
+      b.onclick = () => this.setToggle(key, !this.toggles[key]);
+      row.append(b);
+    }
+    return row;
   }
 
   aidsOn() { return localStorage.getItem("fangcheng.aids") !== "off" && this.info?.aids !== false; }
