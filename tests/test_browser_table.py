@@ -318,3 +318,46 @@ def test_calls_are_shown_said_and_muted(server: str, browser: Any) -> None:
     assert loud.evaluate("window.__sounds") > 10
     assert quiet.evaluate("window.__sounds") == 0 and quiet.evaluate("window.__callouts")
     assert loud.errors == quiet.errors == []
+
+
+@pytest.fixture(scope="module")
+def slow_between() -> Iterator[str]:
+    """A server whose pause between hands is a minute: a deal sooner is the people's."""
+    app = create_app(ServerSettings(bot_ms=60, between_ms=60_000, seed=12))
+    with serving(app) as url:
+        yield url
+
+
+def test_ready_toggle_at_a_private_table(slow_between: str, browser: Any) -> None:
+    """Between hands each person says ready (and may take it back), everyone sees who
+    is; when all are, the next hand is dealt at once, not after the pause."""
+    owner, friend = _page(browser), _page(browser)
+    _login(owner, slow_between, "Ro")
+    _login(friend, slow_between, "Fi")
+    owner.click("form.open button.primary")
+    code = owner.locator(".waiting .code").inner_text().strip()
+    friend.fill("form.join input[name=code]", code)
+    friend.click("form.join button.primary")
+    owner.wait_for_selector(".waiting li:has-text('Fi')")
+    owner.click(".waiting button.start-table")
+    for page in (owner, friend):
+        page.wait_for_selector(".actions button.auto:not(.on)")
+        page.click(".actions button.auto:not(.on)")
+    for page in (owner, friend):
+        page.wait_for_selector(".settlement", timeout=HAND_MS)
+        page.click(".settlement button.take-back")  # 托管 counts as ready: take it back
+        page.wait_for_selector(".settlement .ready-toggle:not(.on)")
+    owner.click(".settlement .ready-toggle")
+    friend.wait_for_selector(".ready-list:has-text('Ro ✓')")
+    _shots(friend, "ready")
+    owner.click(".settlement .ready-toggle.on")  # not ready after all
+    friend.wait_for_selector(".ready-list:has-text('Ro …')")
+    owner.click(".settlement .ready-toggle")
+    friend.click(".settlement .ready-toggle")
+    for page in (owner, friend):  # dealt at once (the pause is a minute)
+        page.wait_for_function(
+            "() => document.querySelector('.topbar').textContent.includes('第2盘')",
+            timeout=5_000,
+        )
+        page.wait_for_selector(".settlement", state="detached")
+    assert owner.errors == friend.errors == []

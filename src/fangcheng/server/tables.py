@@ -118,6 +118,7 @@ class Seat:
             "kind": self.kind,
             "connected": self.connected > 0 or self.kind == "bot",
             "auto": self.auto,
+            "ready": self.wants_next,
         }
 
 
@@ -374,14 +375,16 @@ class Table:
         """Make ready to deal the hand of the ``deal`` entry; False: no hand is dealt."""
         return True
 
-    def ready(self, person: int, now: int) -> None:
-        """A person is ready for the next hand; when all are, it is dealt at once."""
+    def ready(self, person: int, now: int, on: bool = True) -> None:
+        """A person is ready for the next hand (or, ``on`` false, not after all); when
+        all are, it is dealt at once. Everyone sees who is ready (`Seat.info`)."""
         seat = self.seat_of(person)
         if self.status != "between" or seat is None:
             raise TableError("state", "no hand to deal")
-        self.seats[seat].wants_next = True
+        self.seats[seat].wants_next = on
         if all(s.wants_next or s.kind != "person" or s.auto for s in self.seats):
             self.next_deal = now
+        self._broadcast_table()
         self._advance(now)
 
     def set_auto(self, seat: int, on: bool, now: int) -> None:

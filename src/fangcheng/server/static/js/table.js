@@ -635,6 +635,9 @@ export class TableView {
       const close = h("button", "primary close-end", "关闭 Close");
       close.onclick = () => { this.showEnd = false; this.render(); };
       buttons.append(close);
+    } else if (!this.escaped && this.readyTable()) {
+      if (end.next_deal != null) panel.append(h("p", "next-deal", ""));
+      buttons.append(this.readyEl());
     } else if (!this.escaped) {
       if (end.next_deal != null) panel.append(h("p", "next-deal", ""));
       // ready for the next hand (托管 stays as it is: only its own button ends it)
@@ -661,6 +664,22 @@ export class TableView {
     buttons.append(leave);
     panel.append(buttons);
     return h("div", "overlay", panel);
+  }
+
+  /** A private table of people between hands: each says when ready (all ready: dealt at once). */
+  readyTable() {
+    const info = this.info;
+    return info && !info.coins && !info.practice && info.status === "between"
+      && info.seats.filter((x) => x.kind === "person").length > 1;
+  }
+
+  readyEl() {
+    const seats = this.info.seats;
+    const mine = seats[this.seat]?.ready;
+    const toggle = h("button", `primary ready-toggle${mine ? " on" : ""}`, mine ? "☑ 已准备 Ready — 取消 undo" : "☐ 准备 Ready for the next hand");
+    toggle.onclick = () => this.send({ type: "next", on: !mine });
+    const who = seats.map((x, s) => (x.kind === "person" ? `${this.who(s)} ${x.ready ? "✓" : "…"}` : null)).filter(Boolean);
+    return h("span", "ready-row", toggle, h("span", "note ready-list", `准备 ready: ${who.join(" · ")}`));
   }
 
   standingsEl() {
