@@ -24,6 +24,7 @@ import sqlalchemy as sa
 from argon2 import PasswordHasher
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -37,6 +38,7 @@ from fangcheng.platform import Platform, PlatformError
 from fangcheng.protocol import wire
 from fangcheng.protocol.wire import TableSettings, WireError
 from fangcheng.server import accounts, recovery, relay
+from fangcheng.server.assets import Assets
 from fangcheng.server.cluster import RELAYED, Directory, RedisDirectory
 from fangcheng.server.coins import CoinTable, coin_settings
 from fangcheng.server.http import address_of
@@ -945,6 +947,11 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
     ]
     if STATIC.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(_Headers)])
+    middleware = [
+        Middleware(_Headers),
+        Middleware(GZipMiddleware, minimum_size=500),  # the client's text (issue 41)
+        Middleware(Assets, directory=STATIC),  # versioned addresses, cache headers
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.hub = hub
     return app
