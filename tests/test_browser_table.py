@@ -361,3 +361,24 @@ def test_ready_toggle_at_a_private_table(slow_between: str, browser: Any) -> Non
         )
         page.wait_for_selector(".settlement", state="detached")
     assert owner.errors == friend.errors == []
+
+
+@pytest.mark.parametrize("rules", ["baishan", "baishan_platform", "baicheng", "sichuan"])
+def test_the_rules_in_the_client(server: str, browser: Any, rules: str) -> None:
+    """Each rule set's whole rules (docs/rules) at the table and from the start page:
+    the fans and payments tables as generated, Chinese and English."""
+    page = _page(browser)
+    _login(page, server, f"Ru{rules[:4]}")
+    page.click(f".practice-{rules}")
+    page.wait_for_selector(".topbar .rules-button")
+    page.click(".topbar .rules-button")
+    text = page.wait_for_selector(f".rules-layer .rules-page[data-rules='{rules}'] .rules-text")
+    body = text.inner_text()
+    assert "番 fan" in body and "底注 × 2^N" in body and "杠 kong" in body
+    assert page.locator(".rules-layer table.rules-table").count() >= 4
+    _shots(page, f"rules-{rules}")
+    page.click(".rules-layer .close-rules")
+    assert page.locator(".rules-layer").count() == 0
+    page.goto(server + f"#/rules/{rules}")  # the start page's link
+    page.wait_for_selector(f".panel.rules .rules-page[data-rules='{rules}'] table.rules-table")
+    assert page.errors == []

@@ -3,6 +3,7 @@
 import * as api from "./api.js";
 import { boardEl, centerEl, fromEvents, fromObservation, h } from "./board.js";
 import { RULESETS } from "./rules.js";
+import { rulesEl } from "./rulespage.js";
 import { settlementEl, standingsOf } from "./settle.js";
 import { actionLabel, actionTiles, eventLine, plainWhy, rulesName, WINDS } from "./text.js";
 import { unseen, waits } from "./aids.js";
@@ -341,10 +342,12 @@ export class TableView {
         coinLine(info?.coins),
       ].filter(Boolean).join(" · ")),
       h("button", "link fans-button", "番表 Fans"),
+      h("button", "link rules-button", "规则 Rules"),
       h("button", "link mute", feel.muted() ? "静音 muted" : "声音 sound on"),
       h("span", `conn ${this.connected ? "on" : "off"}`, this.connected ? "● 在线 online" : "○ 重连中 reconnecting…"));
     top.querySelector(".home").href = "#/";
     top.querySelector(".fans-button").onclick = () => { this.showFans = !this.showFans; this.render(); };
+    top.querySelector(".rules-button").onclick = () => this.openRules(info?.rules || this.obs?.rules);
     top.querySelector(".mute").onclick = () => { feel.setMuted(!feel.muted()); this.render(); };
     const page = h("div", "table-page", top);
     const watching = this.seat === null && this.events.length > 0; // a spectator: events alone
@@ -358,6 +361,16 @@ export class TableView {
     this.root.replaceChildren(page);
     document.title = this.prompt ? "● 轮到你 Your move · 方城" : `方城 ${this.code}`;
     this.tick();
+  }
+
+  /** The rule set's whole rules (docs/rules), over the table until closed. */
+  async openRules(rules) {
+    const close = h("button", "primary close-rules", "关闭 Close");
+    const panel = h("div", "settlement rules-overlay", h("div", "row", h("h2", "", `规则 Rules · ${rulesName(rules)}`), close));
+    const overlay = h("div", "overlay rules-layer", panel);
+    close.onclick = () => overlay.remove();
+    document.body.append(overlay); // outside the table's redraws
+    panel.append(await rulesEl(rules));
   }
 
   /** The rule set's fans: what a hand can score, with the caps. */
