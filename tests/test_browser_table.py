@@ -64,7 +64,7 @@ def _shots(page: Any, name: str) -> None:
     page.set_viewport_size(LAPTOP)
 
 
-@pytest.mark.parametrize("rules", ["sichuan", "baishan"])
+@pytest.mark.parametrize("rules", ["sichuan", "baishan", "baicheng", "baishan_platform"])
 def test_tuoguan_stays_on_for_a_whole_hand(server: str, browser: Any, rules: str) -> None:
     """Clicked once, 托管 plays the hand to its end: the page answers nothing for the
     seat (no pass of its own), no table frame shows it off, nothing asks for it off."""
@@ -142,6 +142,8 @@ def test_the_turn_shows_its_own_time_and_the_bank_apart(server: str, browser: An
     assert 1 <= secs <= 10, secs  # the turn's own 10 s, not 30
     assert page.locator(".countdown .bank").inner_text() == "+ 时间库 bank 20s"
     _shots(page, "turn-timer")
+    # the README's picture of the table (docs/table.jpg is a copy of it, kept small)
+    page.screenshot(path=ARTIFACTS / "readme-table.jpg", type="jpeg", quality=60)
     windows = [
         f
         for f in frames.received
@@ -154,7 +156,8 @@ def test_the_turn_shows_its_own_time_and_the_bank_apart(server: str, browser: An
 
 def test_a_payers_own_fans_are_named(server: str, browser: Any) -> None:
     """The settlement of a baishan hand where the payer's 报听 and 坐庄 raised its N: the
-    fans are named, not only counted (the hand_end frame's ``payers[].fans``)."""
+    fans are named, not only counted (the hand_end frame's ``payers[].fans``, which
+    lists the winner's fans too)."""
     page = _page(browser)
     _login(page, server, "Pf")
     html = page.evaluate(
@@ -166,7 +169,8 @@ def test_a_payers_own_fans_are_named(server: str, browser: Any) -> None:
                      fees: [0, 0, 0, 0], total: [16, -16, 0, 0]},
                      wins: [{fans: [{name: "点炮", en: "dealt in", value: 1},
                                     {name: "立门", en: "closed hand", value: 1}],
-                             payers: [{seat: 1, fan: 4, fans: ["报听", "坐庄"], amount: 16}]}]};
+                             payers: [{seat: 1, fan: 4, amount: 16,
+                                       fans: ["点炮", "立门", "报听", "坐庄"]}]}]};
         const el = settlementEl(end, [win], null, (s) => `seat ${s}`, "baishan");
         document.body.append(el);
         return el.querySelector("table.payers").textContent;
@@ -381,4 +385,37 @@ def test_the_rules_in_the_client(server: str, browser: Any, rules: str) -> None:
     assert page.locator(".rules-layer").count() == 0
     page.goto(server + f"#/rules/{rules}")  # the start page's link
     page.wait_for_selector(f".panel.rules .rules-page[data-rules='{rules}'] table.rules-table")
+    assert page.errors == []
+
+
+def test_the_client_comes_compressed_and_cached(server: str, browser: Any) -> None:
+    """The start page names the client by its version; its files come gzipped and, on
+    the next visit, from the browser's cache without asking the server again."""
+    page = _page(browser)
+    answers: dict[str, dict[str, str]] = {}
+    page.on("response", lambda r: answers.setdefault(r.url, r.headers))
+    _login(page, server, "Ca")
+    modules = [u for u in answers if "/static/v/" in u and u.endswith(".js")]
+    assert len(modules) >= 10, answers.keys()
+    table = next(u for u in modules if u.endswith("/js/table.js"))
+    assert answers[table]["content-encoding"] == "gzip"
+    assert answers[table]["cache-control"] == "public, max-age=31536000, immutable"
+    second = page.context.new_page()  # a second visit: only the start page is asked again
+    cdp = page.context.new_cdp_session(second)
+    cdp.send("Network.enable")
+    network: list[str] = []
+    fetched = []
+
+    def seen(e: dict[str, Any]) -> None:
+        answer = e["response"]
+        fetched.append(answer["url"])
+        if not answer.get("fromDiskCache") and not answer.get("fromMemoryCache"):
+            network.append(answer["url"])
+
+    cdp.on("Network.responseReceived", seen)
+    second.goto(server)
+    second.wait_for_selector(".practice")
+    assert sum("/static/v/" in u for u in fetched) >= 10  # the client was loaded …
+    again = [u for u in network if "/static/v/" in u]
+    assert again == [], again  # … every file of it from the cache
     assert page.errors == []
