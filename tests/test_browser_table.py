@@ -58,10 +58,19 @@ class Frames:
 
 
 def _shots(page: Any, name: str) -> None:
-    page.screenshot(path=ARTIFACTS / f"{name}.png")
+    """Laptop and phone screenshots (a table redrawn at the bots' pace may take a while
+    on a loaded machine)."""
+    page.screenshot(path=ARTIFACTS / f"{name}.png", timeout=30_000)
     page.set_viewport_size(PHONE)
-    page.screenshot(path=ARTIFACTS / f"{name}-phone.png", full_page=True)
+    page.screenshot(path=ARTIFACTS / f"{name}-phone.png", full_page=True, timeout=30_000)
     page.set_viewport_size(LAPTOP)
+
+
+def _press(page: Any, selector: str) -> None:
+    """Click what may be redrawn between Playwright's checks (a table at the bots' pace
+    redraws with every frame): the click a person's finger makes, in the page."""
+    page.wait_for_selector(selector)
+    page.evaluate("s => document.querySelector(s).click()", selector)
 
 
 @pytest.mark.parametrize("rules", ["sichuan", "baishan", "baicheng", "baishan_platform"])
@@ -73,7 +82,7 @@ def test_tuoguan_stays_on_for_a_whole_hand(server: str, browser: Any, rules: str
     _login(page, server, f"Tg{rules[:3]}")
     page.click(f".practice-{rules}")
     page.wait_for_selector(".actions button.auto:not(.on)")
-    page.click(".actions button.auto:not(.on)")
+    _press(page, ".actions button.auto:not(.on)")
     page.wait_for_selector(".actions button.auto.on")
     clicked = len(frames.sent)
     page.wait_for_selector(".actions .auto-note")
@@ -101,7 +110,7 @@ def test_the_settlement_counts_down_and_closes_at_the_deal(server: str, browser:
     _login(page, server, "Nx")
     page.click(".practice-baicheng")
     page.wait_for_selector(".actions button.auto:not(.on)")
-    page.click(".actions button.auto:not(.on)")
+    _press(page, ".actions button.auto:not(.on)")
     page.wait_for_selector(".settlement", timeout=HAND_MS)
     note = page.locator(".settlement .next-deal")
     page.wait_for_function(
@@ -117,10 +126,10 @@ def test_the_settlement_counts_down_and_closes_at_the_deal(server: str, browser:
         timeout=15_000,
     )
     assert page.locator(".settlement").count() == 0
-    page.click(".log .last-end")
+    _press(page, ".log .last-end")
     page.wait_for_selector(".settlement .close-end")
     assert page.locator(".settlement .next").count() == 0  # no "next hand": it is dealt
-    page.click(".settlement .close-end")
+    _press(page, ".settlement .close-end")
     page.wait_for_selector(".settlement", state="detached")
     assert page.errors == []
 
@@ -222,7 +231,7 @@ def test_the_smaller_things(server: str, browser: Any) -> None:
     assert box is not None and box["height"] >= 40, box
     _shots(page, "phone-hand")
     page.set_viewport_size(PHONE)
-    page.click(".actions button.auto:not(.on)")
+    _press(page, ".actions button.auto:not(.on)")
     page.wait_for_selector(".settlement", timeout=HAND_MS)
     page.goto(server + "#/hands")
     page.wait_for_selector(".hands table.list")
@@ -253,7 +262,7 @@ def test_auto_toggles_answer_for_the_seat_and_never_pass_a_win(
     page.click(f".practice-{rules}")
     page.wait_for_selector(".toggles .toggle-hu")
     for key in ("hu", "noCalls", "tsumogiri"):
-        page.click(f".toggles .toggle-{key}")
+        _press(page, f".toggles .toggle-{key}")
         page.wait_for_selector(f".toggles .toggle-{key}.on")
     page.reload()
     page.wait_for_selector(".toggles .toggle-hu.on")
@@ -308,11 +317,11 @@ def test_calls_are_shown_said_and_muted(server: str, browser: Any) -> None:
         _login(page, server, name)
         page.click(".practice-sichuan")
         page.wait_for_selector(".actions button.auto:not(.on)")
-    quiet.click(".topbar .mute")
+    _press(quiet, ".topbar .mute")
     quiet.reload()
     quiet.wait_for_selector(".topbar .mute:has-text('静音 muted')")
     for page in (loud, quiet):
-        page.click(".actions button.auto:not(.on)")
+        _press(page, ".actions button.auto:not(.on)")
     loud.wait_for_selector(".callout", timeout=HAND_MS)
     loud.screenshot(path=ARTIFACTS / "callout.png")
     for page in (loud, quiet):
@@ -346,7 +355,7 @@ def test_ready_toggle_at_a_private_table(slow_between: str, browser: Any) -> Non
     owner.click(".waiting button.start-table")
     for page in (owner, friend):
         page.wait_for_selector(".actions button.auto:not(.on)")
-        page.click(".actions button.auto:not(.on)")
+        _press(page, ".actions button.auto:not(.on)")
     for page in (owner, friend):
         page.wait_for_selector(".settlement", timeout=HAND_MS)
         page.click(".settlement button.take-back")  # 托管 counts as ready: take it back
@@ -375,7 +384,7 @@ def test_the_rules_in_the_client(server: str, browser: Any, rules: str) -> None:
     _login(page, server, f"Ru{rules[:4]}")
     page.click(f".practice-{rules}")
     page.wait_for_selector(".topbar .rules-button")
-    page.click(".topbar .rules-button")
+    _press(page, ".topbar .rules-button")
     text = page.wait_for_selector(f".rules-layer .rules-page[data-rules='{rules}'] .rules-text")
     body = text.inner_text()
     assert "番 fan" in body and "底注 × 2^N" in body and "杠 kong" in body
