@@ -34,6 +34,7 @@ from fangcheng.server.security import log_event
 
 __all__ = [
     "Listener",
+    "Prompt",
     "Table",
     "TableError",
     "Thinker",
