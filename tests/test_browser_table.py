@@ -428,3 +428,38 @@ def test_the_client_comes_compressed_and_cached(server: str, browser: Any) -> No
     again = [u for u in network if "/static/v/" in u]
     assert again == [], again  # … every file of it from the cache
     assert page.errors == []
+
+
+@pytest.fixture(scope="module")
+def coins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A coin server (house bots at once): its base URL."""
+    from ledgerdb import FAST_HASHER
+
+    db = f"sqlite:///{tmp_path_factory.mktemp('coins41') / 'coins.db'}"
+    settings = ServerSettings(
+        db=db, bot_ms=60, between_ms=60_000, seed=13, match_wait_ms=0, hasher=FAST_HASHER
+    )
+    with serving(create_app(settings)) as url:
+        yield url
+
+
+def test_my_escape_shows_every_hand_laid_open(coins: str, browser: Any) -> None:
+    """逃跑 after the deal: the escaper's settlement lays every seat's tiles open, as the
+    others' does (its connection is sent the hand's last events before it closes)."""
+    from test_browser_coins import _match, _sign_up
+
+    page = _page(browser)
+    _sign_up(page, coins, "Esc")
+    _match(page, "free")
+    page.wait_for_selector(".actions button[data-action='piao 0']")
+    page.click(".actions button[data-action='piao 0']")
+    page.wait_for_selector(".hand.mine .tile[data-tile]")
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click(".actions button.escape")
+    page.wait_for_selector(".settlement h2:has-text('逃跑')", timeout=HAND_MS)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.open-hands .open-hand')]"
+        ".filter((row) => row.querySelector('.tile[data-tile]')).length === 4"
+    )
+    _shots(page, "escape-open-hands")
+    assert page.errors == []

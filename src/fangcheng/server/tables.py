@@ -269,8 +269,20 @@ class Table:
             self.owner = heirs[0]
         self._broadcast_table()  # its connections hear it, then hear no more of the seat
         for listener in [x for x in self._listeners if x.seat == seat]:
-            del self._listeners[listener]
+            self._last_events(listener, self._listeners.pop(listener))
         self._advance(now)
+
+    def _last_events(self, listener: Listener, sent: _Sent) -> None:
+        """A leaving connection's last events of the hand: a 逃跑 ends it, and they lay
+        every hand open (its settlement shows them, as the others' do; issue 41)."""
+        if self.round is None or sent.deal != self.deals:
+            return
+        events = self.events_for(listener.seat)
+        if len(events) > sent.events:
+            start = sent.events
+            listener.send(
+                {"type": "events", "hand": self.hand, "start": start, "events": events[start:]}
+            )
 
     def _vacate(self, seat: int, person: int) -> None:
         """A person left the seat: between hands it empties (a bot takes it if a match is
