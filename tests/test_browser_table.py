@@ -69,8 +69,10 @@ def _shots(page: Any, name: str) -> None:
 def _press(page: Any, selector: str) -> None:
     """Click what may be redrawn between Playwright's checks (a table at the bots' pace
     redraws with every frame): the click a person's finger makes, in the page."""
-    page.wait_for_selector(selector)
-    page.evaluate("s => document.querySelector(s).click()", selector)
+    page.wait_for_function(
+        "s => { const el = document.querySelector(s); if (el) el.click(); return !!el; }",
+        arg=selector,
+    )
 
 
 @pytest.mark.parametrize("rules", ["sichuan", "baishan", "baicheng", "baishan_platform"])
@@ -119,6 +121,8 @@ def test_the_settlement_counts_down_and_closes_at_the_deal(server: str, browser:
     assert "下一盘" in note.inner_text()
     shown = int(re.match(r"第(\d+)盘", page.locator(".settlement h2").inner_text())[1])
     _shots(page, "settlement-countdown")
+    _press(page, ".settlement button.take-back")  # the next hand then waits for me
+    page.wait_for_selector(".settlement button.take-back", state="detached")
     # the next hand is dealt (8 s): the settlement closes by itself, and stays in the log
     page.wait_for_function(
         "n => document.querySelector('.topbar').textContent.includes(`第${n}盘`)",
