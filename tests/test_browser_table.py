@@ -302,10 +302,10 @@ def test_auto_toggles_answer_for_the_seat_and_never_pass_a_win(
 
 def test_calls_are_shown_said_and_muted(server: str, browser: Any) -> None:
     """A hand of bots' calls under 托管: each call shown large over its seat and heard
-    (Web Audio, counted here by the oscillators made); muted, nothing is heard, and the
-    mute is remembered across a reload."""
+    (Web Audio, counted here by the oscillators made), each win laid out with its fans;
+    muted, nothing is heard, and the mute is remembered across a reload."""
     script = """
-      window.__sounds = 0; window.__callouts = [];
+      window.__sounds = 0; window.__callouts = []; window.__wins = [];
       const make = AudioContext.prototype.createOscillator;
       AudioContext.prototype.createOscillator = function () {
         window.__sounds++;
@@ -313,6 +313,7 @@ def test_calls_are_shown_said_and_muted(server: str, browser: Any) -> None:
       };
       new MutationObserver((ms) => ms.forEach((m) => m.addedNodes.forEach((n) => {
         if (n.classList && n.classList.contains("callout")) window.__callouts.push(n.textContent);
+        if (n.classList && n.classList.contains("win-banner")) window.__wins.push(n.textContent);
       }))).observe(document, {childList: true, subtree: true});
     """
     loud, quiet = _page(browser), _page(browser)
@@ -333,6 +334,10 @@ def test_calls_are_shown_said_and_muted(server: str, browser: Any) -> None:
     shouts = loud.evaluate("window.__callouts")
     assert shouts and set(shouts) <= {"吃!", "碰!", "杠!", "旋风杠!", "胡!", "自摸!"}, shouts
     assert loud.evaluate("window.__sounds") > 10
+    if loud.locator(".settlement .win-box").count():  # each win laid out as it came
+        wins = loud.evaluate("window.__wins")
+        assert len(wins) == loud.locator(".settlement .win-box").count(), wins
+        assert all(re.search("(胡|自摸)!", w) for w in wins), wins
     assert quiet.evaluate("window.__sounds") == 0 and quiet.evaluate("window.__callouts")
     assert loud.errors == quiet.errors == []
 

@@ -242,7 +242,9 @@ export class TableView {
         const x = this.obs?.seats?.[e.seat];
         const own = e.seat === this.seat && this.obs?.hand ? this.obs.hand : x?.revealed || "";
         const melds = (x?.melds || []).map((m) => ({ tiles: parseTiles(m.tiles) }));
-        feel.winBanner(e, this.who, parseTiles(own), melds, e.fans || []);
+        const named = RULESETS[this.info?.rules || this.obs?.rules]?.fans || {};
+        const fans = (e.fans || []).map((name) => (named[name] ? `${name} ${named[name][0]}` : name));
+        feel.winBanner(e, this.who, parseTiles(own), melds, fans);
       }
     }
   }
