@@ -114,15 +114,15 @@ def test_the_settlement_counts_down_and_closes_at_the_deal(server: str, browser:
     page.wait_for_selector(".actions button.auto:not(.on)")
     _press(page, ".actions button.auto:not(.on)")
     page.wait_for_selector(".settlement", timeout=HAND_MS)
+    shown = int(re.match(r"第(\d+)盘", page.locator(".settlement h2").inner_text())[1])
+    _press(page, ".settlement button.take-back")  # the next hand then waits for me
+    page.wait_for_selector(".settlement button.take-back", state="detached")
     note = page.locator(".settlement .next-deal")
     page.wait_for_function(
         "() => /next hand in [1-8] s/.test(document.querySelector('.next-deal')?.textContent)"
     )
     assert "下一盘" in note.inner_text()
-    shown = int(re.match(r"第(\d+)盘", page.locator(".settlement h2").inner_text())[1])
     _shots(page, "settlement-countdown")
-    _press(page, ".settlement button.take-back")  # the next hand then waits for me
-    page.wait_for_selector(".settlement button.take-back", state="detached")
     # the next hand is dealt (8 s): the settlement closes by itself, and stays in the log
     page.wait_for_function(
         "n => document.querySelector('.topbar').textContent.includes(`第${n}盘`)",
