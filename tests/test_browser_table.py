@@ -4,7 +4,7 @@ next hand and closing when it is dealt (its result a click away in the log); the
 own time and the bank shown apart; a payer's own fans named. Screenshots at laptop and
 phone sizes go to ``tests/artifacts/``.
 
-The bots here wait 120 ms (not 0): a client's answer can then reach the server before
+The bots here wait 60 ms (not 0): a client's answer can then reach the server before
 托管's bot answers for the seat, as it does at a real table.
 """
 
@@ -29,7 +29,7 @@ HAND_MS = 90_000  # a hand under 托管 at the bots' pace, on a loaded machine
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    app = create_app(ServerSettings(bot_ms=120, between_ms=8_000, seed=11))
+    app = create_app(ServerSettings(bot_ms=60, between_ms=8_000, seed=11))
     with serving(app) as url:
         yield url
 
