@@ -274,7 +274,9 @@ def test_a_newcomer_plays_a_hand_in_each_normal_room(server: Served, browser: An
         page.wait_for_selector(f".rooms .match-{room}")
         _match(page, room)
         page.wait_for_selector(".hand.mine .tile, .actions .act-piao")
-        if room == "free":  # by clicking
+        if room == "free":  # by clicking; each 漂 says what it bets (issue 41)
+            bet = page.locator(".actions button[data-action='piao 5']")
+            assert bet.inner_text().endswith("5 × 10 = 50 金币 coins")
             decisions = 0
             while _play_one(page):
                 decisions += 1
@@ -303,6 +305,9 @@ def test_a_newcomer_plays_a_hand_in_each_normal_room(server: Served, browser: An
         for s, room in reversed(list(zip(shown, ("free", "junior", "intermediate"), strict=True)))
     ]
     page.screenshot(path=ARTIFACTS / "coins-profile-phone.png", full_page=True)
+    assert page.locator(".profile table.recent a.replay").count() == 3  # each replays
+    page.locator(".profile table.recent a.replay").first.click()
+    page.wait_for_selector(".replay-page .controls")
     assert _leaders(page, server.url)["Ann"][1:] == (title_of(points), points, 3)
     page.screenshot(path=ARTIFACTS / "coins-leaders-phone.png", full_page=True)
     assert page.errors == []
@@ -358,7 +363,8 @@ def test_anti_cheat_room_people_only_titles_for_names_apart_by_address_no_specta
         others = [head for k, head in enumerate(s.heads) if k != s.seat]
         assert all(re.fullmatch(rf"\S ({ALL_TITLES})", head) for head in others), others
 
-    # hand 2: the poorest asks for it (托管 ends: D84) and escapes at 漂. 50 × the doubled
+    # hand 2: the poorest takes the seat back (托管 ends only so: D84, issue 41), asks for
+    # the hand and escapes at 漂. 50 × the doubled
     # 底注 to each of three may be more than its balance at hand start: then each payment
     # is scaled by balance ÷ liability and floored (§3.11 item 3). No bot takes the seat:
     # the table closes after the hand (§8.4).
@@ -367,6 +373,8 @@ def test_anti_cheat_room_people_only_titles_for_names_apart_by_address_no_specta
     cost = 50 * 2 * stake_of(min(balances))
     each = cost if balances[runner] >= 3 * cost else cost * balances[runner] // (3 * cost)
     people[runner].on("dialog", lambda dialog: dialog.accept())
+    people[runner].click(".settlement button.take-back")
+    people[runner].wait_for_selector(".settlement button.take-back", state="detached")
     people[runner].click(".settlement button.next")
     people[runner].click(".actions button.escape")  # the others are in 托管: dealt at once
     for i, page in enumerate(people):

@@ -108,7 +108,7 @@ def answer(table: Table, seat: int, now: int, bot: EfficientBot) -> None:
     table.act(seat, table.prompts[seat].seq, str(action), now)
 
 
-def test_d84_a_turn_times_out_into_tuoguan_and_acting_ends_it() -> None:
+def test_d84_a_turn_times_out_into_tuoguan() -> None:
     table, (me,) = new_table(TableSettings(rules="baishan", turn_ms=10_000, bank_ms=20_000))
     table.start(1, "efficient", T0)
     assert table.round is not None

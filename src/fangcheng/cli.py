@@ -291,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import importlib.util
     import ipaddress
     import os
     from pathlib import Path
@@ -310,6 +311,12 @@ def _serve(args: argparse.Namespace) -> int:
         )
         return 2
     url = args.db or os.environ.get("FANGCHENG_DB") or default_url(Path(args.data))
+    if url.startswith("postgresql") and importlib.util.find_spec("psycopg") is None:
+        print(
+            "fangcheng serve: PostgreSQL needs psycopg: pip install 'fangcheng[postgres]'",
+            file=sys.stderr,
+        )
+        return 2
     if args.redis is not None:
         try:
             import httpx  # noqa: F401

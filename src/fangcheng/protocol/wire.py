@@ -207,6 +207,7 @@ class SeatInfo(_Open, frozen=True):
     kind: Literal["person", "bot", "outside"] | None = None
     connected: bool = False
     auto: bool = False  # in 托管
+    ready: bool = False  # between hands: ready for the next (the `next` frame)
 
 
 class TableInfo(_Open, frozen=True):
@@ -462,7 +463,10 @@ class StartFrame(_ClientFrame, frozen=True, tag="start"):
 
 class NextFrame(_ClientFrame, frozen=True, tag="next"):
     """Ready for the next hand (an extension of version 1): once every person at the
-    table is, it is dealt without waiting out the pause."""
+    table is, it is dealt without waiting out the pause. ``on`` false: not ready after
+    all (a toggle between hands)."""
+
+    on: bool = True
 
 
 class LeaveFrame(_ClientFrame, frozen=True, tag="leave"):
@@ -599,6 +603,9 @@ class HandEndFrame(_ServerFrame, frozen=True, tag="hand_end"):
     #: ``cap`` where 封顶 held a payment down): the engine's own scores, so a client shows
     #: them without working anything out.
     wins: list[dict[str, Any]] = []
+    #: When the next hand is dealt (ms since the epoch; sooner if every person is
+    #: ready), None after the match's last hand: a client counts down to it.
+    next_deal: int | None = None
 
 
 class MatchEndFrame(_ServerFrame, frozen=True, tag="match_end"):

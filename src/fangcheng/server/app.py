@@ -18,11 +18,13 @@ from typing import Final
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from fangcheng.server.assets import Assets
 from fangcheng.server.cluster import Directory, RedisDirectory
 from fangcheng.server.collector import collector
 from fangcheng.server.hub import Hub
@@ -106,7 +108,11 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
     routes = routes_of()
     if STATIC.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
-    middleware = [Middleware(_Headers)]
+    middleware = [
+        Middleware(_Headers),
+        Middleware(GZipMiddleware, minimum_size=500),  # the client's text (issue 41)
+        Middleware(Assets, directory=STATIC),  # versioned addresses, cache headers
+    ]
     if settings.trusted_proxies:  # (outermost: every other part sees the client's address)
         trusted = sorted(settings.trusted_proxies)
         middleware.insert(0, Middleware(ProxyHeadersMiddleware, trusted_hosts=trusted))

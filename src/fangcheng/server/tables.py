@@ -36,6 +36,7 @@ __all__ = [
     "STORE_RETRY_MS",
     "Finished",
     "Listener",
+    "Prompt",
     "Table",
     "TableError",
     "Thinker",
@@ -109,6 +110,9 @@ class Seat:
     name: str = ""
     bot: Bot | None = None  # the seat's player, for a bot
     auto: bool = False  # 托管: the efficient bot plays for the person
+    #: 托管 the person asked for, or a timeout set: only their `auto` off ends it (a
+    #: return ends only the 托管 a dropped connection set, D85)
+    kept: bool = False
     connected: int = 0  # open connections
     bank: int = 0  # ms left of the time bank in this hand
     wants_next: bool = False
@@ -119,6 +123,7 @@ class Seat:
             "kind": self.kind,
             "connected": self.connected > 0 or self.kind == "bot",
             "auto": self.auto,
+            "ready": self.wants_next,
         }
 
 
@@ -293,8 +298,20 @@ class Table:
             self.owner = heirs[0]
         self._broadcast_table()  # its connections hear it, then hear no more of the seat
         for listener in [x for x in self._listeners if x.seat == seat]:
-            del self._listeners[listener]
+            self._last_events(listener, self._listeners.pop(listener))
         self._advance(now)
+
+    def _last_events(self, listener: Listener, sent: _Sent) -> None:
+        """A leaving connection's last events of the hand: a 逃跑 ends it, and they lay
+        every hand open (its settlement shows them, as the others' do; issue 41)."""
+        if self.round is None or sent.deal != self.deals:
+            return
+        events = self.events_for(listener.seat)
+        if len(events) > sent.events:
+            start = sent.events
+            listener.send(
+                {"type": "events", "hand": self.hand, "start": start, "events": events[start:]}
+            )
 
     def _vacate(self, seat: int, person: int) -> None:
         """A person left the seat: between hands it empties (a bot takes it if a match is
@@ -321,7 +338,7 @@ class Table:
         if seat is not None:
             s = self.seats[seat]
             s.connected += 1
-            s.auto = False  # back at the table (D85)
+            s.auto = s.auto and s.kept  # back at the table (D85); 托管 asked for stays
         listener.send({"type": "welcome", "v": 1, "seat": seat, "table": self.info()})
         self._broadcast_table()
         self._advance(now)
@@ -400,18 +417,23 @@ class Table:
         """Make ready to deal the hand of the ``deal`` entry; False: no hand is dealt."""
         return True
 
-    def ready(self, person: int, now: int) -> None:
-        """A person is ready for the next hand; when all are, it is dealt at once."""
+    def ready(self, person: int, now: int, on: bool = True) -> None:
+        """A person is ready for the next hand (or, ``on`` false, not after all); when
+        all are, it is dealt at once. Everyone sees who is ready (`Seat.info`)."""
         seat = self.seat_of(person)
         if self.status != "between" or seat is None:
             raise TableError("state", "no hand to deal")
-        self.seats[seat].wants_next = True
+        self.seats[seat].wants_next = on
         if all(s.wants_next or s.kind != "person" or s.auto for s in self.seats):
             self.next_deal = now
+        self._broadcast_table()
         self._advance(now)
 
     def set_auto(self, seat: int, on: bool, now: int) -> None:
-        self.seats[seat].auto = on
+        """The person asks for 托管 or takes the seat back: the only way it ends while
+        they are at the table (D84; no answer to a prompt ends it, issue 41)."""
+        s = self.seats[seat]
+        s.auto = s.kept = on
         self._broadcast_table()
         self._advance(now)
 
@@ -446,8 +468,8 @@ class Table:
                 self._answer(seat, lambda: ("auto", self._autos[seat].act(r.observe(seat))), now)
                 self._advance(now)
             raise TableError("illegal", f"{action} is not legal now; legal: {_texts(legal)}")
-        if s.auto:
-            s.auto = False
+        if s.auto and s.kind == "outside" and chosen != Action.parse("pass"):
+            s.auto = s.kept = False  # a program has no button: its own move is its return
             self._broadcast_table()
         if prompt.window and now < prompt.issued + self.settings.bot_ms:
             self._held[seat] = chosen  # applied at the window's floor (see `_due`)
@@ -585,7 +607,7 @@ class Table:
 
     def _act_for(self, seat: int, now: int) -> None:
         """The table decides for ``seat``: its bot, or 托管 (a person whose time ran out
-        goes into it until they act again, D84)."""
+        goes into it until they take the seat back, D84)."""
         r = self.round
         assert r is not None
         held = self._held.get(seat)
@@ -596,7 +618,7 @@ class Table:
         s = self.seats[seat]
         prompt = self.prompts[seat]
         if s.kind != "bot" and not s.auto and not self._forced(seat) and now >= prompt.deadline:
-            s.auto = True  # a turn's bank is spent as `_apply` books the time taken
+            s.auto = s.kept = True  # the bank is spent as `_apply` books the time taken
             self._broadcast_table()
 
         def ask() -> tuple[Player, Action]:
@@ -666,6 +688,7 @@ class Table:
         record = record_of(r)  # booked and stored alike
         extra = self._settle(record)
         self.last_hand_id = self._store(r, record, now)
+        self.status, self.next_deal = "between", now + self.settings.between_ms
         self._last_end = [
             {
                 "type": "hand_end",
@@ -674,12 +697,11 @@ class Table:
                 "record": self.last_hand_id,
                 "standings": self.standings(),
                 "wins": [score.to_json() for score in r.win_scores],
+                "next_deal": None if match.over else self.next_deal,
                 **extra,
             }
         ]
         self._send_all(self._last_end[0])
-        self.status = "between"
-        self.next_deal = now + self.settings.between_ms
         self._broadcast_table()
 
     def _settle(self, record: dict[str, Any]) -> dict[str, Any]:

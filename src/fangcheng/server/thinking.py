@@ -57,7 +57,7 @@ from fangcheng.players import Bot, StrongBot, make_bot
 from fangcheng.protocol import Action, Observation
 from fangcheng.server.coins import CoinTable
 from fangcheng.server.security import log_event
-from fangcheng.server.tables import Listener, Table, TableError
+from fangcheng.server.tables import Listener, Prompt, Table, TableError
 from fangcheng.server.workers import start_workers
 
 __all__ = ["MAX_PLAYOUTS", "MAX_WORKERS", "Thinker"]
@@ -66,6 +66,8 @@ __all__ = ["MAX_PLAYOUTS", "MAX_WORKERS", "Thinker"]
 MAX_PLAYOUTS: Final = 256
 #: The most worker processes a server may give its experts.
 MAX_WORKERS: Final = 64
+#: Seconds a hint at a claim window keeps for its way to the browser before it closes.
+HINT_MARGIN_S: Final = 0.5
 _T = TypeVar("_T")
 
 
@@ -95,6 +97,8 @@ class Thinker:
         #: (table uid, seat) → (the table and its hand, by `Table.deals`, read; the
         #: seat's reading): a table rebuilt from its log reads its prompts anew
         self._readings: dict[tuple[str, int], tuple[Table, int, StrongBot]] = {}
+        #: (table uid, seat) → (prompt seq, when it opened on this process's clock)
+        self._opened: dict[tuple[str, int], tuple[int, float]] = {}
 
     def close(self) -> None:
         """Stop the workers (what they have not begun is dropped)."""
@@ -187,6 +191,9 @@ class Thinker:
             reading = StrongBot(random.Random(0))
             self._readings[(table.uid, seat)] = (table, table.deals, reading)
         reading.track(round_.observe(seat))
+        prompt = table.prompts.get(seat)
+        if prompt is not None:  # when its claim window, if it is one, began to run
+            self._opened[(table.uid, seat)] = (prompt.seq, time.monotonic())
 
     def _reading(self, table: Table, seat: int) -> StrongBot | None:
         """The seat's reading of this table's hand being played, if it has one."""
@@ -206,7 +213,7 @@ class Thinker:
             raise TableError("forbidden", "this table gives no hints")
         if table.seats[seat].auto:  # its bot answers at the pace: the hint would come late
             raise TableError("state", "your seat is in 托管: end it (auto off) for hints")
-        _, r = table.open_prompt(seat, seq)
+        prompt, r = table.open_prompt(seat, seq)
         key = (table.uid, seat)
         known = self._hints.get(key)
         if known is None or known[0] != seq:
@@ -216,14 +223,25 @@ class Thinker:
             own = self._reading(table, seat)
             if own is not None:
                 reading.follow(own)
-            deadline = time.monotonic() + self.seconds
+            deadline = time.monotonic() + self._budget(key, prompt)
             made = self._run(advise, obs, rng, self.playouts, reading, deadline)
             known = self._hints[key] = (seq, made)
         known[1].add_done_callback(lambda future: _send(listener, seq, future))
 
+    def _budget(self, key: tuple[str, int], prompt: Prompt) -> float:
+        """The seconds a hint may search: the server's, and at a claim window no more
+        than what is left of it (less `HINT_MARGIN_S` to reach the browser): a window
+        closes by itself, and a hint after it is no use (issue 41). Out of time, the
+        hint is the strong bot's choice, said so."""
+        opened = self._opened.get(key)
+        if not prompt.window or opened is None or opened[0] != prompt.seq:
+            return self.seconds
+        left = (prompt.deadline - prompt.issued) / 1000 - (time.monotonic() - opened[1])
+        return max(0.0, min(self.seconds, left - HINT_MARGIN_S))
+
     def forget(self, table: Table) -> None:
         """A closed table's hints and readings are dropped."""
-        for known in (self._hints, self._readings):
+        for known in (self._hints, self._readings, self._opened):
             for key in [k for k in known if k[0] == table.uid]:
                 del known[key]
 

@@ -182,7 +182,7 @@ def _handle(
                 seq = frame.seq
                 hub.thinker.hint(table, conn, frame.seq)
             case wire.NextFrame():
-                table.ready(person.id, now)
+                table.ready(person.id, now, frame.on)
             case wire.StartFrame():
                 table.start(person.id, frame.fill, now)
             case wire.AutoFrame():

@@ -4,6 +4,7 @@ import * as api from "./api.js";
 import { h } from "./board.js";
 import { accountBar, accountForm, leadersPage, profilePage, roomsPanel } from "./coins.js";
 import { replayPage } from "./replay.js";
+import { rulesPage } from "./rulespage.js";
 import { BOT_LEVELS, TableView } from "./table.js";
 import { RULES, WINDS, rulesName } from "./text.js";
 import { tilesEl } from "./tiles.js";
@@ -65,8 +66,9 @@ async function startPage() {
   const out = h("button", "link", "换名字 change name");
   out.onclick = () => { api.forget(); route(); };
   page.append(h("header", "hello", h("h1", "", "方城 Fangcheng"), h("span", "", `你好 Hello, ${s.name} `), out,
-    h("a", "button hands-link", "我的牌局 My hands")));
+    h("a", "button hands-link", "我的牌局 My hands"), h("a", "button rules-link", "规则 Rules")));
   page.querySelector(".hands-link").href = "#/hands";
+  page.querySelector(".rules-link").href = "#/rules/sichuan";
   if (s.account) {
     page.querySelector("header").append(await accountBar(err));
     page.append(await roomsPanel(err, goTable).catch((x) => h("p", "error", x.message)));
@@ -206,7 +208,7 @@ async function handsPage() {
         h("td", "", rulesName(x.rules)), h("td", "", WINDS[x.seat] ?? String(x.seat)),
         h("td", `num ${x.total > 0 ? "up" : x.total < 0 ? "down" : ""}`, String(x.total)), h("td", "", a)));
     }
-    page.append(hands.length ? table : h("p", "note", "还没有 No finished hands yet."));
+    page.append(hands.length ? h("div", "scroll", table) : h("p", "note", "还没有 No finished hands yet."));
   } catch (x) { page.append(h("p", "error", x.message)); }
 }
 
@@ -214,13 +216,14 @@ function route() {
   const hash = location.hash || "#/";
   if (current) { current.close(); current = null; }
   const [, page, arg, extra] = hash.split("/");
-  if (!api.session() && page !== "") return namePage();
+  if (!api.session() && page !== "" && page !== "rules") return namePage();
   if (page === "t" && arg) current = new TableView(root, arg.toUpperCase());
   else if (page === "join" && arg) joinPage(arg.toUpperCase());
   else if (page === "hands") handsPage();
   else if (page === "profile") profilePage(root);
   else if (page === "leaders") leadersPage(root);
   else if (page === "replay" && arg) replayPage(root, arg, extra);
+  else if (page === "rules") rulesPage(root, arg);
   else startPage();
 }
 

@@ -212,7 +212,7 @@ export function boardEl(model, opts = {}) {
       if (mine && opts.onTile && opts.playable?.has(x.drawn)) { el.classList.add("playable"); el.tabIndex = 0; el.onclick = () => opts.onTile(x.drawn, el); }
       hand.append(el);
     }
-    if (x.won && x.winTile && !mine) hand.append(tileEl(x.winTile, { size, extra: "win" }));
+    if (x.won && x.winTile) hand.append(tileEl(x.winTile, { size, extra: "win" })); // (a win's tile leaves the hand)
     const melds = h("div", "melds");
     for (const m of x.melds) melds.append(meldEl(m));
     const river = h("div", "river");

@@ -69,7 +69,7 @@ export async function profilePage(root) {
   page.querySelector(".home").href = "#/";
   root.replaceChildren(page);
   try {
-    const [p, { rooms }] = await Promise.all([api.profile(), api.rooms()]);
+    const [p, { rooms }, { hands }] = await Promise.all([api.profile(), api.rooms(), api.hands().catch(() => ({ hands: [] }))]);
     const roomName = Object.fromEntries(rooms.map((r) => [r.room, r.chinese]));
     const dl = h("dl", "facts",
       h("dt", "", "名字 Name"), h("dd", "name", p.name),
@@ -77,13 +77,26 @@ export async function profilePage(root) {
       h("dt", "", "等级 Title"), h("dd", "title", p.title),
       h("dt", "", "积分 Points"), h("dd", "points", String(p.points)),
       h("dt", "", "局数 Hands"), h("dd", "hands-played", String(p.hands)));
-    const table = h("table", "list recent", h("tr", "", ...["盘 hand", "场 room", "金币 coins", "时间 when"].map((x) => h("th", "", x))));
+    const table = h("table", "list recent", h("tr", "", ...["盘 hand", "场 room", "金币 coins", "时间 when", ""].map((x) => h("th", "", x))));
     for (const r of p.recent) {
+      const stored = storedHand(r, hands);
+      const replay = stored ? h("a", "button replay", "回放 Replay") : "";
+      if (stored) replay.href = `#/replay/${stored.id}/${stored.seat}`;
       table.append(h("tr", "", h("td", "", r.hand), h("td", "room", roomName[r.room] ?? r.room),
-        h("td", `num ${r.total > 0 ? "up" : r.total < 0 ? "down" : ""}`, String(r.total)), h("td", "", new Date(r.at * 1000).toLocaleString())));
+        h("td", `num ${r.total > 0 ? "up" : r.total < 0 ? "down" : ""}`, String(r.total)), h("td", "", new Date(r.at * 1000).toLocaleString()), h("td", "", replay)));
     }
     page.append(dl, h("h3", "", "最近 Recent results"), p.recent.length ? table : h("p", "note", "还没有 none yet"));
   } catch (x) { page.append(h("p", "error", x.message)); }
+}
+
+/** The stored hand (GET /api/hands) of a coin hand ``CODE-UID.MATCH.HAND``: the same
+ *  table and hand index, finished nearest the booking. */
+function storedHand(r, hands) {
+  const m = /^([A-Z0-9]+)-[0-9a-f]+\.\d+\.(\d+)$/.exec(r.hand);
+  if (!m) return null;
+  const same = hands.filter((x) => x.table === m[1] && x.hand === Number(m[2]));
+  same.sort((a, b) => Math.abs(a.finished - r.at) - Math.abs(b.finished - r.at));
+  return same[0] || null;
 }
 
 export async function leadersPage(root) {

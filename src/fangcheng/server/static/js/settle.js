@@ -62,8 +62,13 @@ function winEl(win, detail, who, model, ctx) {
     // without the server's scores (an older server), the cap is read from the amounts
     if (!detail && !capped && caps.fans != null && n === caps.fans && sum >= caps.fans) capped = `${caps.fans} 番`;
     if (!detail && !capped && caps.base != null && p.amount === caps.base * base) capped = `${caps.base} × 底注`;
-    const own = !capped && n != null && n > sum ? ` + ${n - sum} 付方番 payer's own` : "";
-    const cell = n == null ? "—" : `${sum} 番${own} → N = ${n}`;
+    // the payer's own fans (报听, 坐庄 …) by name: the server's list for the payer, less
+    // the winner's fans (each once: a fan of both sides may stand in both)
+    const own = [...(p.fans || [])];
+    for (const f of fans) { const i = own.indexOf(f.name); if (i >= 0) own.splice(i, 1); }
+    const mine = own.map((name) => `${name}${table[name] ? ` ${table[name][0]}` : ""}`).join(", ");
+    const extra = !capped && n != null && n > sum ? ` + ${n - sum} 付方番 payer's own${mine ? ` (${mine})` : ""}` : "";
+    const cell = n == null ? "—" : `${sum} 番${extra} → N = ${n}`;
     const capEl = capped ? h("span", "cap", ` 封顶 capped at ${capped}`) : null;
     pays.append(h("tr", "", h("td", "", who(p.seat)), h("td", "", cell, capEl), h("td", "num", h("b", "", String(p.amount)))));
   }

@@ -3,14 +3,23 @@
 import * as api from "./api.js";
 import { boardEl, centerEl, fromEvents, fromObservation, h } from "./board.js";
 import { RULESETS } from "./rules.js";
+import { rulesEl } from "./rulespage.js";
 import { settlementEl, standingsOf } from "./settle.js";
 import { actionLabel, actionTiles, eventLine, plainWhy, rulesName, WINDS } from "./text.js";
 import { unseen, waits } from "./aids.js";
+import * as feel from "./feel.js";
 import { parseTiles, removeOne, tileEl, tilesEl } from "./tiles.js";
 
 /** The bot levels a table's owner may fill seats with (and a practice table's). */
 export const BOT_LEVELS = [["efficient", "机器人 efficient bots"], ["strong", "强 strong bots"],
   ["expert", "专家 expert bots (search, slower)"], ["random", "随机 random bots"]];
+
+/** The auto toggles: each answers a kind of prompt for the person, on this page. */
+const TOGGLES = [
+  ["hu", "自动胡 Auto win", "take every win offered, at once"],
+  ["noCalls", "不吃碰 No calls", "pass every 吃, 碰 and 杠 offered on a discard (never a win)"],
+  ["tsumogiri", "自动摸切 Auto discard", "once ready, discard each drawn tile unless it wins"],
+];
 
 /** The tile a suggested discard (or 报听 discard) names, else null. */
 function adviceTile(action) {
@@ -25,6 +34,9 @@ export class TableView {
     this.hand = -1; this.events = []; this.ending = null; this.matchEnd = null;
     this.sent = false; this.ting = false; this.retry = 0; this.closed = false;
     this.toast = ""; this.showEnd = false;
+    // the auto toggles, kept for the table in this tab (across hands and reloads)
+    this.news = []; // events not yet felt (sound, callouts)
+    this.toggles = JSON.parse(sessionStorage.getItem(`fangcheng.toggles.${code}`) || "{}");
     this.timer = setInterval(() => this.tick(), 200);
     this.connect();
   }
@@ -73,32 +85,44 @@ export class TableView {
     switch (f.type) {
       case "welcome":
         this.connected = true; this.seat = f.seat; this.info = f.table; break;
-      case "table": this.info = f.table; break;
-      case "events":
+      case "table":
+        this.info = f.table;
+        if (this.passOnly()) return; // the seat taken back at a claim window with nothing to claim
+        break;
+      case "events": {
+        const before = f.hand === this.hand ? this.events.length : 0;
+        // a reconnect brings the hand from its start: nothing of it is news
+        const news = f.start === 0 && f.events.length > 3 ? [] : f.events.slice(Math.max(0, before - f.start));
         if (f.hand !== this.hand) {
           if (f.start !== 0) return; // a later part of a hand we have not begun: wait for the state
           this.hand = f.hand; this.events = []; this.escapeAsk = null;
+          if (this.ending && !this.matchEnd) this.showEnd = false; // dealt: the settlement stays a click away in the log
         }
         if (f.start > this.events.length) { this.ws.close(); return; } // a gap: reconnect for the whole state
         this.events.length = Math.min(this.events.length, f.start);
         this.events.splice(f.start, f.events.length, ...f.events);
+        // felt once the table shows them (the view or prompt that follows; a spectator's now)
+        if (!this.news.length) this.newsFrom = this.root.querySelector(".river .tile.last")?.getBoundingClientRect();
+        this.news.push(...news);
         break;
+      }
       case "prompt":
         this.sendingNext = false; this.selected = null; this.advice = null; this.asking = false;
         this.prompt = f; this.obs = f.observation; this.sent = false; this.ting = false;
         this.clock(f);
-        // a claim window where passing is all there is: answered at once, nothing to decide
-        if (f.legal.length === 1 && f.legal[0] === "pass") { this.act("pass"); return; }
+        if (this.passOnly() || this.autoAnswer()) { this.flushNews(); return; }
         break;
       case "view":
         this.obs = f.observation; this.prompt = null; this.sent = false; this.advice = null; break;
       case "hint": // the expert's suggestion for the prompt asked about (docs/protocol.md, "Hints")
+        if (this.hintLate === f.seq) return; // given up: its window is closing
         this.asking = false;
         if (this.prompt && f.seq === this.prompt.seq) this.advice = f;
         break;
       case "hand_end": { // a hand none of whose events came (an escape at once) shows none of the last one's
         const events = f.hand === this.hand ? [...this.events] : [];
-        this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events }; this.showEnd = true; this.prompt = null; break;
+        this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events, arrived: Date.now() };
+        this.showEnd = true; this.prompt = null; break;
       }
       case "match_end":
         this.matchEnd = f; break;
@@ -120,6 +144,13 @@ export class TableView {
       default: break;
     }
     this.render();
+    if (f.type !== "events" || this.seat === null) this.flushNews();
+  }
+
+  flushNews() {
+    const news = this.news;
+    this.news = [];
+    if (news.length) this.feelNews(news, this.newsFrom);
   }
 
   flash(text) {
@@ -134,6 +165,101 @@ export class TableView {
     this.send({ type: "act", seq: this.prompt.seq, action });
     this.render();
   }
+
+  /** A claim window where passing is all there is: answered at once, nothing to decide
+   *  (the server holds it to the bots' pace). Never in 托管: its bot answers for the seat,
+   *  and no answer of this page's may look like the person taking the seat back. */
+  passOnly() {
+    const p = this.prompt;
+    if (!p || this.sent || this.inAuto() || p.legal.length !== 1 || p.legal[0] !== "pass") return false;
+    this.act("pass");
+    return true;
+  }
+
+  /** A claim window closes by itself: a hint not here 0.4 s before it ends is given up
+   *  (said so), rather than shown after the window it was asked for. */
+  hintWithin(p) {
+    if (!p.window) return;
+    clearTimeout(this.hintTimer);
+    this.hintTimer = setTimeout(() => {
+      if (!this.asking || this.prompt !== p) return;
+      this.asking = false; this.hintLate = p.seq; this.render();
+    }, Math.max(0, this.timeLeft().left - 400));
+  }
+
+  /** What a 漂 of ``n`` bets: n × 底注 from (and to) each opponent who pays or is paid a
+   *  win (§3.10); 底注 is the coin table's stake (doubled in 防作弊场), 1 at a point table. */
+  piaoStake(n) {
+    const c = this.info?.coins;
+    if (!c?.stake) return `${n} × 底注 base`;
+    const stake = c.room === "anti_cheat" ? 2 * c.stake : c.stake;
+    return `${n} × ${stake} = ${n * stake} 金币 coins`;
+  }
+
+  /** The auto toggles' answer to the open prompt, if one applies: sent at the bots' pace
+   *  (a claim window's is held to it by the server anyway), so that how soon the seat
+   *  answers tells nobody what it holds. A win is never passed: 不吃碰 passes only offers
+   *  without 胡, and 自动摸切 never discards where 胡 is legal (a sichuan seat in the last
+   *  four tiles, ``must_win``, is always offered the choice or takes it with 自动胡). */
+  autoAnswer() {
+    const p = this.prompt, t = this.toggles, obs = this.obs;
+    if (!p || this.sent || this.inAuto()) return false;
+    const legal = p.legal;
+    let action = null;
+    if (legal.includes("hu")) action = t.hu ? "hu" : null;
+    else if (t.noCalls && p.window && legal.includes("pass")) action = "pass";
+    else if (t.tsumogiri && !p.window && obs?.drawn && legal.includes(`discard ${obs.drawn}`)) {
+      const rest = parseTiles(obs.hand);
+      removeOne(rest, obs.drawn);
+      if (waits(rest, { que: obs.seats[obs.seat]?.que || null }).length) action = `discard ${obs.drawn}`;
+    }
+    if (!action) return false;
+    const pace = Math.max(300, this.info?.settings?.bot_ms ?? 0);
+    setTimeout(() => { if (this.prompt === p && !this.inAuto()) this.act(action); }, p.window ? 0 : pace);
+    this.render();
+    return true;
+  }
+
+  setToggle(key, on) {
+    this.toggles = { ...this.toggles, [key]: on };
+    sessionStorage.setItem(`fangcheng.toggles.${this.code}`, JSON.stringify(this.toggles));
+    if (!this.autoAnswer()) this.render();
+  }
+
+  /** The new events of the hand, felt: a discard's click, calls shown and said, a win
+   *  laid out. ``from``: where the last discard lay before the redraw (a claimed tile
+   *  flies from there). */
+  feelNews(news, from) {
+    for (const e of news) {
+      if (e.type === "discard") { feel.sound("discard"); continue; }
+      const c = feel.callOf(e);
+      if (!c) continue;
+      feel.shout(e.seat, c.words);
+      feel.call(c.kind, c.words);
+      if (e.type === "call" && e.source != null) {
+        const meld = this.obs?.seats?.[e.seat]?.melds?.slice(-1)[0];
+        feel.fly(this.lastDiscardTile(e) || meld?.tiles?.[0], from, e.seat);
+      }
+      if (e.type === "win") {
+        const x = this.obs?.seats?.[e.seat];
+        const own = e.seat === this.seat && this.obs?.hand ? this.obs.hand : x?.revealed || "";
+        const melds = (x?.melds || []).map((m) => ({ tiles: parseTiles(m.tiles) }));
+        const named = RULESETS[this.info?.rules || this.obs?.rules]?.fans || {};
+        const fans = (e.fans || []).map((name) => (named[name] ? `${name} ${named[name][0]}` : name));
+        feel.winBanner(e, this.who, parseTiles(own), melds, fans);
+      }
+    }
+  }
+
+  /** The tile a call took: the discard it answered (the event before it in the log). */
+  lastDiscardTile(e) {
+    const i = this.events.lastIndexOf(e);
+    const d = i > 0 ? this.events[i - 1] : null;
+    return d && d.type === "discard" ? d.tile : null;
+  }
+
+  /** Whether my seat is in 托管 (the server's word: clicked, a timeout, or away). */
+  inAuto() { return this.seat != null && Boolean(this.info?.seats?.[this.seat]?.auto); }
 
   // --- names and state ---------------------------------------------------------------
 
@@ -163,21 +289,49 @@ export class TableView {
    *  the server's clock, no longer than the table's timers allow (clocks may disagree). */
   clock(f) {
     const st = this.info?.settings;
-    const window = ["claim", "rob"].includes(f.observation?.phase);
-    const most = st ? (window ? st.claim_ms : st.turn_ms + (f.bank_ms ?? st.bank_ms)) : Infinity;
+    f.window = ["claim", "rob"].includes(f.observation?.phase);
+    // D84: a turn is its own time, then the bank's; a claim window has no bank
+    f.bank = f.window ? 0 : Math.max(0, f.bank_ms ?? st?.bank_ms ?? 0);
+    const most = st ? (f.window ? st.claim_ms : st.turn_ms + f.bank) : Infinity;
     f.arrived = Date.now();
     f.total = Math.max(1, Math.min(f.deadline - f.arrived, most ?? Infinity));
+    f.bank = Math.min(f.bank, f.total);
+  }
+
+  /** The prompt's time left: the turn's own, else the bank's (shown apart, D84). */
+  timeLeft() {
+    const p = this.prompt;
+    const left = Math.max(0, p.total - (Date.now() - p.arrived));
+    const bank = Math.min(p.bank, left);
+    return { left, own: left - bank, bank, ownTotal: p.total - p.bank };
   }
 
   tick() {
+    this.dealTick();
     const el = this.root.querySelector(".countdown");
     if (!el || !this.prompt) return;
     const p = this.prompt;
-    const left = Math.max(0, p.total - (Date.now() - p.arrived));
-    el.querySelector(".secs").textContent = `${Math.ceil(left / 1000)}s`;
-    const total = p.total;
-    el.querySelector(".bar i").style.width = `${(100 * left) / total}%`;
-    el.classList.toggle("urgent", left < 3000);
+    const { left, own, bank, ownTotal } = this.timeLeft();
+    const inBank = own <= 0 && p.bank > 0;
+    el.querySelector(".secs").textContent = `${Math.ceil((inBank ? bank : own) / 1000)}s`;
+    el.querySelector(".bar i").style.width = `${inBank ? (100 * bank) / p.bank : (100 * own) / Math.max(1, ownTotal)}%`;
+    const b = el.querySelector(".bank");
+    if (b) b.textContent = inBank ? "时间库 time bank" : `+ 时间库 bank ${Math.ceil(bank / 1000)}s`;
+    el.classList.toggle("in-bank", inBank);
+    el.classList.toggle("urgent", left < 5000);
+    const second = Math.ceil(left / 1000);
+    if (left > 0 && left <= 5000 && !this.sent && second !== this.ticked) feel.sound("tick"); // the last 5 s
+    this.ticked = second;
+  }
+
+  /** The settlement's "next hand in N s", to the deal the hand_end frame names. */
+  dealTick() {
+    const el = this.root.querySelector(".next-deal");
+    const end = this.ending;
+    if (!el || !end || end.next_deal == null) return;
+    const most = this.info?.settings?.between_ms ?? Infinity;
+    const left = Math.max(0, Math.min(end.next_deal - end.arrived, most) - (Date.now() - end.arrived));
+    el.textContent = left > 0 ? `下一盘 ${Math.ceil(left / 1000)} 秒后发牌 · next hand in ${Math.ceil(left / 1000)} s` : "发牌中 dealing the next hand…";
   }
 
   render() {
@@ -192,9 +346,13 @@ export class TableView {
         coinLine(info?.coins),
       ].filter(Boolean).join(" · ")),
       h("button", "link fans-button", "番表 Fans"),
+      h("button", "link rules-button", "规则 Rules"),
+      h("button", "link mute", feel.muted() ? "静音 muted" : "声音 sound on"),
       h("span", `conn ${this.connected ? "on" : "off"}`, this.connected ? "● 在线 online" : "○ 重连中 reconnecting…"));
     top.querySelector(".home").href = "#/";
     top.querySelector(".fans-button").onclick = () => { this.showFans = !this.showFans; this.render(); };
+    top.querySelector(".rules-button").onclick = () => this.openRules(info?.rules || this.obs?.rules);
+    top.querySelector(".mute").onclick = () => { feel.setMuted(!feel.muted()); this.render(); };
     const page = h("div", "table-page", top);
     const watching = this.seat === null && this.events.length > 0; // a spectator: events alone
     if (!this.obs && !watching && (!info || info.status === "waiting" || info.status === "finished")) page.append(this.waitingEl());
@@ -207,6 +365,16 @@ export class TableView {
     this.root.replaceChildren(page);
     document.title = this.prompt ? "● 轮到你 Your move · 方城" : `方城 ${this.code}`;
     this.tick();
+  }
+
+  /** The rule set's whole rules (docs/rules), over the table until closed. */
+  async openRules(rules) {
+    const close = h("button", "primary close-rules", "关闭 Close");
+    const panel = h("div", "settlement rules-overlay", h("div", "row", h("h2", "", `规则 Rules · ${rulesName(rules)}`), close));
+    const overlay = h("div", "overlay rules-layer", panel);
+    close.onclick = () => overlay.remove();
+    document.body.append(overlay); // outside the table's redraws
+    panel.append(await rulesEl(rules));
   }
 
   /** The rule set's fans: what a hand can score, with the caps. */
@@ -265,7 +433,7 @@ export class TableView {
         total: this.info.scores && this.hand > 0 ? this.info.scores[s] : null, // the match so far, from the second hand on
       }));
     }
-    const legal = this.prompt ? this.prompt.legal : [];
+    const legal = this.prompt && !this.inAuto() ? this.prompt.legal : [];
     const discards = new Set(legal.filter((a) => a.startsWith("discard ")).map((a) => a.split(" ")[1]));
     const tings = new Set(legal.filter((a) => a.startsWith("ting ")).map((a) => a.split(" ")[1]));
     const playable = this.ting ? tings : discards;
@@ -288,7 +456,7 @@ export class TableView {
     this.lastKey = key;
     const board = boardEl(model, {
       fresh,
-      center, onTile: this.sent ? null : onTile, playable: this.sent ? new Set() : playable,
+      center, onTile: this.sent || this.inAuto() ? null : onTile, playable: this.sent ? new Set() : playable,
       highlight: aids ? new Set(Object.keys(aids.after)) : null,
     });
     const advised = this.advice && adviceTile(this.advice.action);
@@ -308,8 +476,22 @@ export class TableView {
         el.onmouseleave = () => this.showAid(panel, aids, null);
       });
     }
-    const wrap = h("div", "play", h("div", "main", board, this.actionsEl(legal, tings), panel), this.logEl());
+    const wrap = h("div", "play", h("div", "main", board, this.actionsEl(legal, tings), this.togglesEl(), panel), this.logEl());
     return wrap;
+  }
+
+  /** The auto toggles of my seat, shown on the table (none for a spectator). */
+  togglesEl() {
+    if (this.seat == null) return null;
+    const row = h("div", "toggles");
+    for (const [key, label, why] of TOGGLES) {
+      const b = h("button", `toggle toggle-${key}${this.toggles[key] ? " on" : ""}`, `${this.toggles[key] ? "☑" : "☐"} ${label}`);
+      b.title = why;
+      b.setAttribute("aria-pressed", String(Boolean(this.toggles[key])));
+      b.onclick = () => this.setToggle(key, !this.toggles[key]);
+      row.append(b);
+    }
+    return row;
   }
 
   aidsOn() { return localStorage.getItem("fangcheng.aids") !== "off" && this.info?.aids !== false; }
@@ -379,6 +561,10 @@ export class TableView {
         leave.onclick = () => this.leave();
         bar.append(leave);
       }
+      if (me.auto) { // its bot answers every prompt; nothing here answers for the person
+        bar.append(h("span", "hint auto-note", "托管中 a bot plays for you · 取消托管 to play again"));
+        return bar;
+      }
     }
     if (!this.prompt) {
       const text = this.seat === null ? "旁观 watching: the public view" : this.obs?.phase === "end" ? "本盘结束 hand over" : "等待 waiting for the others…";
@@ -386,8 +572,8 @@ export class TableView {
       return bar;
     }
     const p = this.prompt;
-    const cd = h("span", "countdown", h("span", "secs", ""), h("span", "bar", h("i", "")));
-    if (p.bank_ms) cd.append(h("span", "bank", ` +${Math.round(p.bank_ms / 1000)}s 时间库 bank`));
+    const cd = h("span", `countdown ${p.window ? "window" : "turn"}`, h("span", "secs", ""), h("span", "bar", h("i", "")));
+    if (p.bank) cd.append(h("span", "bank", ""));
     bar.append(cd);
     if (p.must_win) bar.append(h("div", "must-win", "⚠ 花猪 warning: passing this win makes you a 花猪 flower pig (the last four tiles)"));
     const buttons = h("span", "buttons");
@@ -404,8 +590,9 @@ export class TableView {
       // 提示: the expert bot's suggestion, asked once per prompt (the server keeps it)
       const ask = h("button", "link advise", this.asking ? "思考中 thinking…" : "提示 Hint");
       ask.disabled = this.asking || this.sent || Boolean(this.advice);
-      ask.onclick = () => { this.asking = true; this.send({ type: "hint", seq: p.seq }); this.render(); };
+      ask.onclick = () => { this.asking = true; this.send({ type: "hint", seq: p.seq }); this.hintWithin(p); this.render(); };
       buttons.append(ask);
+      if (this.hintLate === p.seq) buttons.append(h("span", "hint hint-late", "来不及 no hint before the window closes"));
     }
     for (const a of others) {
       const kind = a.split(" ")[0];
@@ -413,6 +600,7 @@ export class TableView {
       b.dataset.action = a;
       const tiles = actionTiles(a);
       if (tiles.length) b.append(tilesEl(tiles, { size: "tiny" }));
+      if (kind === "piao" && a !== "piao 0") b.append(h("span", "piao-coins", this.piaoStake(Number(a.split(" ")[1]))));
       b.disabled = this.sent;
       b.onclick = () => this.act(a);
       buttons.append(b);
@@ -431,6 +619,11 @@ export class TableView {
 
   logEl() {
     const log = h("div", "log", h("h3", "", "记录 Log"));
+    if (this.ending && !this.showEnd) { // the last settlement, closed by the deal or by hand
+      const again = h("button", "link last-end", `第${this.ending.hand + 1}盘结算 hand ${this.ending.hand + 1}'s settlement`);
+      again.onclick = () => { this.showEnd = true; this.render(); };
+      log.append(again);
+    }
     const list = h("ol", "");
     for (const e of this.events) {
       const line = eventLine(e, this.who, this.hand);
@@ -455,17 +648,28 @@ export class TableView {
         again.onclick = () => { this.showEnd = false; this.matchEnd = null; this.ending = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
         buttons.append(again);
       }
+    } else if (end.hand !== this.hand) { // reopened from the log while the next hand is played
+      const close = h("button", "primary close-end", "关闭 Close");
+      close.onclick = () => { this.showEnd = false; this.render(); };
+      buttons.append(close);
+    } else if (!this.escaped && this.readyTable()) {
+      if (end.next_deal != null) panel.append(h("p", "next-deal", ""));
+      buttons.append(this.readyEl());
     } else if (!this.escaped) {
+      if (end.next_deal != null) panel.append(h("p", "next-deal", ""));
+      // ready for the next hand (托管 stays as it is: only its own button ends it)
       const next = h("button", "primary next", "下一盘 Next hand →");
       next.onclick = () => {
-        // asking for the next hand is acting again: 托管 ends first (D84), or the bot would
-        // play the hand this person asked for
-        if (this.seat != null && this.info?.seats?.[this.seat]?.auto) this.send({ type: "auto", on: false });
         // between hands, a start says "ready for the next" (the deal waits for everyone, or the pause)
         if (this.info?.status === "between") { this.sendingNext = true; this.send({ type: "next" }); }
         this.showEnd = false; this.render();
       };
       buttons.append(next);
+    }
+    if (this.inAuto() && !this.matchEnd) { // 托管 goes on into the next hand until taken back here
+      const back = h("button", "take-back", "取消托管 Take back my seat");
+      back.onclick = () => this.send({ type: "auto", on: false });
+      buttons.append(back);
     }
     if (end.record != null) {
       const rec = h("a", "button", "回放 Replay this hand");
@@ -477,6 +681,22 @@ export class TableView {
     buttons.append(leave);
     panel.append(buttons);
     return h("div", "overlay", panel);
+  }
+
+  /** A private table of people between hands: each says when ready (all ready: dealt at once). */
+  readyTable() {
+    const info = this.info;
+    return info && !info.coins && !info.practice && info.status === "between"
+      && info.seats.filter((x) => x.kind === "person").length > 1;
+  }
+
+  readyEl() {
+    const seats = this.info.seats;
+    const mine = seats[this.seat]?.ready;
+    const toggle = h("button", `primary ready-toggle${mine ? " on" : ""}`, mine ? "☑ 已准备 Ready — 取消 undo" : "☐ 准备 Ready for the next hand");
+    toggle.onclick = () => this.send({ type: "next", on: !mine });
+    const who = seats.map((x, s) => (x.kind === "person" ? `${this.who(s)} ${x.ready ? "✓" : "…"}` : null)).filter(Boolean);
+    return h("span", "ready-row", toggle, h("span", "note ready-list", `准备 ready: ${who.join(" · ")}`));
   }
 
   standingsEl() {
