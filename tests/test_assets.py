@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from fangcheng.cli import main
-from fangcheng.server.app import STATIC, ServerSettings, create_app
+from fangcheng.server.app import ServerSettings, create_app
 from fangcheng.server.assets import version_of
+from fangcheng.server.routes import STATIC
 
 testclient = pytest.importorskip("starlette.testclient")
 

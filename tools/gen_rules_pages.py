@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from fangcheng.platform.service import RELIEF, RELIEF_BELOW, SIGNUP_GRANT
+from fangcheng.platform.accounts import RELIEF, RELIEF_BELOW, SIGNUP_GRANT
 from fangcheng.rules.fans import Fan, Scope
 from fangcheng.rules.ruleset import KongPayers, RuleSet, find_rules
 from fangcheng.scoring.payments import RANKS, STAKE_TIERS
