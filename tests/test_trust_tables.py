@@ -224,6 +224,7 @@ def test_while_the_ledger_fails_no_hand_is_dealt_and_the_people_are_told(
         me.drain()
         me.send({"type": "auto", "on": True})  # 托管 plays the hand out
         assert table.status == "between" and table.unsettled
+        me.send({"type": "auto", "on": False})  # back in the seat: the next hand waits for Ann
         _same_when_rebuilt(paced, table)
         for _ in range(3):
             paced.clock.now += 60_000

@@ -379,6 +379,9 @@ class CoinTable(Table):
         super()._hand_over(now)
         self.last_end = self._last_end[0]
 
+    def _deals_again(self) -> bool:
+        return super()._deals_again() and not self.closing  # 防作弊场 after an escape
+
     def _retitle(self) -> None:
         """Seat names follow the titles (积分 moved)."""
         assert self.platform is not None

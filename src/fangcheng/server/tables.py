@@ -697,7 +697,7 @@ class Table:
                 "record": self.last_hand_id,
                 "standings": self.standings(),
                 "wins": [score.to_json() for score in r.win_scores],
-                "next_deal": None if match.over else self.next_deal,
+                "next_deal": self.next_deal if self._deals_again() else None,
                 **extra,
             }
         ]
@@ -707,6 +707,11 @@ class Table:
     def _settle(self, record: dict[str, Any]) -> dict[str, Any]:
         """What a finished hand adds to its ``hand_end`` frame (a coin table's coins)."""
         return {}
+
+    def _deals_again(self) -> bool:
+        """Whether a hand follows the one just over (its ``hand_end`` says when)."""
+        assert self.match is not None
+        return not self.match.over
 
     def _store(self, round_: Round, record: dict[str, Any], now: int) -> int | None:
         """Store the finished hand (``on_hand`` writes its ``stored`` entry in the same
