@@ -92,9 +92,14 @@ CANDIDATES: Final = 3
 #: +0.14 ± 0.10 at 24, paired +0.11 ± 0.11 (benchmarks/RESULTS.md, eighth look).
 TABLE_PLAYOUTS: Final = 96
 #: Where a person waits, the time a decision may take from when it is asked, s (then the
-#: strong bot's choice, `ExpertBot.act`): at `TABLE_PLAYOUTS` a decision takes at most
-#: about 0.5 s of a core by itself, so this is met unless the core is shared.
+#: strong bot's choice, `ExpertBot.act`): met unless the core is shared, as a decision
+#: takes at most `TABLE_CPU` of it.
 TABLE_SECONDS: Final = 2.0
+#: Where a person waits, the CPU time (of the thread deciding) a decision may take, s:
+#: then the search is given up for the strong bot's choice, as at `TABLE_SECONDS`. At
+#: `TABLE_PLAYOUTS` most decisions take 0.1–0.3 s, but a few ran to 1.2 s; wall time
+#: alone did not cut them where the core was free, and a shared one it cut at random.
+TABLE_CPU: Final = 0.5
 #: Where a person waits, the processes experts think in beside the one serving the
 #: table (`fangcheng.server.thinking`): a 2-core machine's other core.
 TABLE_WORKERS: Final = 1
@@ -133,7 +138,7 @@ class WorldError(ValueError):
 
 
 class _Late(Exception):
-    """A search's deadline passed before it was done."""
+    """A search's deadline passed, or its CPU budget ran out, before it was done."""
 
 
 def _options(obs: Observation) -> dict[str, object]:
@@ -528,12 +533,17 @@ class ExpertBot(Bot):
         """``expert@N``: an expert with ``N`` playouts a decision."""
         return cls(rng, playouts=playouts)
 
-    def act(self, observation: Observation, deadline: float | None = None) -> Action:
+    def act(
+        self, observation: Observation, deadline: float | None = None, cpu: float | None = None
+    ) -> Action:
         """The strong bot's choice, or a rival the search finds clearly better. A search
-        not done by ``deadline`` (a `time.monotonic` time; None: no limit) is given up
-        for the strong bot's choice, and counted in ``late``: where a person waits (the
-        server), a busy machine plays the strong bot's game rather than keep the table
-        waiting. Only a deadline makes the choice depend on anything but the seed."""
+        not done by ``deadline`` (a `time.monotonic` time; None: no limit), or once the
+        decision has taken ``cpu`` seconds of its thread's CPU time (None: no limit), is
+        given up for the strong bot's choice, and counted in ``late``: where a person
+        waits (the server), a busy machine plays the strong bot's game rather than keep
+        the table waiting, and no decision holds a core longer than ``cpu``. Only these
+        limits make the choice depend on anything but the seed."""
+        budget = None if cpu is None else time.thread_time() + cpu
         choice = self._read(observation)
         if len(observation.legal) < 2:
             return choice
@@ -541,7 +551,7 @@ class ExpertBot(Bot):
         if len(options) < 2:
             return choice
         try:
-            return self.search(observation, options, deadline)
+            return self.search(observation, options, deadline, budget)
         except WorldError:
             return choice
         except _Late:
@@ -653,7 +663,11 @@ class ExpertBot(Bot):
         return [p if v.ready else p * UNDECLARED for p, v in zip(threat, obs.seats, strict=True)]
 
     def search(
-        self, obs: Observation, options: list[Action], deadline: float | None = None
+        self,
+        obs: Observation,
+        options: list[Action],
+        deadline: float | None = None,
+        budget: float | None = None,
     ) -> Action:
         """The strong bot's choice (``options[0]``) unless a rival's mean playout result
         beats it by ``margin`` standard errors of the paired differences: a few noisy
@@ -662,19 +676,21 @@ class ExpertBot(Bot):
         choice and the rival that led the pilot, none when no rival led. The rival is
         judged on the fresh worlds alone: on the pilot's, where it was picked for leading,
         it would be favoured by its luck there. Its worlds are drawn from the decision's
-        own generator (`__init__`). `_Late` once ``deadline`` passes (`act`)."""
+        own generator (`__init__`). `_Late` once ``deadline`` passes, or the thread's CPU
+        time ``budget`` (`act`)."""
         self.search_rng.seed(f"{self.search_seed}/{self._decisions}")
         ready = self.readiness(obs)
         safe = self.strong.passed()
         results: list[list[int]] = [[] for _ in options]
         pilot = max(2, self.playouts // (2 * len(options)))
-        self.play(obs, options, range(len(options)), pilot, ready, safe, results, deadline)
+        limits = (deadline, budget)
+        self.play(obs, options, range(len(options)), pilot, ready, safe, results, *limits)
         gains = [fmean(_diffs(results, i)) for i in range(1, len(options))]
         rival = 1 + gains.index(max(gains))
         if gains[rival - 1] <= 0:
             return options[0]
         rest = max(2, (self.playouts - pilot * len(options)) // 2)
-        self.play(obs, options, (0, rival), rest, ready, safe, results, deadline)
+        self.play(obs, options, (0, rival), rest, ready, safe, results, *limits)
         diffs = _diffs(results, rival)[pilot:]  # the pilot chose the rival: not its judge
         if fmean(diffs) > self.margin * stdev(diffs) / sqrt(len(diffs)):
             return options[rival]
@@ -690,10 +706,12 @@ class ExpertBot(Bot):
         safe: Sequence[Collection[int]],
         results: list[list[int]],
         deadline: float | None = None,
+        budget: float | None = None,
     ) -> None:
         """Play the options ``which`` out in ``worlds`` more sampled worlds, the same
         worlds and playout seeds for each (common random numbers), into ``results``;
-        `_Late` if ``deadline`` passes first."""
+        `_Late` if ``deadline`` (`time.monotonic`) passes first, or the thread's CPU time
+        ``budget`` (`time.thread_time`), checked before each playout: one takes a few ms."""
         rng = self.search_rng
         bots = self.players(obs.seat)
         for _ in range(worlds):
@@ -702,6 +720,8 @@ class ExpertBot(Bot):
             seeds = [rng.getrandbits(64) for _ in range(4)]
             state = rng.getstate()
             for i in which:
+                if budget is not None and time.thread_time() >= budget:
+                    raise _Late
                 rng.setstate(state)  # the same world for every option
                 world = sample_world(obs, rng, ready, safe)
                 self.restart_players(bots, obs.seat, seeds)
@@ -737,10 +757,13 @@ class ExpertBot(Bot):
 _FORKS = threading.local()
 
 
-def decide(forked: bytes, observation: Observation, deadline: float | None) -> tuple[Action, bool]:
+def decide(
+    forked: bytes, observation: Observation, deadline: float | None, cpu: float | None = TABLE_CPU
+) -> tuple[Action, bool]:
     """The decision at ``observation`` of an expert forked there (`ExpertBot.fork`), and
     whether its search ran out of time. ``deadline`` is a `time.monotonic` time, which
-    every process of the machine reads alike."""
+    every process of the machine reads alike; ``cpu`` the CPU seconds the decision may
+    take in the thread that runs it (`ExpertBot.act`)."""
     bot = pickle.loads(forked)
     if not isinstance(bot, ExpertBot):
         raise TypeError(f"an expert forked to decide, not {type(bot).__name__}")
@@ -748,7 +771,7 @@ def decide(forked: bytes, observation: Observation, deadline: float | None) -> t
     players = _FORKS.__dict__.setdefault("players", {})
     bot._players = players.setdefault((bot.policy, bot.opponents), {})
     late = bot.late
-    return bot.act(observation, deadline), bot.late > late
+    return bot.act(observation, deadline, cpu), bot.late > late
 
 
 def _diffs(results: list[list[int]], i: int) -> list[int]:
