@@ -27,7 +27,7 @@ $(VENV)/.dev: $(BUILT) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: serve play demo test lint bench tables golden mutation
+.PHONY: serve play demo test lint bench tables golden mutation train-example
 serve: $(VENV)/.server
 	$(BIN)/fangcheng serve --host 127.0.0.1 --port 8000 $(ARGS)
 
@@ -53,6 +53,12 @@ bench: $(VENV)/.dev
 	$(BIN)/python benchmarks/bench_scoring.py
 	$(BIN)/python benchmarks/bench_env.py
 	$(BIN)/python benchmarks/bench_batch.py
+
+# Train one seat with masked PPO for a few minutes of CPU, then measure it against the
+# random bot (examples/train_ppo.py); the `train` extra (torch) is installed here only.
+train-example: $(VENV)/.dev
+	$(BIN)/python -m pip install --quiet -e '.[train]'
+	nice $(BIN)/python examples/train_ppo.py $(ARGS)
 
 tables: $(VENV)/.dev
 	$(BIN)/python tools/gen_tables.py
