@@ -97,8 +97,11 @@ TABLE_PLAYOUTS: Final = 96
 TABLE_SECONDS: Final = 2.0
 #: Where a person waits, the CPU time (of the thread deciding) a decision may take, s:
 #: then the search is given up for the strong bot's choice, as at `TABLE_SECONDS`. At
-#: `TABLE_PLAYOUTS` most decisions take 0.1–0.3 s, but a few ran to 1.2 s; wall time
-#: alone did not cut them where the core was free, and a shared one it cut at random.
+#: `TABLE_PLAYOUTS` decisions took 0.12–0.22 s on average but up to 0.7–0.8 s (1.2 s
+#: on a busier machine); wall time alone did not cut them where the core was free, and
+#: cut them at random where it was shared. With it the longest took 0.46–0.50 s, and
+#: about one decision in eight was cut, on a machine loaded 9–16 on 2 cores (CPU time
+#: grows there too; `benchmarks/bench_expert.py time`, history 2026-12-06).
 TABLE_CPU: Final = 0.5
 #: Where a person waits, the processes experts think in beside the one serving the
 #: table (`fangcheng.server.thinking`): a 2-core machine's other core.
@@ -711,9 +714,9 @@ class ExpertBot(Bot):
         """Play the options ``which`` out in ``worlds`` more sampled worlds, the same
         worlds and playout seeds for each (common random numbers), into ``results``;
         `_Late` if ``deadline`` (`time.monotonic`) passes first, or before a playout that
-        would end past the thread's CPU time ``budget`` (`time.thread_time`) if it took as
-        long as the last: checked only once a playout was over, the budget was overrun by
-        up to one (a 0.5 s budget by 10 ms)."""
+        would end past the thread's CPU time ``budget`` (`time.thread_time`) if it took
+        twice as long as the last: checked only once a playout was over, a 0.5 s budget
+        was overrun by up to one (10 ms), and at once as long by up to 3 ms."""
         rng = self.search_rng
         bots = self.players(obs.seat)
         last = 0.0  # the CPU time of the last playout
@@ -725,7 +728,7 @@ class ExpertBot(Bot):
             for i in which:
                 if budget is not None:
                     start = time.thread_time()
-                    if start + last >= budget:
+                    if start + 2 * last >= budget:
                         raise _Late
                 rng.setstate(state)  # the same world for every option
                 world = sample_world(obs, rng, ready, safe)
