@@ -872,10 +872,10 @@ class CheckedEnv(FangchengEnv):
 
     A subclass, not a wrapper around an instance: each of PettingZoo's wrappers forwards
     every attribute read of `last` and `step` through ``__getattr__``, and the three
-    together made a step 3.3× the raw one; here an illegal action is the engine's refusal,
-    caught (the engine refuses before it changes anything), and the attributes not to be
-    read before ``reset`` simply do not exist until then. A step costs 1.0–1.1× the raw
-    step (``benchmarks/bench_env.py``).
+    together made a step 3.2–3.3× the raw one; here an illegal action is the engine's
+    refusal, caught (the engine refuses before it changes anything), and the attributes
+    not to be read before ``reset`` simply do not exist until then. A step takes
+    1.07–1.17× the raw step's time (``benchmarks/bench_env.py``, baishan and sichuan).
     """
 
     def __init__(
