@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> tuple[float, float]:
     parser.add_argument("--steps", type=int, default=None, help="train this many steps instead")
     parser.add_argument("--hands", type=int, default=2000, help="hands of the evaluation")
     parser.add_argument("--seed", type=int, default=1)
-    # one: the network is small, and two threads on a busy 2-core machine trained 15× slower
+    # one: the network is small, and two threads on a busy 2-core machine trained 18× slower
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
