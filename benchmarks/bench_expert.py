@@ -95,11 +95,12 @@ def timing(args: argparse.Namespace) -> None:
                 ]
                 expert = bots[0]
                 assert isinstance(expert, ExpertBot)
+                expert.cpu = cpu
                 while not round_.over:
                     for seat in round_.pending():
                         obs = round_.observe(seat)
                         start = time.process_time()
-                        action = expert.act(obs, None, cpu) if seat == 0 else bots[seat].act(obs)
+                        action = bots[seat].act(obs)
                         if seat == 0 and len(obs.legal) > 1:
                             times.append(time.process_time() - start)
                         round_.act(seat, action)

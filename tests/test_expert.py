@@ -369,25 +369,13 @@ def test_an_expert_out_of_time_plays_the_strong_bots_choice(name: str) -> None:
     assert differs
 
 
-class Budgeted(ExpertBot):
-    """An expert given ``cpu`` seconds of CPU time for each decision."""
-
-    def __init__(self, rng: random.Random, cpu: float) -> None:
-        super().__init__(rng, playouts=24)
-        self.cpu = cpu
-
-    def act(
-        self, observation: Observation, deadline: float | None = None, cpu: float | None = None
-    ) -> Action:
-        return super().act(observation, deadline, self.cpu)
-
-
 def test_an_expert_out_of_cpu_time_plays_the_strong_bots_choice() -> None:
     """The CPU budget cuts a search as the deadline does: spent, the strong bot's choice
     (its very game) and a count; never reached, the unlimited expert's game."""
     rules = find_rules("sichuan")
     seed = 0
-    spent, ample = Budgeted(random.Random(seed), 0.0), Budgeted(random.Random(seed), math.inf)
+    spent = ExpertBot(random.Random(seed), playouts=24, cpu=0.0)
+    ample = ExpertBot(random.Random(seed), playouts=24, cpu=math.inf)
     hurried = play(rules, seed, [spent, *(StrongBot(random.Random(s)) for s in (1, 2, 3))])
     plain = play(rules, seed, [StrongBot(random.Random(s)) for s in (seed, 1, 2, 3)])
     assert hurried.decisions == plain.decisions and spent.late > 0
@@ -511,8 +499,8 @@ def readings(monkeypatch: pytest.MonkeyPatch) -> list[list[frozenset[int]]]:
     seen: list[list[frozenset[int]]] = []
     real_act = ExpertBot.act
 
-    def act(self: ExpertBot, obs: Observation, *limits: float | None) -> object:
-        chosen = real_act(self, obs, *limits)
+    def act(self: ExpertBot, obs: Observation, deadline: float | None = None) -> object:
+        chosen = real_act(self, obs, deadline)
         seen.append(self.strong.passed())
         return chosen
 

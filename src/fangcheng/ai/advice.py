@@ -54,11 +54,11 @@ def advise(
     strong = strong or StrongBot(random.Random(0))
     strong.rng = random.Random(rng.getrandbits(64))  # its ties broken alike each time
     plain = strong.act(obs)
-    expert = ExpertBot(rng, playouts=playouts)
+    expert = ExpertBot(rng, playouts=playouts, cpu=cpu)
     # the table as the adviser read it: the faces each seat let pass, which the expert's
     # worlds keep out of the others' waits (a fresh reading would see only this moment)
     expert.strong.follow(strong)
-    action = expert.act(obs, deadline, cpu)
+    action = expert.act(obs, deadline)
     why = measures(obs, action, strong)
     said = ""
     if expert.late:

@@ -502,6 +502,7 @@ class ExpertBot(Bot):
         margin: float = MARGIN,
         opponents: type[Bot] = EfficientBot,
         fold: float | None = FOLD,
+        cpu: float | None = None,
     ) -> None:
         """``playouts`` per searched decision, shared among its options; ``candidates``:
         the discards compared; ``policy``: the seat's own playout bot; ``phases``: the
@@ -509,7 +510,8 @@ class ExpertBot(Bot):
         rule set's, `searched`); ``margin``: the standard errors by which a rival must
         win; ``opponents``: the other seats' playout bot; ``fold``: the threat (a seat's
         chance of being ready) from which the safest discard is a rival too (None:
-        never).
+        never); ``cpu``: the CPU seconds a decision may take in the thread deciding, or
+        None (`act`).
 
         The strong bot inside draws from ``rng`` itself, exactly as a plain strong bot
         at this seat would (it breaks ties at random, and ties are common), and each
@@ -526,6 +528,8 @@ class ExpertBot(Bot):
         self.search_rng = random.Random(self.search_seed)  # reseeded by each search
         self.playouts, self.candidates, self.policy = playouts, candidates, policy
         self.phases, self.margin, self.opponents, self.fold = phases, margin, opponents, fold
+        self.cpu = cpu
+        self._until: float | None = None  # the thread's CPU time by which to decide (`act`)
         self._players: dict[int, list[Bot]] = {}  # the playout bots of this hand, by seat
         self._wall = -1  # the wall's count at the last observation: it shrinks in a hand
         self._decisions = 0  # observations acted on
@@ -536,17 +540,15 @@ class ExpertBot(Bot):
         """``expert@N``: an expert with ``N`` playouts a decision."""
         return cls(rng, playouts=playouts)
 
-    def act(
-        self, observation: Observation, deadline: float | None = None, cpu: float | None = None
-    ) -> Action:
+    def act(self, observation: Observation, deadline: float | None = None) -> Action:
         """The strong bot's choice, or a rival the search finds clearly better. A search
         not done by ``deadline`` (a `time.monotonic` time; None: no limit), or once the
-        decision has taken ``cpu`` seconds of its thread's CPU time (None: no limit), is
-        given up for the strong bot's choice, and counted in ``late``: where a person
-        waits (the server), a busy machine plays the strong bot's game rather than keep
-        the table waiting, and no decision holds a core longer than ``cpu``. Only these
-        limits make the choice depend on anything but the seed."""
-        budget = None if cpu is None else time.thread_time() + cpu
+        decision has taken the bot's ``cpu`` seconds of its thread's CPU time (None: no
+        limit), is given up for the strong bot's choice, and counted in ``late``: where a
+        person waits (the server), a busy machine plays the strong bot's game rather than
+        keep the table waiting, and no decision holds a core longer than ``cpu``. Only
+        these limits make the choice depend on anything but the seed."""
+        self._until = None if self.cpu is None else time.thread_time() + self.cpu
         choice = self._read(observation)
         if len(observation.legal) < 2:
             return choice
@@ -554,7 +556,7 @@ class ExpertBot(Bot):
         if len(options) < 2:
             return choice
         try:
-            return self.search(observation, options, deadline, budget)
+            return self.search(observation, options, deadline)
         except WorldError:
             return choice
         except _Late:
@@ -666,11 +668,7 @@ class ExpertBot(Bot):
         return [p if v.ready else p * UNDECLARED for p, v in zip(threat, obs.seats, strict=True)]
 
     def search(
-        self,
-        obs: Observation,
-        options: list[Action],
-        deadline: float | None = None,
-        budget: float | None = None,
+        self, obs: Observation, options: list[Action], deadline: float | None = None
     ) -> Action:
         """The strong bot's choice (``options[0]``) unless a rival's mean playout result
         beats it by ``margin`` standard errors of the paired differences: a few noisy
@@ -679,21 +677,20 @@ class ExpertBot(Bot):
         choice and the rival that led the pilot, none when no rival led. The rival is
         judged on the fresh worlds alone: on the pilot's, where it was picked for leading,
         it would be favoured by its luck there. Its worlds are drawn from the decision's
-        own generator (`__init__`). `_Late` once ``deadline`` passes, or the thread's CPU
-        time ``budget`` (`act`)."""
+        own generator (`__init__`). `_Late` once ``deadline`` passes, or the decision's CPU
+        time (`act`)."""
         self.search_rng.seed(f"{self.search_seed}/{self._decisions}")
         ready = self.readiness(obs)
         safe = self.strong.passed()
         results: list[list[int]] = [[] for _ in options]
         pilot = max(2, self.playouts // (2 * len(options)))
-        limits = (deadline, budget)
-        self.play(obs, options, range(len(options)), pilot, ready, safe, results, *limits)
+        self.play(obs, options, range(len(options)), pilot, ready, safe, results, deadline)
         gains = [fmean(_diffs(results, i)) for i in range(1, len(options))]
         rival = 1 + gains.index(max(gains))
         if gains[rival - 1] <= 0:
             return options[0]
         rest = max(2, (self.playouts - pilot * len(options)) // 2)
-        self.play(obs, options, (0, rival), rest, ready, safe, results, *limits)
+        self.play(obs, options, (0, rival), rest, ready, safe, results, deadline)
         diffs = _diffs(results, rival)[pilot:]  # the pilot chose the rival: not its judge
         if fmean(diffs) > self.margin * stdev(diffs) / sqrt(len(diffs)):
             return options[rival]
@@ -709,16 +706,16 @@ class ExpertBot(Bot):
         safe: Sequence[Collection[int]],
         results: list[list[int]],
         deadline: float | None = None,
-        budget: float | None = None,
     ) -> None:
         """Play the options ``which`` out in ``worlds`` more sampled worlds, the same
         worlds and playout seeds for each (common random numbers), into ``results``;
         `_Late` if ``deadline`` (`time.monotonic`) passes first, or before a playout that
-        would end past the thread's CPU time ``budget`` (`time.thread_time`) if it took
+        would end past the decision's CPU time (`time.thread_time`, `act`) if it took
         twice as long as the last: checked only once a playout was over, a 0.5 s budget
         was overrun by up to one (10 ms), and at once as long by up to 3 ms."""
         rng = self.search_rng
         bots = self.players(obs.seat)
+        budget = self._until
         last = 0.0  # the CPU time of the last playout
         for _ in range(worlds):
             if deadline is not None and time.monotonic() >= deadline:
@@ -773,15 +770,15 @@ def decide(
     """The decision at ``observation`` of an expert forked there (`ExpertBot.fork`), and
     whether its search ran out of time. ``deadline`` is a `time.monotonic` time, which
     every process of the machine reads alike; ``cpu`` the CPU seconds the decision may
-    take in the thread that runs it (`ExpertBot.act`)."""
+    take in the thread that runs it (`ExpertBot.cpu`)."""
     bot = pickle.loads(forked)
     if not isinstance(bot, ExpertBot):
         raise TypeError(f"an expert forked to decide, not {type(bot).__name__}")
     players: dict[tuple[type[Bot], type[Bot]], dict[int, list[Bot]]]
     players = _FORKS.__dict__.setdefault("players", {})
     bot._players = players.setdefault((bot.policy, bot.opponents), {})
-    late = bot.late
-    return bot.act(observation, deadline, cpu), bot.late > late
+    bot.cpu, late = cpu, bot.late
+    return bot.act(observation, deadline), bot.late > late
 
 
 def _diffs(results: list[list[int]], i: int) -> list[int]:
