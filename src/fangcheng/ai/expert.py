@@ -97,11 +97,11 @@ TABLE_PLAYOUTS: Final = 96
 TABLE_SECONDS: Final = 2.0
 #: Where a person waits, the CPU time (of the thread deciding) a decision may take, s:
 #: then the search is given up for the strong bot's choice, as at `TABLE_SECONDS`. At
-#: `TABLE_PLAYOUTS` decisions took 0.12–0.22 s on average but up to 0.7–0.8 s (1.2 s
+#: `TABLE_PLAYOUTS` decisions took 0.12–0.22 s on average but up to 0.6–0.8 s (1.2 s
 #: on a busier machine); wall time alone did not cut them where the core was free, and
-#: cut them at random where it was shared. With it the longest took 0.46–0.50 s, and
-#: about one decision in eight was cut, on a machine loaded 9–16 on 2 cores (CPU time
-#: grows there too; `benchmarks/bench_expert.py time`, history 2026-12-06).
+#: cut them at random where it was shared. With it the longest took 0.44–0.50 s, one
+#: decision in thirty cut at a load of 5 on 2 cores, one in eight at 9–16 (CPU time
+#: grows with the load too; `benchmarks/bench_expert.py time`, history 2026-12-06).
 TABLE_CPU: Final = 0.5
 #: Where a person waits, the processes experts think in beside the one serving the
 #: table (`fangcheng.server.thinking`): a 2-core machine's other core.
