@@ -711,8 +711,8 @@ class ExpertBot(Bot):
         worlds and playout seeds for each (common random numbers), into ``results``;
         `_Late` if ``deadline`` (`time.monotonic`) passes first, or before a playout that
         would end past the decision's CPU time (`time.thread_time`, `act`) if it took
-        twice as long as the last: checked only once a playout was over, a 0.5 s budget
-        was overrun by up to one (10 ms), and at once as long by up to 3 ms."""
+        twice as long as the last (checked after each playout alone, a 0.5 s budget was
+        overrun by up to 10 ms; predicted at the last one's length, by up to 3 ms)."""
         rng = self.search_rng
         bots = self.players(obs.seat)
         budget = self._until

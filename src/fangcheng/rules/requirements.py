@@ -144,8 +144,8 @@ def legal_readings(
     costs a fifth of finding them (0.36 µs against 1.7 µs, the golden corpus's wins)."""
     laid = False
     if rules.pung:
-        for m in melds:  # `meld_has_pung`, inline: a call per meld costs as much as a hit
-            if m.is_pung_like or (rules.dragon_set_is_pung and m.kind is _XUANFENG):
+        for m in melds:  # a plain loop: a generator costs a call
+            if meld_has_pung(rules, m):
                 laid = True
                 break
     key = (hand14, final, que, laid)

@@ -204,6 +204,14 @@ class RuleSet:
         object.__setattr__(self, "tiles", tuple(tile_set(self.faces)))
         object.__setattr__(self, "legal_memo", {})
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without `legal_memo`: an expert's fork carries its observation's rules
+        to its worker for every decision, and a warm memo holds thousands of readings."""
+        return {k: v for k, v in self.__dict__.items() if k != "legal_memo"}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state, legal_memo={})
+
     def fan(self, name: str) -> Fan:
         """The fan of this table with that Chinese name."""
         for f in self.fans:
