@@ -27,7 +27,7 @@ $(VENV)/.dev: $(BUILT) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-.PHONY: serve play demo test lint bench results tables golden mutation chaos
+.PHONY: serve play demo test lint bench results tables golden mutation chaos train-example
 serve: $(VENV)/.server
 	$(BIN)/fangcheng serve --host 127.0.0.1 --port 8000 $(ARGS)
 
@@ -54,10 +54,7 @@ bench: $(VENV)/.dev
 	$(BIN)/python benchmarks/bench_env.py
 	$(BIN)/python benchmarks/bench_batch.py
 
-# Check benchmarks/RESULTS.md without running a benchmark: every figure has its command,
-# commit and date, and each command's script takes the flags it is given.
-results: $(VENV)/.dev
-	$(BIN)/pytest -q tests/test_results_page.py
+.PHONY: serve play demo test lint bench results tables golden mutation chaos train-example
 
 tables: $(VENV)/.dev
 	$(BIN)/python tools/gen_tables.py

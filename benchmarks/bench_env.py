@@ -9,12 +9,19 @@ count), the best of ``--repeat`` runs of about ``--steps`` decisions each:
   then a uniform choice among the mask's legal indices, ``ask_all=True`` (the default:
   every seat answers every claim window) and ``ask_all=False`` (only the seats that can
   claim are asked);
-* ``aec wrapped``: the same through `fangcheng.ai.env.env` (PettingZoo's wrappers);
+* ``aec env()``: the same through `fangcheng.ai.env.env` (`CheckedEnv`: PettingZoo's
+  wrappers' guarantees, our own); ``aec, PettingZoo's wrappers``: the raw environment in
+  PettingZoo's three standard wrappers, which ``env`` used to return;
 * ``single seat``: `SingleSeatEnv` against three random bots, one decision per step;
 * riichienv 0.4.11 (the ``bench`` extra), its Rust engine and random agent, each
-  decision with its observation encoded (``encode()``) and its mask read.
+  decision with its observation encoded (``encode()``) and its mask read;
+* ``riichienv single seat``: the same hands, seat 0's decisions alone counted and
+  encoded, the other three seats still deciding: what our single seat does per step.
 
-A step is one agent decision everywhere (a dead agent's ``step(None)`` is not counted).
+A step is one agent decision everywhere (a dead agent's ``step(None)`` is not counted);
+a single seat's step also plays the opponents' decisions up to the seat's next one.
+The ratios are to riichienv's all-seat rate; the single seats' to each other are
+printed apart.
 """
 
 from __future__ import annotations
@@ -48,6 +55,15 @@ def aec(make: Callable[[], Any], steps: int, seed: int) -> tuple[float, float]:
             done += 1
     spent = time.process_time() - start
     return done / spent, (hand - seed) / spent
+
+
+def pettingzoo_wrapped(rules: str) -> Any:
+    """`FangchengEnv` in PettingZoo's TerminateIllegal, AssertOutOfBounds and
+    OrderEnforcing wrappers."""
+    from pettingzoo.utils import wrappers
+
+    wrapped = wrappers.TerminateIllegalWrapper(FangchengEnv(rules), illegal_reward=-1.0)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(wrapped))
 
 
 def single(rules: str, steps: int, seed: int) -> tuple[float, float]:
@@ -90,6 +106,30 @@ def riichienv_rate(steps: int, seed: int) -> tuple[float, float] | None:
     return done / spent, hands / spent
 
 
+def riichienv_single(steps: int, seed: int) -> tuple[float, float] | None:
+    """riichienv's hands as our single seat plays them: seat 0's decisions counted."""
+    try:
+        from riichienv import RiichiEnv
+        from riichienv.agents import RandomAgent
+    except ImportError:
+        return None
+    agent = RandomAgent(seed)
+    done = hands = 0
+    start = time.process_time()
+    while done < steps:
+        hands += 1
+        e = RiichiEnv()
+        obs = e.reset()
+        while not e.done():
+            if 0 in obs:
+                obs[0].encode()
+                obs[0].mask()
+                done += 1
+            obs = e.step({player: agent.act(o) for player, o in obs.items()})
+    spent = time.process_time() - start
+    return done / spent, hands / spent
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=20000)
@@ -102,8 +142,10 @@ def main() -> None:
         "riichienv": lambda: riichienv_rate(n, s),
         "aec raw, ask_all": lambda: aec(lambda: FangchengEnv(rules), n, s),
         "aec raw, ask_all=False": lambda: aec(lambda: FangchengEnv(rules, ask_all=False), n, s),
-        "aec wrapped, ask_all": lambda: aec(lambda: env(rules=rules), n, s),
+        "aec env(), ask_all": lambda: aec(lambda: env(rules=rules), n, s),
+        "aec, PettingZoo's wrappers": lambda: aec(lambda: pettingzoo_wrapped(rules), n, s),
         "single seat (3 random)": lambda: single(rules, n // 4, s),
+        "riichienv single seat": lambda: riichienv_single(n // 4, s),
     }
     best: dict[str, tuple[float, float]] = {}
     for _ in range(args.repeat):  # the cases in turn in each round, as the machine drifts
@@ -119,6 +161,11 @@ def main() -> None:
         print(f"{name:<26}{rate:>12,.0f}{ratio:>8}{hands:>10,.0f}")
     if not peer:
         print("riichienv not installed (pip install '.[bench]')")
+        return
+    ours, theirs = best["single seat (3 random)"][0], best["riichienv single seat"][0]
+    print(f"single seat against riichienv's single seat: {ours / theirs:.2f}x")
+    raw, checked = best["aec raw, ask_all"][0], best["aec env(), ask_all"][0]
+    print(f"an env() step takes {raw / checked:.2f}x the raw step's time")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The expert bot against the targets of issue 21: decision time and strength by budget.
 
     .venv/bin/python benchmarks/bench_expert.py time [--playouts P ...] [--hands N]
-        [--rules NAME ...] [--seed S]
+        [--rules NAME ...] [--seed S] [--cpu SECONDS|none]
     .venv/bin/python benchmarks/bench_expert.py worlds [--hands N] [--rules NAME ...]
         [--worlds K]
     .venv/bin/python benchmarks/bench_expert.py strength [--playouts P ...] [--hands N]
@@ -18,16 +18,17 @@ cannot see; and of those not declared, the strong bot's threat against how often
 are ready, by tenths of the threat. ``time``: one expert (``P`` playouts per searched
 decision) and three ``strong`` seats play ``N`` hands per rule set; each of the expert's
 decisions with a choice is timed in process CPU time (other work on the machine does not
-count): mean, median, 90th percentile and max. ``strength``: ``fangcheng simulate
---duplicate`` of one expert against three ``strong`` at each budget, expert − strong per
-hand with its 95% interval, the walls whose difference is not 0 (an expert that keeps
-the strong bot's every choice plays its very game, so only walls where it overruled
-carry a difference), the expert's wins and deal-ins per hand beside the strong players'
-range; ``--policy``, the seat's own playout bot, ``--opponents`` the others',
-``--phases``, the decisions searched (if not given, the rule set's: `expert.searched`),
-``--fold`` the threat from which the safest discard is a rival, ``--margin`` the
-standard errors by which a rival must win. An expert other than the default is a bot
-kind registered here,
+count): mean, median, 90th percentile and max, under the server's CPU budget a decision
+(``--cpu``, `expert.TABLE_CPU` s; ``none``: unlimited), with the searches it cut.
+``strength``: ``fangcheng simulate --duplicate`` of one expert against three ``strong``
+at each budget, expert − strong per hand with its 95% interval, the walls whose
+difference is not 0 (an expert that keeps the strong bot's every choice plays its very
+game, so only walls where it overruled carry a difference), the expert's wins and
+deal-ins per hand beside the strong players' range; ``--policy``, the seat's own playout
+bot, ``--opponents`` the others', ``--phases``, the decisions searched (if not given,
+the rule set's: `expert.searched`), ``--fold`` the threat from which the safest discard
+is a rival, ``--margin`` the standard errors by which a rival must win. An expert other
+than the default is a bot kind registered here,
 ``expert@P:policy:phases:opponents:fold:margin``.
 """
 
@@ -39,7 +40,7 @@ import time
 from statistics import fmean, median, quantiles
 from typing import Final
 
-from fangcheng.ai.expert import FOLD, MARGIN, PLAYOUTS, ExpertBot, sample_world
+from fangcheng.ai.expert import FOLD, MARGIN, PLAYOUTS, TABLE_CPU, ExpertBot, sample_world
 from fangcheng.ai.sim import simulate
 from fangcheng.engine.round import Round
 from fangcheng.players.bots import EfficientBot, StrongBot, make_bot, register_bot, table_of
@@ -79,16 +80,22 @@ def kind(playouts: int, args: argparse.Namespace) -> str:
 
 
 def timing(args: argparse.Namespace) -> None:
+    cpu = None if args.cpu == "none" else float(args.cpu)
     for playouts in args.playouts:
-        print(f"expert at {playouts} playouts, 3 strong, {args.hands} hands per rule set")
+        budget = "no CPU budget" if cpu is None else f"a CPU budget of {cpu} s"
+        print(f"expert at {playouts} playouts, {budget}, 3 strong, {args.hands} hands per rule set")
         for rules in args.rules:
             times: list[float] = []
+            late = 0
             for hand in range(args.hands):
                 round_ = Round(rules, seed=args.seed * 1000 + hand, dealer=hand % 4)
                 bots = [
                     make_bot(kind(playouts, args), random.Random(hand)),
                     *(StrongBot(random.Random(hand * 4 + s)) for s in (1, 2, 3)),
                 ]
+                expert = bots[0]
+                assert isinstance(expert, ExpertBot)
+                expert.cpu = cpu
                 while not round_.over:
                     for seat in round_.pending():
                         obs = round_.observe(seat)
@@ -97,11 +104,12 @@ def timing(args: argparse.Namespace) -> None:
                         if seat == 0 and len(obs.legal) > 1:
                             times.append(time.process_time() - start)
                         round_.act(seat, action)
+                late += expert.late
             p90 = quantiles(times, n=10)[-1]
             print(
                 f"   {rules:<18}{len(times):5} decisions  mean {fmean(times) * 1e3:6.0f} ms"
                 f"  median {median(times) * 1e3:5.0f}  p90 {p90 * 1e3:5.0f}"
-                f"  max {max(times) * 1e3:5.0f}"
+                f"  max {max(times) * 1e3:5.0f}  cut by the budget {late}"
             )
 
 
@@ -213,6 +221,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--worlds", type=int, default=1, help="worlds: sampled per turn")
+    parser.add_argument(
+        "--cpu",
+        default=str(TABLE_CPU),
+        help="time: the CPU seconds a decision may take, as the server's (or none)",
+    )
     parser.add_argument("--policy", choices=list(POLICIES), default="strong",
                         help="the expert seat's own playout bot")  # fmt: skip
     parser.add_argument(

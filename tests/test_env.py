@@ -401,6 +401,64 @@ def test_illegal_actions() -> None:
     assert wrapped._cumulative_rewards[offender] == -100.0
 
 
+def _pettingzoo_wrapped(rules: str, illegal_reward: float) -> Any:
+    """The raw environment in PettingZoo's three standard wrappers, which `env` replaced."""
+    from pettingzoo.utils import wrappers
+
+    wrapped = wrappers.TerminateIllegalWrapper(FangchengEnv(rules), illegal_reward=illegal_reward)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(wrapped))
+
+
+def _checked_trail(e: Any, seed: int) -> list[tuple[object, ...]]:
+    """Every ``last()`` of a hand of random play that tries an illegal index now and then."""
+    rng = random.Random(seed)
+    e.reset(seed=seed)
+    out: list[tuple[object, ...]] = []
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, _ = e.last()
+        mask = obs["action_mask"]
+        seen = (obs["observation"].tobytes(), mask.tobytes())
+        out.append((agent, *seen, reward, terminated, truncated))
+        if terminated or truncated:
+            e.step(None)
+            continue
+        pool = np.flatnonzero(mask == 0) if rng.random() < 0.02 else np.flatnonzero(mask)
+        e.step(int(rng.choice(pool)))
+    return out
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_the_checked_env_plays_as_pettingzoos_wrappers(rules: str) -> None:
+    ended_by_illegal = 0
+    for seed in range(6):
+        ours = _checked_trail(fenv.env(rules=rules, illegal_reward=-7.0), seed)
+        assert ours == _checked_trail(_pettingzoo_wrapped(rules, -7.0), seed)
+        ended_by_illegal += -7.0 in [step[3] for step in ours]
+    assert ended_by_illegal  # the illegal branch was taken
+
+
+def test_the_checked_env_enforces_the_order() -> None:
+    e = fenv.env(rules="baishan")
+    for name in ("rewards", "terminations", "infos", "agent_selection", "agents", "num_agents"):
+        with pytest.raises(AttributeError, match="before reset"):
+            getattr(e, name)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        e.nothing  # noqa: B018
+    with pytest.raises(AssertionError, match="before step"):
+        e.step(0)
+    with pytest.raises(AssertionError, match="before agent_iter"):
+        e.agent_iter()
+    e.reset(seed=0)
+    turns = iter(e.agent_iter())
+    next(turns)
+    with pytest.raises(AssertionError, match="step"):
+        next(turns)  # not stepped in between
+    with pytest.raises(TypeError):
+        e.step(1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="outside"):
+        e.step(ACTION_SIZE)
+
+
 def test_reset_options_choose_the_dealer() -> None:
     e = FangchengEnv("baishan")
     e.reset(seed=1, options={"dealer": 2})

@@ -369,6 +369,23 @@ def test_an_expert_out_of_time_plays_the_strong_bots_choice(name: str) -> None:
     assert differs
 
 
+def test_an_expert_out_of_cpu_time_plays_the_strong_bots_choice() -> None:
+    """The CPU budget cuts a search as the deadline does: spent, the strong bot's choice
+    (its very game) and a count; never reached, the unlimited expert's game."""
+    rules = find_rules("sichuan")
+    seed = 0
+    spent = ExpertBot(random.Random(seed), playouts=24, cpu=0.0)
+    ample = ExpertBot(random.Random(seed), playouts=24, cpu=math.inf)
+    hurried = play(rules, seed, [spent, *(StrongBot(random.Random(s)) for s in (1, 2, 3))])
+    plain = play(rules, seed, [StrongBot(random.Random(s)) for s in (seed, 1, 2, 3)])
+    assert hurried.decisions == plain.decisions and spent.late > 0
+    searched = play(rules, seed, [ample, *(StrongBot(random.Random(s)) for s in (1, 2, 3))])
+    unlimited = ExpertBot(random.Random(seed), playouts=24)
+    free = play(rules, seed, [unlimited, *(StrongBot(random.Random(s)) for s in (1, 2, 3))])
+    assert searched.decisions == free.decisions and ample.late == 0
+    assert searched.decisions != plain.decisions  # the search overruled: it was made
+
+
 def test_a_hint_out_of_time_is_the_strong_bots_choice_and_says_so() -> None:
     for _, obs in decisions(find_rules("sichuan"), range(1), (Phase.TURN,)):
         reader = ExpertBot(random.Random(0))
@@ -381,6 +398,8 @@ def test_a_hint_out_of_time_is_the_strong_bots_choice_and_says_so() -> None:
     assert why.endswith("no time to search: the strong bot's choice")
     _, why = advice.advise(obs, random.Random(1), playouts=4, deadline=math.inf)
     assert "no time" not in why
+    action, why = advice.advise(obs, random.Random(1), playouts=4, cpu=0.0)
+    assert action == plain.act(obs) and why.endswith("the strong bot's choice")
 
 
 def test_the_safest_discard_is_weighed_only_while_another_seat_may_well_be_ready() -> None:

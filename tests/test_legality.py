@@ -4,6 +4,8 @@ winner's discard (D80) and 攒杠 from draws only (D88)."""
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 import random
 
 import pytest
@@ -14,9 +16,11 @@ from fangcheng.protocol.actions import Act, Action
 from fangcheng.protocol.observation import Phase
 from fangcheng.rules.requirements import (
     declarable,
+    final_counts,
     in_last_four,
     is_legal_win,
     legal_arrangements,
+    legal_readings,
     may_meld_discard,
     wait_set,
 )
@@ -90,6 +94,25 @@ def test_is_legal_win_is_whether_legal_arrangements_finds_a_reading(rules: RuleS
         )
         wins += bool(legal)
     assert 100 < wins < 1400  # both answers are exercised
+
+
+@pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.name)
+def test_legal_readings_remembered_are_those_found(rules: RuleSet) -> None:
+    """The memo of `legal_readings` (by hand bytes, per rule set) answers as finding them
+    afresh does, and stays behind when the rules are pickled (an expert's fork)."""
+    replaced = dataclasses.replace(rules)  # a rule set of its own, its memo empty
+    hands = _near_wins(rules, 78, 300)
+    ques = (None, 0, 1, 2) if rules.void_suit else (None,)
+    for _ in range(2):  # the second time from the memo
+        for hand14, melds, _ in hands:
+            final = final_counts(hand14, melds)
+            for que in ques:  # the same tiles under each 缺
+                found = legal_readings(replaced, hand14, final, melds, que)
+                afresh = legal_arrangements(dataclasses.replace(rules), hand14, melds, que)
+                assert list(found) == afresh
+    assert replaced.legal_memo
+    copy = pickle.loads(pickle.dumps(replaced))
+    assert copy == replaced and copy.legal_memo == {}
 
 
 def test_d32_d48_which_discards_may_be_melded():

@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from fangcheng.ai.expert import TABLE_PLAYOUTS, ExpertBot
+from fangcheng.ai.expert import TABLE_CPU, TABLE_PLAYOUTS, ExpertBot
 from fangcheng.analysis.hand import shanten
 from fangcheng.players.bots import StrongBot, table_of
 from fangcheng.protocol.actions import Act, Action, called_meld
@@ -43,17 +43,18 @@ def advise(
     playouts: int = TABLE_PLAYOUTS,
     strong: StrongBot | None = None,
     deadline: float | None = None,
+    cpu: float | None = TABLE_CPU,
 ) -> tuple[Action, str]:
     """The expert's choice at ``obs`` (``playouts`` per decision, drawn from ``rng``) and
     why: the measures of `measures`, and the strong bot's own choice where the playouts
     overruled it. ``strong``: a strong bot that has tracked the hand (the terminal's),
     else a fresh one reads the observation alone. ``deadline``: the `time.monotonic`
-    time by which the search must be done, else the strong bot's choice is given (and
-    the reason says so)."""
+    time by which the search must be done, and ``cpu`` the CPU seconds it may take, else
+    the strong bot's choice is given (and the reason says so)."""
     strong = strong or StrongBot(random.Random(0))
     strong.rng = random.Random(rng.getrandbits(64))  # its ties broken alike each time
     plain = strong.act(obs)
-    expert = ExpertBot(rng, playouts=playouts)
+    expert = ExpertBot(rng, playouts=playouts, cpu=cpu)
     # the table as the adviser read it: the faces each seat let pass, which the expert's
     # worlds keep out of the others' waits (a fresh reading would see only this moment)
     expert.strong.follow(strong)

@@ -92,9 +92,17 @@ CANDIDATES: Final = 3
 #: +0.14 ± 0.10 at 24, paired +0.11 ± 0.11 (benchmarks/RESULTS.md, eighth look).
 TABLE_PLAYOUTS: Final = 96
 #: Where a person waits, the time a decision may take from when it is asked, s (then the
-#: strong bot's choice, `ExpertBot.act`): at `TABLE_PLAYOUTS` a decision takes at most
-#: about 0.5 s of a core by itself, so this is met unless the core is shared.
+#: strong bot's choice, `ExpertBot.act`): met unless the core is shared, as a decision
+#: takes at most `TABLE_CPU` of it.
 TABLE_SECONDS: Final = 2.0
+#: Where a person waits, the CPU time (of the thread deciding) a decision may take, s:
+#: then the search is given up for the strong bot's choice, as at `TABLE_SECONDS`. At
+#: `TABLE_PLAYOUTS` decisions took 0.12–0.22 s on average but up to 0.6–0.8 s (1.2 s
+#: on a busier machine); wall time alone did not cut them where the core was free, and
+#: cut them at random where it was shared. With it the longest took 0.44–0.50 s, one
+#: decision in thirty cut at a load of 5 on 2 cores, one in eight at 9–16 (CPU time
+#: grows with the load too; `benchmarks/bench_expert.py time`, history 2026-12-06).
+TABLE_CPU: Final = 0.5
 #: Where a person waits, the processes experts think in beside the one serving the
 #: table (`fangcheng.server.thinking`): a 2-core machine's other core.
 TABLE_WORKERS: Final = 1
@@ -133,7 +141,7 @@ class WorldError(ValueError):
 
 
 class _Late(Exception):
-    """A search's deadline passed before it was done."""
+    """A search's deadline passed, or its CPU budget ran out, before it was done."""
 
 
 def _options(obs: Observation) -> dict[str, object]:
@@ -494,6 +502,7 @@ class ExpertBot(Bot):
         margin: float = MARGIN,
         opponents: type[Bot] = EfficientBot,
         fold: float | None = FOLD,
+        cpu: float | None = None,
     ) -> None:
         """``playouts`` per searched decision, shared among its options; ``candidates``:
         the discards compared; ``policy``: the seat's own playout bot; ``phases``: the
@@ -501,7 +510,8 @@ class ExpertBot(Bot):
         rule set's, `searched`); ``margin``: the standard errors by which a rival must
         win; ``opponents``: the other seats' playout bot; ``fold``: the threat (a seat's
         chance of being ready) from which the safest discard is a rival too (None:
-        never).
+        never); ``cpu``: the CPU seconds a decision may take in the thread deciding, or
+        None (`act`).
 
         The strong bot inside draws from ``rng`` itself, exactly as a plain strong bot
         at this seat would (it breaks ties at random, and ties are common), and each
@@ -518,6 +528,8 @@ class ExpertBot(Bot):
         self.search_rng = random.Random(self.search_seed)  # reseeded by each search
         self.playouts, self.candidates, self.policy = playouts, candidates, policy
         self.phases, self.margin, self.opponents, self.fold = phases, margin, opponents, fold
+        self.cpu = cpu
+        self._until: float | None = None  # the thread's CPU time by which to decide (`act`)
         self._players: dict[int, list[Bot]] = {}  # the playout bots of this hand, by seat
         self._wall = -1  # the wall's count at the last observation: it shrinks in a hand
         self._decisions = 0  # observations acted on
@@ -530,10 +542,13 @@ class ExpertBot(Bot):
 
     def act(self, observation: Observation, deadline: float | None = None) -> Action:
         """The strong bot's choice, or a rival the search finds clearly better. A search
-        not done by ``deadline`` (a `time.monotonic` time; None: no limit) is given up
-        for the strong bot's choice, and counted in ``late``: where a person waits (the
-        server), a busy machine plays the strong bot's game rather than keep the table
-        waiting. Only a deadline makes the choice depend on anything but the seed."""
+        not done by ``deadline`` (a `time.monotonic` time; None: no limit), or once the
+        decision has taken the bot's ``cpu`` seconds of its thread's CPU time (None: no
+        limit), is given up for the strong bot's choice, and counted in ``late``: where a
+        person waits (the server), a busy machine plays the strong bot's game rather than
+        keep the table waiting, and no decision holds a core longer than ``cpu``. Only
+        these limits make the choice depend on anything but the seed."""
+        self._until = None if self.cpu is None else time.thread_time() + self.cpu
         choice = self._read(observation)
         if len(observation.legal) < 2:
             return choice
@@ -662,7 +677,8 @@ class ExpertBot(Bot):
         choice and the rival that led the pilot, none when no rival led. The rival is
         judged on the fresh worlds alone: on the pilot's, where it was picked for leading,
         it would be favoured by its luck there. Its worlds are drawn from the decision's
-        own generator (`__init__`). `_Late` once ``deadline`` passes (`act`)."""
+        own generator (`__init__`). `_Late` once ``deadline`` passes, or the decision's CPU
+        time (`act`)."""
         self.search_rng.seed(f"{self.search_seed}/{self._decisions}")
         ready = self.readiness(obs)
         safe = self.strong.passed()
@@ -693,19 +709,30 @@ class ExpertBot(Bot):
     ) -> None:
         """Play the options ``which`` out in ``worlds`` more sampled worlds, the same
         worlds and playout seeds for each (common random numbers), into ``results``;
-        `_Late` if ``deadline`` passes first."""
+        `_Late` if ``deadline`` (`time.monotonic`) passes first, or before a playout that
+        would end past the decision's CPU time (`time.thread_time`, `act`) if it took
+        twice as long as the last (checked after each playout alone, a 0.5 s budget was
+        overrun by up to 10 ms; predicted at the last one's length, by up to 3 ms)."""
         rng = self.search_rng
         bots = self.players(obs.seat)
+        budget = self._until
+        last = 0.0  # the CPU time of the last playout
         for _ in range(worlds):
             if deadline is not None and time.monotonic() >= deadline:
                 raise _Late
             seeds = [rng.getrandbits(64) for _ in range(4)]
             state = rng.getstate()
             for i in which:
+                if budget is not None:
+                    start = time.thread_time()
+                    if start + 2 * last >= budget:
+                        raise _Late
                 rng.setstate(state)  # the same world for every option
                 world = sample_world(obs, rng, ready, safe)
                 self.restart_players(bots, obs.seat, seeds)
                 results[i].append(play_out(world, obs.seat, options[i], bots))
+                if budget is not None:
+                    last = time.thread_time() - start
 
     def players(self, seat: int) -> list[Bot]:
         """The playout bots of the four seats: the seat's ``policy``, the others'
@@ -737,17 +764,20 @@ class ExpertBot(Bot):
 _FORKS = threading.local()
 
 
-def decide(forked: bytes, observation: Observation, deadline: float | None) -> tuple[Action, bool]:
+def decide(
+    forked: bytes, observation: Observation, deadline: float | None, cpu: float | None = TABLE_CPU
+) -> tuple[Action, bool]:
     """The decision at ``observation`` of an expert forked there (`ExpertBot.fork`), and
     whether its search ran out of time. ``deadline`` is a `time.monotonic` time, which
-    every process of the machine reads alike."""
+    every process of the machine reads alike; ``cpu`` the CPU seconds the decision may
+    take in the thread that runs it (`ExpertBot.cpu`)."""
     bot = pickle.loads(forked)
     if not isinstance(bot, ExpertBot):
         raise TypeError(f"an expert forked to decide, not {type(bot).__name__}")
     players: dict[tuple[type[Bot], type[Bot]], dict[int, list[Bot]]]
     players = _FORKS.__dict__.setdefault("players", {})
     bot._players = players.setdefault((bot.policy, bot.opponents), {})
-    late = bot.late
+    bot.cpu, late = cpu, bot.late
     return bot.act(observation, deadline), bot.late > late
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
-from fangcheng.analysis.hand import CLASSIC, Shapes
+from fangcheng.analysis.hand import CLASSIC, Arrangement, Shapes
 from fangcheng.rules.fans import (
     BAICHENG_FANS,
     BAISHAN_FANS,
@@ -178,6 +178,12 @@ class RuleSet:
     wait_shapes: bool = field(init=False, repr=False, compare=False)  # a fan reads them
     #: The tile set, four of each face in ``faces`` order: every hand shuffles a copy.
     tiles: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    #: The memo of `fangcheng.rules.requirements.legal_readings` under these rules: (hand,
+    #: final hand, 缺, a laid pung) -> the legal readings. Kept on the rule set, so a
+    #: replaced rule set starts its own.
+    legal_memo: dict[tuple[bytes, bytes, int | None, bool], tuple[Arrangement, ...]] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         if 2 * sum(self.wall_stacks) != 4 * len(self.faces) or len(self.wall_stacks) != 4:
@@ -196,6 +202,15 @@ class RuleSet:
         object.__setattr__(self, "payer_tests", payer)
         object.__setattr__(self, "wait_shapes", any(f.wait_shapes for f in self.fans))
         object.__setattr__(self, "tiles", tuple(tile_set(self.faces)))
+        object.__setattr__(self, "legal_memo", {})
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without `legal_memo`: an expert's fork carries its observation's rules
+        to its worker for every decision, and a warm memo holds thousands of readings."""
+        return {k: v for k, v in self.__dict__.items() if k != "legal_memo"}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state, legal_memo={})
 
     def fan(self, name: str) -> Fan:
         """The fan of this table with that Chinese name."""

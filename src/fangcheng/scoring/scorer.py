@@ -15,7 +15,7 @@ from typing import Final, NamedTuple
 
 from fangcheng.analysis.hand import Arrangement, WaitShape, shapes_in, waits
 from fangcheng.rules.fans import AppliedFan, Fan, WinContext
-from fangcheng.rules.requirements import final_counts, legal_arrangements, no_win_reason
+from fangcheng.rules.requirements import final_counts, legal_readings, no_win_reason
 from fangcheng.rules.ruleset import Options, RuleSet
 from fangcheng.scoring.payments import (
     KongPayment,
@@ -99,8 +99,8 @@ class Reading(NamedTuple):
 
 # The readings loop (`evaluate`, `_readings`: every candidate tile and decomposition of a
 # win) builds its named tuples with tuple.__new__, skipping their Python-level __new__
-# (half the cost), and reads a field of many with map; everything built once per win is
-# built by keyword.
+# (half the cost), and reads a field of many with map; so does `score` for the `Score`,
+# ten fields; the rest, built once per win or less, is built by keyword.
 _new: Final = tuple.__new__
 _VALUE: Final = attrgetter("value")
 _TOTAL: Final = attrgetter("total")
@@ -330,7 +330,7 @@ def _readings(
     found; the payers' own fans are found once, with the first tile that wins.
 
     Each reading is judged on its own (D77): the wait shapes a fan reads (夹, and so
-    宝中宝) are where the tile sits in *that* decomposition, which `legal_arrangements`
+    宝中宝) are where the tile sits in *that* decomposition, which `legal_readings`
     has found to be a legal win, never in another reading of the same tiles."""
     rules = s.rules
     wait_shapes = rules.wait_shapes
@@ -344,10 +344,10 @@ def _readings(
         hand = bytearray(concealed)
         hand[tile] += 1
         hand14 = bytes(hand)
-        legal = legal_arrangements(rules, hand14, melds, que)
+        final = final_counts(hand14, melds)
+        legal = legal_readings(rules, hand14, final, melds, que)
         if not legal:
             continue
-        final = final_counts(hand14, melds)
         # positional, in field order (``shapes``, the last, is added per reading): this is
         # the hot path, and a named tuple is built in one C call with tuple.__new__
         head = (
@@ -454,17 +454,7 @@ def score(situation: Situation) -> Score:
     if options.room is not None:
         fees = service_fees(options, nets)
         total = tuple([n - f for n, f in zip(nets, fees, strict=True)])
-    return Score(
-        situation=s,
-        win=True,
-        reading=best,
-        piao=piao,
-        kong_items=kong_items,
-        deltas=tuple(deltas),
-        kongs=kongs,
-        fees=fees,
-        total=total,
-    )
+    return _new(Score, (s, True, "", best, piao, kong_items, tuple(deltas), kongs, fees, total))
 
 
 def _no_win(s: Situation) -> str:
