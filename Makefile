@@ -54,7 +54,11 @@ bench: $(VENV)/.dev
 	$(BIN)/python benchmarks/bench_env.py
 	$(BIN)/python benchmarks/bench_batch.py
 
-.PHONY: serve play demo test lint bench results tables golden mutation chaos train-example
+# Train one seat with masked PPO for a few minutes of CPU, then measure it against the
+# random bot (examples/train_ppo.py); the `train` extra (torch) is installed here only.
+train-example: $(VENV)/.dev
+	$(BIN)/python -m pip install --quiet -e '.[train]'
+	nice $(BIN)/python examples/train_ppo.py $(ARGS)
 
 tables: $(VENV)/.dev
 	$(BIN)/python tools/gen_tables.py
