@@ -60,6 +60,11 @@ train-example: $(VENV)/.dev
 	$(BIN)/python -m pip install --quiet -e '.[train]'
 	nice $(BIN)/python examples/train_ppo.py $(ARGS)
 
+# Check benchmarks/RESULTS.md without running a benchmark: every figure has its command,
+# commit and date, and each command's script takes the flags it is given.
+results: $(VENV)/.dev
+	$(BIN)/pytest -q tests/test_results_page.py
+
 tables: $(VENV)/.dev
 	$(BIN)/python tools/gen_tables.py
 
