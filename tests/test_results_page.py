@@ -4,9 +4,9 @@ The page's row format (its opening paragraph documents it): under each area's ``
 heading, tables with the header ``| measured | figure | peer ratio | target | command |
 commit | date |``. Each row's command is one code span, ``python benchmarks/X.py``,
 ``python tools/X.py``, ``python examples/X.py`` or ``fangcheng SUB``, with its flags; the
-commit a short hash; the date ISO. The check runs each command's ``--help`` (with its subcommand, if any) and
-finds every flag the row passes in it, so a flag renamed or a script removed fails here;
-no benchmark is run (``make results``).
+commit a short hash; the date ISO. The check runs each command's ``--help`` (with its
+subcommand, if any) and finds every flag the row passes in it, so a flag renamed or a
+script removed fails here; no benchmark is run (``make results``).
 """
 
 from __future__ import annotations
