@@ -14,7 +14,8 @@ from starlette.websockets import WebSocket
 
 from fangcheng.contract import TOO_DEEP
 from fangcheng.platform import PlatformError
-from fangcheng.server.hub import Hub
+from fangcheng.server.hub import UNLOGGED, Hub
+from fangcheng.server.log import Unwritable
 from fangcheng.server.security import log_event
 from fangcheng.server.store import Person
 from fangcheng.server.tables import TableError
@@ -62,6 +63,8 @@ def guarded(endpoint: _Endpoint) -> _Endpoint:
             return error(exc.code, exc.message)
         except PlatformError as exc:  # the platform's refusals say what and why
             return error("forbidden", str(exc))
+        except Unwritable:  # the database refuses a table's log: nothing was done
+            return error("unavailable", UNLOGGED)
         except ClientDisconnect:  # the client's doing, not a failure of ours
             log_event("client_gone", path=request.url.path)
             return error("malformed", "the client went away before its request was read")

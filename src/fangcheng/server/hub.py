@@ -332,6 +332,9 @@ class Hub:
                 continue
             try:
                 table.tick(self.now())
+            except Unwritable:  # the database refuses its log: wait, then try again
+                log_event("table_waits_for_log", 30, code=table.code)
+                await asyncio.sleep(1)
             except Exception:  # a bug must not stop the table's clock
                 if self.fenced(table):
                     return

@@ -16,6 +16,7 @@ made of the seats' public parts). Nothing else about the hand is ever put in a f
 
 from __future__ import annotations
 
+import contextlib
 import random
 import secrets
 from collections.abc import Callable, Iterable, Iterator
@@ -29,7 +30,7 @@ from fangcheng.players import Bot, EfficientBot, make_bot
 from fangcheng.protocol import Action, Event, IllegalActionError, Observation, Phase, for_seat
 from fangcheng.protocol.wire import TableSettings, observation_data, observation_json
 from fangcheng.rules.ruleset import OptionError, configure, find_rules
-from fangcheng.server.log import LogError, Replay, TableLog, crash_point
+from fangcheng.server.log import LogError, Replay, TableLog, Unwritable, crash_point
 from fangcheng.server.security import log_event
 
 __all__ = [
@@ -299,7 +300,7 @@ class Table:
         self._broadcast_table()  # its connections hear it, then hear no more of the seat
         for listener in [x for x in self._listeners if x.seat == seat]:
             self._last_events(listener, self._listeners.pop(listener))
-        self._advance(now)
+        self._follow(now)
 
     def _last_events(self, listener: Listener, sent: _Sent) -> None:
         """A leaving connection's last events of the hand: a 逃跑 ends it, and they lay
@@ -341,7 +342,7 @@ class Table:
             s.auto = s.auto and s.kept  # back at the table (D85); 托管 asked for stays
         listener.send({"type": "welcome", "v": 1, "seat": seat, "table": self.info()})
         self._broadcast_table()
-        self._advance(now)
+        self._follow(now)
         if self.status in ("between", "finished"):
             for frame in self._last_end:
                 listener.send(frame)
@@ -355,7 +356,7 @@ class Table:
         if not s.connected and s.kind in ("person", "outside"):
             s.auto = True
         self._broadcast_table()
-        self._advance(now)
+        self._follow(now)
 
     @property
     def live(self) -> bool:
@@ -427,7 +428,7 @@ class Table:
         if all(s.wants_next or s.kind != "person" or s.auto for s in self.seats):
             self.next_deal = now
         self._broadcast_table()
-        self._advance(now)
+        self._follow(now)
 
     def set_auto(self, seat: int, on: bool, now: int) -> None:
         """The person asks for 托管 or takes the seat back: the only way it ends while
@@ -435,7 +436,7 @@ class Table:
         s = self.seats[seat]
         s.auto = s.kept = on
         self._broadcast_table()
-        self._advance(now)
+        self._follow(now)
 
     # --- decisions -----------------------------------------------------------------
 
@@ -456,6 +457,8 @@ class Table:
         prompt, r = self.open_prompt(seat, seq)
         if seat in self._held:
             raise TableError("stale", f"prompt {seq} is answered already")
+        if seat in self._answers:  # 托管's, waiting for the log: a rebuild replays it
+            raise TableError("stale", f"prompt {seq} is answered already (by 托管)")
         try:
             action = Action.parse(text)
         except IllegalActionError as exc:
@@ -466,7 +469,7 @@ class Table:
         if chosen is None:
             if s.kind == "outside":  # an outside bot's illegal answer: the default, as 托管
                 self._answer(seat, lambda: ("auto", self._autos[seat].act(r.observe(seat))), now)
-                self._advance(now)
+                self._follow(now)
             raise TableError("illegal", f"{action} is not legal now; legal: {_texts(legal)}")
         if s.auto and s.kind == "outside" and chosen != Action.parse("pass"):
             s.auto = s.kept = False  # a program has no button: its own move is its return
@@ -475,7 +478,7 @@ class Table:
             self._held[seat] = chosen  # applied at the window's floor (see `_due`)
         else:
             self._apply(seat, chosen, now)
-        self._advance(now)
+        self._follow(now)
 
     def _apply(self, seat: int, action: Action | str, now: int, by: Player | None = None) -> None:
         """Apply a decision, written to the log first (with the seat's time bank after it,
@@ -533,14 +536,30 @@ class Table:
             self.retry_stores(now)
         self._advance(now)
 
+    def _follow(self, now: int) -> None:
+        """`_advance` after a change already made (a seat taken or left, a connection,
+        托管, readiness, an answer applied): where the log cannot be written now, what
+        falls due waits for the table's timer, which tries again (`Hub._run`), and the
+        change stands."""
+        with contextlib.suppress(Unwritable):
+            self._advance(now)
+
     def _advance(self, now: int) -> None:
-        """Run the table up to ``now``, then send every listener what is new. Replaying,
-        only a hand's end follows by itself: the log says what came next."""
+        """Run the table up to ``now``, then send every listener what is new (what was
+        done before a failure too). Replaying, only a hand's end follows by itself: the
+        log says what came next."""
         if self._replay is not None:
             r = self.round
             if self.status == "playing" and r is not None and r.over:
                 self._hand_over(now)
             return
+        try:
+            self._run_to(now)
+        finally:
+            self._flush()
+
+    def _run_to(self, now: int) -> None:
+        """Deal, end hands and act for the seats whose time has come, up to ``now``."""
         while True:
             if self.status == "between" and self.next_deal is not None:
                 if now < self.next_deal:
@@ -560,7 +579,6 @@ class Table:
                 break
             _, seat = min(due)
             self._act_for(seat, now)
-        self._flush()
 
     def _open_prompts(self, r: Round, now: int) -> None:
         """Number and time a prompt for every awaited seat, once per decision point (a

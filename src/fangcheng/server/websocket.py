@@ -18,8 +18,8 @@ from fangcheng.server.coins import CoinTable
 from fangcheng.server.connection import Connection, _writer
 from fangcheng.server.http import address_of
 from fangcheng.server.http import hub_of as _hub
-from fangcheng.server.hub import PAUSED, Hub
-from fangcheng.server.log import Fenced
+from fangcheng.server.hub import PAUSED, UNLOGGED, Hub
+from fangcheng.server.log import Fenced, Unwritable
 from fangcheng.server.security import LOOPBACK, RateLimit, log_event, origin_ok
 from fangcheng.server.store import Person
 from fangcheng.server.tables import Table, TableError
@@ -204,6 +204,8 @@ def _handle(
         return _err(exc.code, exc.message, seq)
     except Fenced:
         return None  # the table is another process's now: the connection is closed
+    except Unwritable:  # the database refuses the table's log: nothing was applied
+        return _err("unavailable", UNLOGGED, seq)
     except Exception:
         log_event("frame_failed", 40, code=table.code, seat=conn.seat, exc_info=True)
         return _err("internal", "the server failed on this frame", seq)
