@@ -18,12 +18,6 @@ from fangcheng.server import faults
 
 @pytest.mark.chaos
 @pytest.mark.timeout(150)
-@pytest.mark.xfail(
-    strict=False,
-    reason="waits for issue 35 items 1 (a closed table plays on: events after its close, "
-    "tick_failed), 2 (a hand dealt from a stale balance) and 6 (a hand whose store failed "
-    "is never stored)",
-)
 def test_a_short_chaos_run_on_sqlite_keeps_every_promise(tmp_path: Path) -> None:
     plan = Plan(seed=3, seconds=15.0, people=4, every_s=5.0)
     why = problem(plan)
