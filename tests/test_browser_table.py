@@ -155,8 +155,6 @@ def test_the_turn_shows_its_own_time_and_the_bank_apart(server: str, browser: An
     assert 1 <= secs <= 10, secs  # the turn's own 10 s, not 30
     assert page.locator(".countdown .bank").inner_text() == "+ 时间库 bank 20s"
     _shots(page, "turn-timer")
-    # the README's picture of the table (docs/table.jpg is a copy of it, kept small)
-    page.screenshot(path=ARTIFACTS / "readme-table.jpg", type="jpeg", quality=60)
     windows = [
         f
         for f in frames.received
