@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import test_trust_tables
 from fangcheng.server.log import Unwritable
 from fangcheng.server.tables import TableError
 from test_server_protocol import Clock, Seat, Server, _server, practice
@@ -28,16 +29,7 @@ def server() -> Iterator[Server]:
     yield from _server()
 
 
-@pytest.fixture
-def events() -> Iterator[Events]:
-    handler = Events()
-    logger = logging.getLogger("fangcheng.server")
-    level = logger.level
-    logger.addHandler(handler)
-    logger.setLevel(logging.DEBUG)
-    yield handler
-    logger.removeHandler(handler)
-    logger.setLevel(level)
+events = test_trust_tables.events  # the server's log events, as that module collects them
 
 
 def test_a_frame_the_log_refuses_is_answered_unavailable_and_applies_nothing(
