@@ -15,7 +15,12 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from fangcheng.platform.accounts import RELIEF, RELIEF_BELOW, SIGNUP_GRANT
+from fangcheng.platform.accounts import (
+    RELIEF,
+    RELIEF_BELOW,
+    SIGNUP_GRANT,
+    SIGNUP_GRANTS_PER_ADDRESS,
+)
 from fangcheng.rules.fans import Fan, Scope
 from fangcheng.rules.ruleset import KongPayers, RuleSet, find_rules
 from fangcheng.scoring.payments import RANKS, STAKE_TIERS
@@ -163,9 +168,11 @@ def platform(rules: RuleSet) -> list[str]:
     rows += [f"| {threshold or 0:,} | {title} |" for threshold, title in RANKS]
     rows += [
         "",
-        f"新账号送 {SIGNUP_GRANT:,} 金币; 余额低于 {RELIEF_BELOW} 每天可领救济 {RELIEF}. A new"
-        f" account gets {SIGNUP_GRANT:,} coins; below {RELIEF_BELOW} coins, {RELIEF} coins of"
-        " relief may be claimed once a UTC day.",
+        f"新账号送 {SIGNUP_GRANT:,} 金币 (同一地址每天前 {SIGNUP_GRANTS_PER_ADDRESS} 个账号);"
+        f" 余额低于 {RELIEF_BELOW} 每天可领救济 {RELIEF}. A new account gets"
+        f" {SIGNUP_GRANT:,} coins (the first {SIGNUP_GRANTS_PER_ADDRESS} accounts a UTC day"
+        f" from one address; later ones start at 0, D89); below {RELIEF_BELOW} coins,"
+        f" {RELIEF} coins of relief may be claimed once a UTC day.",
     ]
     return rows
 
