@@ -67,6 +67,9 @@ def _page(browser: Any, **kw: Any) -> Any:
     context = browser.new_context(viewport=LAPTOP, **kw)
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
+    # a page load fetches the whole client (a cold cache: a few dozen modules and tiles),
+    # which a loaded 2-core machine has been seen to take past WAIT_MS over
+    page.set_default_navigation_timeout(3 * WAIT_MS)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     # what the Content-Security-Policy refused (a console error, no page error)
