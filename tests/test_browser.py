@@ -57,6 +57,9 @@ def server() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless (each browser test module takes this fixture)."""
+    assert CHROMIUM.exists()
+    ARTIFACTS.mkdir(exist_ok=True)
     with sync_api.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
         yield b

@@ -32,12 +32,13 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+import test_browser
 from fangcheng.platform import schema
 from fangcheng.server.app import ServerSettings, create_app
 from fangcheng.server.hub import Hub
 from ledgerdb import FAST_HASHER
 from serving import serving
-from test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, PHONE, _page, _play_one
+from test_browser import ARTIFACTS, PHONE, _page, _play_one
 
 uvicorn = pytest.importorskip("uvicorn")
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -93,14 +94,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         engine.dispose()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    assert CHROMIUM.exists()
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
-        yield b
-        b.close()
+browser = test_browser.browser  # Debian's Chromium, one a module
 
 
 # --- what the pages say ---------------------------------------------------------------

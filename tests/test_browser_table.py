@@ -17,9 +17,10 @@ from typing import Any
 
 import pytest
 
+import test_browser
 from fangcheng.server.app import ServerSettings, create_app
 from serving import serving
-from test_browser import ACTIONABLE, ARTIFACTS, CHROMIUM, LAPTOP, LAUNCH_ARGS, PHONE, _login, _page
+from test_browser import ACTIONABLE, ARTIFACTS, LAPTOP, PHONE, _login, _page
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.timeout(180)
@@ -34,14 +35,7 @@ def server() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    assert CHROMIUM.exists()
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
-        yield b
-        b.close()
+browser = test_browser.browser  # Debian's Chromium, one a module
 
 
 class Frames:
