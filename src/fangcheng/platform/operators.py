@@ -133,7 +133,15 @@ def _own(lines: list[dict[str, Any]], account: int) -> int:
 
 
 def _json(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    try:
+        return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise Malformed(f"an audit's before and after are JSON: {exc}") from None
+
+
+def _address(address: str | None) -> str | None:
+    """An address as kept (its column's 64 characters: an IPv6 address has at most 45)."""
+    return None if address is None else str(address)[:64]
 
 
 class Operators(Accounts):
@@ -225,7 +233,7 @@ class Operators(Accounts):
                     token_hash=token_hash(token),
                     created_at=now,
                     expires_at=expires,
-                    address=address,
+                    address=_address(address),
                 )
             )
             after = {"expires": expires}
@@ -289,7 +297,7 @@ class Operators(Accounts):
                     operator_id=operator.id,
                     action=action,
                     target=target,
-                    address=address,
+                    address=_address(address),
                     before=_json(before),
                     after=_json(after),
                     reason=reason,
