@@ -10,14 +10,12 @@ goes unrecorded, and nothing is recorded that did not happen.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import secrets
 from dataclasses import dataclass
 from typing import Any, Final
 
 import sqlalchemy as sa
-from argon2.exceptions import InvalidHashError, VerificationError
 
 from fangcheng.platform import schema as t
 from fangcheng.platform.accounts import Accounts, Person, checked_name, token_hash
@@ -208,14 +206,10 @@ class Operators(Accounts):
                     t.operators.c.name_key == key, t.operators.c.disabled.is_(False)
                 )
             ).first()
-        stored = row.password_hash if row else self._dummy()
-        ok = False
-        with contextlib.suppress(VerificationError, InvalidHashError):
-            ok = isinstance(password, str) and self.hasher.verify(stored, password)
-        if row is None or not ok:  # an unknown name costs the same hashing
+        ok, new_hash = self._verify(row.password_hash if row else None, password)
+        if row is None or not ok:
             raise Unauthorized("wrong operator name or password")
         operator = Operator(row.id, row.name, row.role)
-        new_hash = self.hasher.hash(password) if self.hasher.check_needs_rehash(stored) else None
         token = secrets.token_urlsafe(32)
 
         def work(conn: sa.Connection) -> OperatorSession:
