@@ -13,6 +13,7 @@ import pytest
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
+from argon2 import PasswordHasher
 
 import ledgerdb
 from fangcheng.cli import main
@@ -475,3 +476,19 @@ def test_a_database_with_its_ledger_upgrades_to_operators_and_adjusts(
     with pytest.raises(RuntimeError, match="holds adjustments: it cannot go below 0005"):
         _migrate_to(platform, "0004", down=True)
     assert platform.adjust(boss, people[0], 7, "r", "k2").balance == platform.balance(people[0])
+
+
+def test_a_log_in_rehashes_a_password_hashed_with_older_parameters(
+    platform: Platform, admin: Operator, clock: FakeClock
+) -> None:
+    person = sign_up(platform, "alice")
+    stronger = Platform(platform.engine, clock=clock, hasher=PasswordHasher(2, 16, 1))
+    stronger.operator_log_in("boss", "operator password")
+    stronger.log_in("alice", PASSWORD)
+    with platform.engine.connect() as conn:
+        hashes = [
+            conn.execute(sa.select(table.c.password_hash).where(table.c.id == who)).scalar_one()
+            for table, who in ((schema.operators, admin.id), (schema.people, person))
+        ]
+    assert all(not stronger.hasher.check_needs_rehash(h) for h in hashes)
+    assert platform.operator_log_in("boss", "operator password").operator == admin
