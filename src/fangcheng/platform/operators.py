@@ -579,9 +579,10 @@ class Operators(Accounts):
 
     def admin_profile(self, person_id: int) -> dict[str, Any]:
         """Everything an operator reads of a person, as JSON: balance, 积分, title, its
-        freeze, its recent hands with their journals' lines, its sessions (when made and
-        when they end; never a token), the addresses it is known by, its sign-up, relief,
-        grant and adjustment journals, and its adjustments with who made them and why.
+        freeze, its recent hands with their journals' lines, its sessions (when made,
+        when they end and from where; never a token), the addresses it is known by (its
+        sign-up's, its sessions'), its sign-up, relief, grant and adjustment journals,
+        and its adjustments with who made them and why.
         (`Ranks.profile` is the person's own profile.)"""
         with self.engine.connect() as conn:
             person = conn.execute(
@@ -629,7 +630,11 @@ class Operators(Accounts):
                 .order_by(t.journal_lines.c.id)
             ).all()
             sessions = conn.execute(
-                sa.select(t.login_sessions.c.created_at, t.login_sessions.c.expires_at)
+                sa.select(
+                    t.login_sessions.c.created_at,
+                    t.login_sessions.c.expires_at,
+                    t.login_sessions.c.address,
+                )
                 .where(t.login_sessions.c.person_id == person_id)
                 .order_by(t.login_sessions.c.id)
             ).all()
@@ -691,8 +696,15 @@ class Operators(Accounts):
                 }
                 for h in hands
             ],
-            "sessions": [{"created": s.created_at, "expires": s.expires_at} for s in sessions],
-            "addresses": [a for a in (person.signup_address,) if a],
+            "sessions": [
+                {"created": s.created_at, "expires": s.expires_at, "address": s.address}
+                for s in sessions
+            ],
+            "addresses": list(
+                dict.fromkeys(
+                    a for a in (person.signup_address, *(s.address for s in sessions)) if a
+                )
+            ),
             "history": [
                 {
                     "journal_id": j.id,
