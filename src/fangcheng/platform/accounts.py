@@ -45,6 +45,7 @@ __all__ = [
     "Person",
     "Session",
     "checked_name",
+    "kept_address",
     "token_hash",
 ]
 
@@ -79,6 +80,12 @@ def checked_name(name: object) -> str:
     if not name.isprintable() or any(c.isspace() for c in name):
         raise BadName(f"{name!r}: a name has no spaces or control characters")
     return name
+
+
+def kept_address(address: str | None) -> str | None:
+    """An address as stored (its columns' 64 characters: an IPv6 address has at most
+    45)."""
+    return None if address is None else str(address)[:64]
 
 
 def _utc_day(moment: float) -> str:
@@ -247,7 +254,7 @@ class Accounts(Ledger):
                 token_hash=token_hash(token),
                 created_at=now,
                 expires_at=expires,
-                address=None if address is None else str(address)[:64],
+                address=kept_address(address),
             )
         )
         return Session(token, person, expires)

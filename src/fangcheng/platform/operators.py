@@ -18,7 +18,13 @@ from typing import Any, Final
 import sqlalchemy as sa
 
 from fangcheng.platform import schema as t
-from fangcheng.platform.accounts import Accounts, Person, checked_name, token_hash
+from fangcheng.platform.accounts import (
+    Accounts,
+    Person,
+    checked_name,
+    kept_address,
+    token_hash,
+)
 from fangcheng.platform.errors import (
     Conflict,
     Forbidden,
@@ -137,11 +143,6 @@ def _json(value: Any) -> str | None:
         raise Malformed(f"an audit's before and after are JSON: {exc}") from None
 
 
-def _address(address: str | None) -> str | None:
-    """An address as kept (its column's 64 characters: an IPv6 address has at most 45)."""
-    return None if address is None else str(address)[:64]
-
-
 class Operators(Accounts):
     """Operator accounts, their sessions and the audit; freezing accounts (D90) and
     adjusting coins (D91); what an operator reads of a person."""
@@ -227,7 +228,7 @@ class Operators(Accounts):
                     token_hash=token_hash(token),
                     created_at=now,
                     expires_at=expires,
-                    address=_address(address),
+                    address=kept_address(address),
                 )
             )
             after = {"expires": expires}
@@ -291,7 +292,7 @@ class Operators(Accounts):
                     operator_id=operator.id,
                     action=action,
                     target=target,
-                    address=_address(address),
+                    address=kept_address(address),
                     before=_json(before),
                     after=_json(after),
                     reason=reason,
