@@ -11,6 +11,7 @@ address is a trusted proxy's ``X-Forwarded-For`` (`test_trust_http`)."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import re
 import urllib.error
 import urllib.request
@@ -32,7 +33,7 @@ with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from fangcheng.cli import build_parser
+from fangcheng.cli import build_parser, main
 from fangcheng.server.app import ServerSettings, create_app
 from fangcheng.server.hub import SESSIONS_PER_MINUTE, Hub
 
@@ -148,6 +149,8 @@ def test_metrics_parse_and_count_a_played_coin_hand() -> None:
     with serving() as server:
         before = server.scrape()
         assert value(before, "fangcheng_frames_total", direction="in") == 0
+        gc.collect()  # timed by the app's probe (`gc.callbacks`)
+        assert value(server.scrape(), "fangcheng_gc_pause_seconds_count", generation="2") >= 1
         _, _, during = _a_coin_hand(server, "Qiaolian", "198.51.100.23")
         after = server.scrape()
     for samples in (during, after):
@@ -210,6 +213,22 @@ def test_metrics_answer_loopback_and_elsewhere_only_the_token() -> None:
             assert c.get("/readyz", headers=elsewhere).status_code == 200
 
 
+def test_tables_are_counted_by_kind() -> None:
+    with serving() as server:
+        c = server.client
+        token = c.post("/api/session", json={"name": "Ann"}, headers=HERE).json()["token"]
+        me = {**HERE, "authorization": f"Bearer {token}"}
+        assert c.post("/api/practice", json={"bot": "efficient"}, headers=me).status_code == 200
+        samples = server.scrape()
+    kinds = {
+        dict(labels)["kind"]: n
+        for (name, labels), n in samples.items()
+        if name == "fangcheng_tables"
+    }
+    assert kinds == {"point": 0, "practice": 1, "coin": 0}
+    assert value(samples, "fangcheng_people_seated", process="local") == 1
+
+
 def test_metrics_address_serves_them_on_a_listener_of_their_own() -> None:
     port = free_port()
     with serving(metrics_address=("127.0.0.1", port)):
@@ -221,11 +240,14 @@ def test_metrics_address_serves_them_on_a_listener_of_their_own() -> None:
         assert other.value.code == 404
 
 
-def test_serve_takes_the_metrics_settings() -> None:
+def test_serve_takes_the_metrics_settings(capsys: pytest.CaptureFixture[str]) -> None:
     args = build_parser().parse_args(
         ["serve", "--metrics-token", TOKEN, "--metrics-address", "10.0.0.5:9100"]
     )
     assert (args.metrics_token, args.metrics_address) == (TOKEN, "10.0.0.5:9100")
+    for wrong in (["--metrics-token", "short"], ["--metrics-address", "10.0.0.5"]):
+        assert main(["serve", *wrong]) == 2  # refused before anything starts
+        assert wrong[0] in capsys.readouterr().err
 
 
 def test_readyz_is_503_when_the_database_is_gone(tmp_path: Path) -> None:

@@ -4,6 +4,10 @@
 hub's life — tables rebuilt from their logs at the start, the collector policy, the
 tables handed on at the end.
 
+``/healthz``, ``/readyz`` and ``/metrics`` are `fangcheng.server.health`'s; the metrics'
+probes (the loop's lag, the collector's pauses) and their own listener, if any, live as
+long as the app.
+
 With ``redis`` set it is one of many processes (`fangcheng.server.cluster`): the hub's
 directory says which tables are its own; a request or websocket for another process's
 table is passed on to it (`fangcheng.server.relay`).

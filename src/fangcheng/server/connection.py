@@ -60,6 +60,6 @@ async def _writer(ws: WebSocket, conn: Connection) -> None:
         if conn.log is not None and not await conn.log.wait(logged):
             break  # fenced: the table is another process's (`Hub.drop` closes this)
         await ws.send_text(_ENCODE.encode(frame).decode())
-        conn.metrics.frame("out")
+        conn.metrics.frames_out += 1
     if conn.close_code is not None:
         await ws.close(conn.close_code)

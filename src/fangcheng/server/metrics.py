@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 __all__ = ["LAG_PROBE_S", "UNCOUNTED", "Census", "Metrics"]
@@ -41,45 +41,16 @@ class Census:
     journals: Mapping[str, int] = field(default_factory=dict)
 
 
-class _Read(Collector):
-    """The gauges of a `Census`, taken when scraped (nothing to keep up meanwhile)."""
-
-    def __init__(self, census: Callable[[], Census]) -> None:
-        self.census = census
-
-    def collect(self) -> Iterator[Metric]:
-        now = self.census()
-        process = [now.process]
-        tables = GaugeMetricFamily(
-            "fangcheng_tables", "Tables this process runs", labels=["kind", "process"]
-        )
-        for kind in ("practice", "private", "coin"):
-            tables.add_metric([kind, now.process], now.tables.get(kind, 0))
-        yield tables
-        for name, help_, value in (
-            ("fangcheng_people_seated", "People (and outside bots) seated here", now.seated),
-            ("fangcheng_connections", "Open websockets", now.connections),
-            ("fangcheng_tuoguan_seats", "Seats of people played by 托管 now", now.tuoguan),
-        ):
-            gauge = GaugeMetricFamily(name, help_, labels=["process"])
-            gauge.add_metric(process, value)
-            yield gauge
-        journals = GaugeMetricFamily(
-            "fangcheng_ledger_journals", "Journals in the ledger, by kind", labels=["kind"]
-        )
-        for kind, count in sorted(now.journals.items()):
-            journals.add_metric([kind], count)
-        yield journals
-
-
-class Metrics:
+class Metrics(Collector):
     """The app's registry and what is counted in it (each name ``fangcheng_…``)."""
 
     def __init__(self) -> None:
         self.registry = r = CollectorRegistry()
-        self.frames = Counter(
-            "fangcheng_frames", "Websocket frames", ["direction"], registry=r
-        )  # in: from clients, out: to them
+        #: Websocket frames from clients and to them: plain counts (every frame counts,
+        #: so as cheaply as can be), reported as the counter ``fangcheng_frames``.
+        self.frames_in = self.frames_out = 0
+        self._census: Callable[[], Census] | None = None
+        r.register(self)
         self.action_seconds = Histogram(
             "fangcheng_action_seconds",
             "Time to apply a seat's move on the event loop (its log's commit not counted)",
@@ -129,7 +100,6 @@ class Metrics:
             registry=r,
         )
         for counter, values in (  # every series from the start: a rate of 0 is a rate
-            (self.frames, ("in", "out")),
             (self.timeouts, ("claim", "turn")),
             (self.settlements, ("booked", "failed", "refused")),
             (self.rate_limited, ("http", "socket", "frame")),
@@ -143,9 +113,6 @@ class Metrics:
         self._gc_started = 0.0
 
     # --- counting, one call where it happens --------------------------------------------
-
-    def frame(self, direction: Literal["in", "out"]) -> None:
-        self.frames.labels(direction).inc()
 
     def timed_out(self, window: bool) -> None:
         """A person's prompt ran out: a claim window's or a turn's timer."""
@@ -163,7 +130,39 @@ class Metrics:
 
     def watch(self, census: Callable[[], Census]) -> None:
         """Report ``census()`` at every scrape."""
-        self.registry.register(_Read(census))
+        self._census = census
+
+    def collect(self) -> Iterator[Metric]:
+        """What is read when scraped: the frames' counts, and the census's gauges
+        (nothing to keep up meanwhile)."""
+        frames = CounterMetricFamily("fangcheng_frames", "Websocket frames", labels=["direction"])
+        frames.add_metric(["in"], self.frames_in)
+        frames.add_metric(["out"], self.frames_out)
+        yield frames
+        if self._census is None:
+            return
+        now = self._census()
+        process = [now.process]
+        tables = GaugeMetricFamily(
+            "fangcheng_tables", "Tables this process runs", labels=["kind", "process"]
+        )
+        for kind in ("point", "practice", "coin"):
+            tables.add_metric([kind, now.process], now.tables.get(kind, 0))
+        yield tables
+        for name, help_, value in (
+            ("fangcheng_people_seated", "People (and outside bots) seated here", now.seated),
+            ("fangcheng_connections", "Open websockets", now.connections),
+            ("fangcheng_tuoguan_seats", "Seats of people played by 托管 now", now.tuoguan),
+        ):
+            gauge = GaugeMetricFamily(name, help_, labels=["process"])
+            gauge.add_metric(process, value)
+            yield gauge
+        journals = GaugeMetricFamily(
+            "fangcheng_ledger_journals", "Journals in the ledger, by kind", labels=["kind"]
+        )
+        for kind, count in sorted(now.journals.items()):
+            journals.add_metric([kind], count)
+        yield journals
 
     def text(self) -> bytes:
         """The Prometheus text exposition of everything above."""

@@ -127,7 +127,7 @@ async def _play(ws: WebSocket) -> None:
     limit = RateLimit(hub.settings.rate, hub.settings.burst, hub.now())
     try:
         while (raw := await _receive(ws)) is not None:
-            hub.metrics.frame("in")
+            hub.metrics.frames_in += 1
             reply = _handle(hub, table, conn, person, raw, limit)
             if hub.fenced(table):
                 break
