@@ -285,11 +285,15 @@ def test_experts_out_of_time_play_the_strong_bots_game_and_say_so(
     """A search not done in the server's ``expert_seconds`` (here none has any) is given
     up for the strong bot's choice: the table plays on as experts that keep every choice
     of their strong bots would (the strong bots' game), and each decision given up is
-    logged ``expert_late``. With the time to search, the experts' hand is another (the
-    test could fail)."""
+    logged ``expert_late`` and counted in the metrics. With the time to search, the
+    experts' hand is another (the test could fail)."""
     caplog.set_level(logging.WARNING, logger="fangcheng.server")
-    late = [_events(server, "expert") for server in _experts(expert_seconds=0, expert_workers=1)]
+    late, given_up = [], None
+    for server in _experts(expert_seconds=0, expert_workers=1):
+        late.append(_events(server, "expert"))
+        given_up = server.hub.metrics.registry.get_sample_value("fangcheng_expert_given_up_total")
     assert "expert_late" in caplog.text
+    assert given_up == caplog.text.count("expert_late")
     caplog.clear()
     timely = [_events(server, "expert") for server in _experts(expert_playouts=24)]
     assert "expert_late" not in caplog.text

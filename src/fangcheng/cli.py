@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -267,6 +268,19 @@ def build_parser() -> argparse.ArgumentParser:
         " (default %(default)s; 0: a thread of the server's own, which holds up every"
         " table's frames while an expert thinks)",
     )
+    serve.add_argument(
+        "--metrics-token",
+        metavar="T",
+        default=os.environ.get("FANGCHENG_METRICS_TOKEN"),
+        help="GET /metrics answers loopback, and elsewhere only 'Authorization: Bearer T'"
+        " (default $FANGCHENG_METRICS_TOKEN, which keeps it out of the process list)",
+    )
+    serve.add_argument(
+        "--metrics-address",
+        metavar="HOST:PORT",
+        help="also serve GET /metrics alone on this listener (an internal address) to"
+        " whoever reaches it",
+    )
     many = serve.add_argument_group(
         "many processes (docs/deploy.md)",
         "with --redis this is one of N interchangeable processes behind one address, sharing "
@@ -296,7 +310,6 @@ def build_parser() -> argparse.ArgumentParser:
 def _serve(args: argparse.Namespace) -> int:
     import importlib.util
     import ipaddress
-    import os
     from pathlib import Path
 
     try:
@@ -352,6 +365,16 @@ def _serve(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
+    metrics_address = None
+    if args.metrics_address is not None:
+        host, _, port = args.metrics_address.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            print("fangcheng serve: --metrics-address: HOST:PORT", file=sys.stderr)
+            return 2
+        metrics_address = (host.strip("[]"), int(port))
+    if args.metrics_token is not None and len(args.metrics_token) < 16:
+        print("fangcheng serve: --metrics-token: at least 16 characters", file=sys.stderr)
+        return 2
     try:
         faults.install()  # the fault-injection run's plan, if any (tests/chaos.py)
     except ValueError as exc:
@@ -374,6 +397,8 @@ def _serve(args: argparse.Namespace) -> int:
         redis_prefix=args.redis_prefix,
         advertise=args.advertise or f"http://{args.host}:{args.port}",
         lease_ms=args.lease_ms,
+        metrics_token=args.metrics_token,
+        metrics_address=metrics_address,
     )
     app = create_app(settings)
     many = "" if args.redis is None else f", one of many via {args.redis}"

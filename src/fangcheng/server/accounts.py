@@ -62,6 +62,7 @@ async def _session(request: Request, sign_up: bool) -> Response:
             async with passwords.turn():
                 session = await run_in_threadpool(platform.log_in, body.name, body.password)
         except LoginFailed:
+            hub.metrics.login_failures.inc()
             passwords.failed(body.name, hub.now())
             raise
         passwords.succeeded(body.name)

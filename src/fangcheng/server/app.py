@@ -4,6 +4,10 @@
 hub's life — tables rebuilt from their logs at the start, the collector policy, the
 tables handed on at the end.
 
+``/healthz``, ``/readyz`` and ``/metrics`` are `fangcheng.server.health`'s; the metrics'
+probes (the loop's lag, the collector's pauses) and their own listener, if any, live as
+long as the app.
+
 With ``redis`` set it is one of many processes (`fangcheng.server.cluster`): the hub's
 directory says which tables are its own; a request or websocket for another process's
 table is passed on to it (`fangcheng.server.relay`).
@@ -24,6 +28,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from fangcheng.server import health
 from fangcheng.server.assets import Assets
 from fangcheng.server.cluster import Directory, RedisDirectory
 from fangcheng.server.collector import collector
@@ -84,6 +89,7 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
         )
     )
     hub = Hub(settings, Store(settings.db), directory=directory)
+    hub.metrics.watch(lambda: health.census(hub))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -92,20 +98,24 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
             await directory.start(hub)  # it takes over tables whose owner is gone
         else:
             hub.recover()
-        policy = (
-            None if settings.freeze_s is None else asyncio.create_task(collector(settings.freeze_s))
-        )
+        tasks = [asyncio.create_task(hub.metrics.probe())]  # the loop's lag, the GC's pauses
+        if settings.freeze_s is not None:
+            tasks.append(asyncio.create_task(collector(settings.freeze_s)))
+        where = settings.metrics_address
+        listener = None if where is None else await health.serve_metrics(hub, *where)
         yield
-        if policy is not None:
-            policy.cancel()
+        if listener is not None:
+            listener.close()
+        for task in tasks:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await policy
+                await task
         for table in list(hub.tables.values()):  # their logs rebuild them at the next start
             hub.close(table, ended=False)
         await directory.stop()  # (many processes: another takes them over now)
         hub.thinker.close()
 
-    routes = routes_of()
+    routes = [*health.routes(), *routes_of()]
     if STATIC.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     middleware = [

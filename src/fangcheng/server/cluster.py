@@ -117,6 +117,13 @@ class Directory:
     """This process alone: every table is here, every lease held, nothing to tell."""
 
     clustered: ClassVar[bool] = False
+    #: This process among many (its leases' owner, in its log lines and its metrics).
+    id: str = "local"
+
+    async def unready(self) -> list[str]:
+        """What keeps this process from playing its tables now (``/readyz``): alone,
+        nothing beyond its database."""
+        return []
 
     def reserve(self, taken: Collection[str], rng: random.Random) -> tuple[str, str]:
         """A new table's code (not in ``taken``) and uid."""
@@ -296,6 +303,17 @@ class RedisDirectory(Directory):
 
     def holds(self, uid: str) -> bool:
         return self.leases.held(uid)
+
+    async def unready(self) -> list[str]:
+        """``redis``: it does not answer a PING now (within the client's timeout);
+        ``leases``: this process's heartbeat has not been renewed since Redis was last
+        lost (its tables pause, it takes none over)."""
+        problems = [] if self.up else ["leases"]
+        try:
+            await self.redis.ping()
+        except _REDIS_ERRORS:
+            problems.insert(0, "redis")
+        return problems
 
     def changed(self) -> None:
         self._dirty.set()

@@ -315,6 +315,7 @@ class CoinTable(Table):
                 settled = self.platform.settle_hand(hand_id, start, record)
         except PlatformError as exc:  # refused: its content will not do better later
             log_event("settle_refused", 40, code=self.code, hand=hand_id, why=type(exc).__name__)
+            self.metrics.settled("refused")
             coins: dict[str, Any] = {"hand": hand_id, "error": str(exc)}
         except Exception:  # the database failed: settled again before the next deal
             return self._later(hand_id, record)
@@ -325,6 +326,7 @@ class CoinTable(Table):
                 self._retitle()
             except Exception:
                 return self._later(hand_id, record)
+            self.metrics.settled("booked")
             coins = {
                 "hand": hand_id,
                 "room": self.room,
@@ -345,6 +347,7 @@ class CoinTable(Table):
         """The database failed a hand's booking: it waits in ``unsettled``, and the
         table deals no hand until it is booked (`_booked_up`)."""
         log_event("settle_failed", 40, code=self.code, hand=hand_id, exc_info=True)
+        self.metrics.settled("failed")
         self.unsettled[hand_id] = record
         return {"hand": hand_id, "error": "the ledger failed: settled later"}
 
@@ -369,6 +372,7 @@ class CoinTable(Table):
         says were."""
         for hand_id, record in list(self.unsettled.items()):
             if not self._replaying():
+                self.metrics.settlement_retries.inc()
                 self._book(hand_id, record)
                 continue
             assert self._replay is not None

@@ -10,6 +10,7 @@ import msgspec
 from starlette.websockets import WebSocket
 
 from fangcheng.server.log import TableLog
+from fangcheng.server.metrics import UNCOUNTED, Metrics
 from fangcheng.server.security import log_event
 
 __all__ = ["Connection"]
@@ -22,10 +23,13 @@ class Connection:
     """One websocket at a table: frames queued by the table, written by one task, each
     once the table's log has committed what was written before it (``log``), so that a
     client is never shown more than a rebuilt table would have. A client that reads too
-    slowly is dropped (it may reconnect and get the full state)."""
+    slowly is dropped (it may reconnect and get the full state). ``metrics``: where the
+    frames written are counted."""
 
-    def __init__(self, seat: int | None, log: TableLog | None = None) -> None:
-        self.seat, self.log = seat, log
+    def __init__(
+        self, seat: int | None, log: TableLog | None = None, metrics: Metrics = UNCOUNTED
+    ) -> None:
+        self.seat, self.log, self.metrics = seat, log, metrics
         self.queue: asyncio.Queue[tuple[dict[str, Any], int] | None] = asyncio.Queue()
         self.lagging = False
         self.close_code: int | None = None  # set: the writer closes the socket with it
@@ -56,5 +60,6 @@ async def _writer(ws: WebSocket, conn: Connection) -> None:
         if conn.log is not None and not await conn.log.wait(logged):
             break  # fenced: the table is another process's (`Hub.drop` closes this)
         await ws.send_text(_ENCODE.encode(frame).decode())
+        conn.metrics.frames_out += 1
     if conn.close_code is not None:
         await ws.close(conn.close_code)

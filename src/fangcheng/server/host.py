@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from fangcheng.platform import Platform
+from fangcheng.server.metrics import Metrics
 from fangcheng.server.store import Store
 from fangcheng.server.tables import Finished, Table, Thinker
 
@@ -20,6 +21,7 @@ class TableHost(Protocol):
     #: code → the table this process runs; person → the code of the table they sit at
     tables: dict[str, Table]
     sitting: dict[int, str]
+    metrics: Metrics
 
     @property
     def platform(self) -> Platform: ...

@@ -60,6 +60,7 @@ def guarded(endpoint: _Endpoint) -> _Endpoint:
         try:
             return await endpoint(request)
         except TableError as exc:
+            hub_of(request).metrics.refused(exc.code, "http")
             return error(exc.code, exc.message)
         except PlatformError as exc:  # the platform's refusals say what and why
             return error("forbidden", str(exc))

@@ -21,6 +21,7 @@ from fangcheng.server.cluster import Directory
 from fangcheng.server.coins import CoinTable, coin_settings
 from fangcheng.server.connection import Connection
 from fangcheng.server.log import TableLog, Unwritable, crash_on_commit
+from fangcheng.server.metrics import Metrics
 from fangcheng.server.passwords import Passwords
 from fangcheng.server.security import LOOPBACK, RateLimit, log_event
 from fangcheng.server.settings import ServerSettings
@@ -53,6 +54,7 @@ class Hub:
     sockets: collections.Counter[str] = field(default_factory=collections.Counter)
     passwords: Passwords = field(default_factory=Passwords)
     directory: Directory = field(default_factory=Directory)
+    metrics: Metrics = field(default_factory=Metrics)
 
     def __post_init__(self) -> None:
         seed = self.settings.seed
@@ -60,7 +62,11 @@ class Hub:
         self._platform: Platform | None = None
         settings = self.settings
         self.thinker = Thinker(
-            settings.expert_playouts, self.poke, settings.expert_seconds, settings.expert_workers
+            settings.expert_playouts,
+            self.poke,
+            settings.expert_seconds,
+            settings.expert_workers,
+            self.metrics,
         )
 
     @property
@@ -74,6 +80,11 @@ class Hub:
                 options["hasher"] = self.settings.hasher
             self._platform = Platform.open(self.settings.db, **options)
             crash_on_commit(self._platform)  # the crash tests' way in (log.py)
+        return self._platform
+
+    @property
+    def platform_opened(self) -> Platform | None:
+        """The coin platform if something has opened it (a look must not migrate it)."""
         return self._platform
 
     def person(self, token: str) -> Person | None:
@@ -124,6 +135,7 @@ class Hub:
             on_hand=self.store_hand,
             practice=practice,
             thinker=self.thinker,
+            metrics=self.metrics,
         )
         self._add(table, "point")
         self.sit(owner, table)
@@ -151,6 +163,7 @@ class Hub:
             seed=self.rng.randrange(2**63),
             on_hand=self.store_hand,
             thinker=self.thinker,
+            metrics=self.metrics,
             room=room,
             platform=self.platform,
             house_bot=self.settings.house_bot,

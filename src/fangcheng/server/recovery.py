@@ -67,6 +67,7 @@ def rebuild(hub: TableHost, uid: str, entries: list[Entry], now: int) -> Table:
         "uid": uid,
         "log": TableLog(hub.store.engine, uid, len(entries)),
         "thinker": hub.thinker,
+        "metrics": hub.metrics,
     }
     table: Table
     if "room" in data:

@@ -61,3 +61,8 @@ class ServerSettings:
     redis_prefix: str = "fangcheng:"
     advertise: str = "http://127.0.0.1:8000"
     lease_ms: int = LEASE_MS
+    #: ``GET /metrics`` (docs/operations.md): loopback may read it; elsewhere only the
+    #: bearer of this token (None: nobody else); ``metrics_address`` (host, port): a
+    #: listener of its own that serves it to whoever reaches it (None: none).
+    metrics_token: str | None = None
+    metrics_address: tuple[str, int] | None = None

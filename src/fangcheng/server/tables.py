@@ -31,6 +31,7 @@ from fangcheng.protocol import Action, Event, IllegalActionError, Observation, P
 from fangcheng.protocol.wire import TableSettings, observation_data, observation_json
 from fangcheng.rules.ruleset import OptionError, configure, find_rules
 from fangcheng.server.log import LogError, Replay, TableLog, Unwritable, crash_point
+from fangcheng.server.metrics import UNCOUNTED, Metrics
 from fangcheng.server.security import log_event
 
 __all__ = [
@@ -180,6 +181,8 @@ class Table:
     log: TableLog | None = field(default=None, repr=False)
     #: Slow bots (the expert) decide there; None: every bot at once, in the table's call.
     thinker: Thinker | None = field(default=None, repr=False)
+    #: Where its timeouts (and a coin table's bookings) are counted: the server's.
+    metrics: Metrics = field(default=UNCOUNTED, repr=False)
     seats: list[Seat] = field(default_factory=lambda: [Seat() for _ in range(4)])
     status: Literal["waiting", "playing", "between", "finished"] = "waiting"
     match: Match | None = None
@@ -637,6 +640,7 @@ class Table:
         prompt = self.prompts[seat]
         if s.kind != "bot" and not s.auto and not self._forced(seat) and now >= prompt.deadline:
             s.auto = s.kept = True  # the bank is spent as `_apply` books the time taken
+            self.metrics.timed_out(prompt.window)
             self._broadcast_table()
 
         def ask() -> tuple[Player, Action]:

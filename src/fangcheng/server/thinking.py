@@ -56,6 +56,7 @@ from fangcheng.engine import Round
 from fangcheng.players import Bot, StrongBot, make_bot
 from fangcheng.protocol import Action, Observation
 from fangcheng.server.coins import CoinTable
+from fangcheng.server.metrics import UNCOUNTED, Metrics
 from fangcheng.server.security import log_event
 from fangcheng.server.tables import Listener, Prompt, Table, TableError
 from fangcheng.server.workers import start_workers
@@ -75,7 +76,7 @@ class Thinker:
     """Where the server's slow bots and hints think: ``workers`` processes (0: one
     thread of this one); ``poke(table)`` wakes a table's timer when an answer is in
     (`fangcheng.server.hub.Hub.poke`); ``seconds``: the time each may take from when it
-    is asked."""
+    is asked; ``metrics``: where searches given up are counted."""
 
     def __init__(
         self,
@@ -83,6 +84,7 @@ class Thinker:
         poke: Callable[[Table], None],
         seconds: float = TABLE_SECONDS,
         workers: int = TABLE_WORKERS,
+        metrics: Metrics = UNCOUNTED,
     ) -> None:
         if not 1 <= playouts <= MAX_PLAYOUTS:
             raise ValueError(f"expert playouts: 1..{MAX_PLAYOUTS}, not {playouts}")
@@ -91,6 +93,7 @@ class Thinker:
         if not 0 <= workers <= MAX_WORKERS:
             raise ValueError(f"expert workers: 0..{MAX_WORKERS}, not {workers}")
         self.playouts, self.poke, self.seconds, self.workers = playouts, poke, seconds, workers
+        self.metrics = metrics
         self._pool: Executor | None = None  # made when a table first seats an expert
         #: (table uid, seat) → (prompt seq, its hint, done or under way)
         self._hints: dict[tuple[str, int], tuple[int, asyncio.Future[tuple[Action, str]]]] = {}
@@ -163,6 +166,7 @@ class Thinker:
             else:
                 if late:
                     bot.late += 1
+                    self.metrics.expert_given_up.inc()
                     log_event("expert_late", 30, code=table.code, seat=seat, seconds=self.seconds)
             table.thought(seat, seq, action)
             self.poke(table)

@@ -44,6 +44,7 @@ async def play(ws: WebSocket) -> None:
     One address holds at most `SOCKETS_PER_ADDRESS` at once: beyond, ``rate`` and 4429."""
     hub, address = _hub(ws), address_of(ws)
     if address not in LOOPBACK and hub.sockets[address] >= SOCKETS_PER_ADDRESS:
+        hub.metrics.refused("rate", "socket")
         await ws.accept()
         await ws.send_json(_err("rate", f"at most {SOCKETS_PER_ADDRESS} connections an address"))
         await ws.close(4429)
@@ -118,7 +119,7 @@ async def _play(ws: WebSocket) -> None:
         )
         await ws.close(4403)
         return
-    conn = Connection(seat, table.log)
+    conn = Connection(seat, table.log, hub.metrics)
     writer = asyncio.get_running_loop().create_task(_writer(ws, conn))
     table.attach(conn, hub.now())
     hub.poke(table)
@@ -126,6 +127,7 @@ async def _play(ws: WebSocket) -> None:
     limit = RateLimit(hub.settings.rate, hub.settings.burst, hub.now())
     try:
         while (raw := await _receive(ws)) is not None:
+            hub.metrics.frames_in += 1
             reply = _handle(hub, table, conn, person, raw, limit)
             if hub.fenced(table):
                 break
@@ -163,6 +165,7 @@ def _handle(
     """One frame after the hello: its answer, if any (the table sends the rest)."""
     now = hub.now()
     if not limit.allow(now):
+        hub.metrics.refused("rate", "frame")
         return _err("rate", "too many frames: at most 20 a second")
     seq = None
     try:
@@ -175,7 +178,8 @@ def _handle(
                 seq = frame.seq
                 if conn.seat is None:
                     raise TableError("not_your_turn", "a spectator does not play")
-                table.act(conn.seat, frame.seq, frame.action, now)
+                with hub.metrics.action_seconds.time():
+                    table.act(conn.seat, frame.seq, frame.action, now)
             case wire.PingFrame():
                 return {"type": "pong"}
             case wire.HintFrame():  # answered when made (`fangcheng.server.thinking`)
