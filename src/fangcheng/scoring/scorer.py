@@ -23,6 +23,7 @@ from fangcheng.scoring.payments import (
     deltas_of,
     effective_base,
     kong_payments,
+    may_pay_kongs,
     piao_payments,
     service_fees,
 )
@@ -435,15 +436,17 @@ def score(situation: Situation) -> Score:
         for t in piao:
             deltas[t.payer] -= t.amount
             deltas[t.payee] += t.amount
-    kong_items = kong_payments(
-        s.rules,
-        options,
-        s.base,
-        s.dealer,
-        zip(s.concealed, s.melds, strict=True),
-        treasure=s.treasure,
-        won=s.won,
-    )
+    kong_items: tuple[KongPayment, ...] = ()
+    if may_pay_kongs(s.rules, s.concealed, s.melds, s.treasure):
+        kong_items = kong_payments(
+            s.rules,
+            options,
+            s.base,
+            s.dealer,
+            zip(s.concealed, s.melds, strict=True),
+            treasure=s.treasure,
+            won=s.won,
+        )
     if kong_items:
         kongs = deltas_of(t for k in kong_items for t in k.transfers)
         nets = tuple([d + k for d, k in zip(deltas, kongs, strict=True)])
