@@ -41,7 +41,6 @@ SEATS: Final = range(4)
 _OTHERS: Final = tuple(tuple(p for p in SEATS if p != seat) for seat in SEATS)
 # enum members looked up once (a lookup on the class is slow): kong_payments reads the
 # meld kinds for every meld of every win
-_BY_OTHERS: Final = KongPayers.OTHERS
 _BY_SOURCE: Final = KongPayers.SOURCE
 _BY_UNFINISHED: Final = KongPayers.UNFINISHED
 _PENG: Final = MeldKind.PENG
@@ -195,7 +194,7 @@ def kong_payments(
     triplets = treasure is not None and table.treasure_triplet
     out: list[KongPayment] = []
     for seat, (concealed, melds) in enumerate(seats):
-        others = _payers(_BY_OTHERS, seat, None, won)
+        others = _OTHERS[seat]  # who pays a kong of the OTHERS policy (`_payers`)
         for meld in melds:
             if not meld.pays:
                 continue
