@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import cache
-from itertools import chain
-from operator import attrgetter
 from typing import Final, NamedTuple
 
 from fangcheng.rules.ruleset import KongPayers, KongTable, Options, RuleSet
@@ -143,9 +141,6 @@ def _kong(
     return _new(KongPayment, (seat, reason, tuple(transfers), face))
 
 
-_PAYS: Final = attrgetter("pays")
-
-
 def may_pay_kongs(
     rules: RuleSet,
     concealed: Sequence[bytes],
@@ -155,10 +150,12 @@ def may_pay_kongs(
     """Whether `kong_payments` can find anything in these seats: a meld that pays
     (`Meld.pays`), or in baicheng a concealed 中发白 set (D23) or three concealed
     treasures (D27). False means it finds nothing: a win's scorer asks this first, since
-    most wins have no kong (of the golden corpus's 2,030, 1,300), and looking through
-    their melds costs ten times this screen."""
-    if any(map(_PAYS, chain.from_iterable(melds))):  # in C: no Python call per meld
-        return True
+    most wins have no kong (of the golden corpus's 2,030, 1,300), and on one
+    `kong_payments` costs six times this screen (2.0 against 0.34 µs)."""
+    for seat_melds in melds:  # plain loops: three iterators in C cost more (0.37 µs a
+        for meld in seat_melds:  # win against 0.20, the kong-free golden wins)
+            if meld.pays:
+                return True
     table = rules.kongs
     if rules.xuanfeng and table.xuanfeng:
         for c in concealed:
