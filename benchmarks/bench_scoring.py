@@ -15,9 +15,10 @@ Every contender scores its whole set once per round, the rounds taking turns in 
 process (process CPU time, so other work on the machine does not count, though it still
 slows what is measured); a contender's figure is its best round, and each ratio is of
 two best rounds of the same run. The scorer keeps the legal readings of a hand it has
-seen (`fangcheng.rules.requirements.legal_readings`): ``warm`` is the rounds after the
-first, as a long-running engine or bot meets wins, ``cold`` the same with the memo
-emptied before each round, so that every win is new to it.
+seen and the facts of its tiles (`fangcheng.rules.requirements.legal_win`): ``warm`` is
+the rounds after the first, as a long-running engine or bot meets wins, ``cold`` the same
+with the memos emptied before each round (`RuleSet.forget`), so that every win is new to
+it.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def contenders(
 
     def forget() -> None:
         for rules in tables:
-            rules.legal_memo.clear()
+            rules.forget()
 
     out: dict[str, tuple[Callable[[], object], int]] = {
         "fangcheng score, warm": (ours, len(wins)),

@@ -51,6 +51,7 @@ def test_every_function_agrees_with_its_python_code(
         lambda h: hand.waits(h, shapes=shapes, melds=["111z"]),
         lambda h: hand.draw_shanten(h, shapes=shapes),
         lambda h: hand.discard_shanten(h, shapes=shapes),
+        lambda h: hand.decompositions(h, shapes=shapes),
     ]
     compared = 0
     for h in rows:
@@ -61,12 +62,64 @@ def test_every_function_agrees_with_its_python_code(
     assert compared > len(rows) * 3  # most calls are legal, not errors
 
 
+def _complete(rng: np.random.Generator, melds: int, faces: list[int]) -> bytes | None:
+    """A hand of ``melds`` groups and a pair, of ``faces``: pungs, chows, 中发白 sets, and
+    now and then three chows of one start (three pungs too) where readings multiply."""
+    counts = [0] * 34
+    left = melds
+    while left:
+        kind, t = rng.integers(4), int(rng.choice(faces))
+        run = t < 27 and t % 9 < 7
+        if kind == 0 and run:
+            group = [t, t + 1, t + 2]
+        elif kind == 1 and run and left >= 3:
+            group, left = [t, t + 1, t + 2] * 3, left - 2
+        elif kind == 2 and rng.integers(3) == 0:
+            group = [31, 32, 33]
+        else:
+            group = [t] * 3
+        left -= 1
+        for g in group:
+            counts[g] += 1
+    counts[int(rng.choice(faces))] += 2
+    return bytes(counts) if max(counts) <= 4 else None
+
+
+@built
+@pytest.mark.parametrize("shapes", SHAPES)
+def test_decompositions_of_complete_hands_agree_with_the_python_code(
+    shapes: Shapes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every reading, in the order found (the scorer keeps the first of equal ones, D2),
+    of complete hands of every size, most of one suit and the honours where readings
+    multiply."""
+    rng = np.random.default_rng(40)
+    several = compared = 0
+    for _ in range(3000):
+        suit = 9 * int(rng.integers(3))
+        kind = rng.integers(3)  # every face; one suit; one suit, E and C
+        honours = [27, 31] if kind == 2 else []
+        faces = list(range(34)) if kind == 0 else [*range(suit, suit + 9), *honours]
+        h = _complete(rng, int(rng.choice([0, 1, 2, 3, 4, 4, 4])), faces)
+        if h is None:
+            continue
+        with_kernel, reference = both(
+            monkeypatch,
+            lambda: hand.decompositions(h, shapes=shapes),  # noqa: B023
+        )
+        assert with_kernel == reference, (list(h), with_kernel, reference)
+        assert hand._K.decompose1(h, shapes.dragon_set) is not None  # the kernel answered
+        compared += 1
+        several += isinstance(reference, list) and len(reference) > 1
+    assert compared > 2000 and several > 200
+
+
 @built
 def test_bad_hands_raise_the_python_codes_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     fifth = bytes([5] + [0] * 33)
     too_many = bytes([3] * 5 + [0] * 29)
     for h in (fifth, too_many, bytes(34)):
-        for func in (hand.is_win, hand.shanten, hand.waits, hand.draw_shanten):
+        for func in (hand.is_win, hand.shanten, hand.waits, hand.draw_shanten, hand.decompositions):
             with_kernel, reference = both(monkeypatch, lambda: func(h))  # noqa: B023
             assert isinstance(reference, Raised)
             assert with_kernel == reference

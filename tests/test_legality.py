@@ -21,6 +21,7 @@ from fangcheng.rules.requirements import (
     is_legal_win,
     legal_arrangements,
     legal_readings,
+    legal_win,
     may_meld_discard,
     wait_set,
 )
@@ -113,6 +114,41 @@ def test_legal_readings_remembered_are_those_found(rules: RuleSet) -> None:
     assert replaced.legal_memo
     copy = pickle.loads(pickle.dumps(replaced))
     assert copy == replaced and copy.legal_memo == {}
+
+
+_KONGS = (MeldKind.AN_GANG, MeldKind.MING_GANG, MeldKind.BU_GANG)
+
+
+@pytest.mark.parametrize("rules", ALL_RULES, ids=lambda r: r.name)
+def test_legal_win_remembered_by_tiles_is_found_afresh(rules: RuleSet) -> None:
+    """`legal_win`, memoised by the tiles alone, answers as finding the hand's counts,
+    suits, honour and legal readings afresh does: for each tile of a hand as the one won
+    on, its laid 碰 as they are and as kongs of each kind (the same tiles under another
+    kind are answered from the memo), under each 缺."""
+    replaced = dataclasses.replace(rules)
+    ques = (None, 0, 1, 2) if rules.void_suit else (None,)
+    asked = wins = 0
+    for hand14, melds, _ in _near_wins(rules, 79, 150):
+        kongs = [
+            [Meld(kind, m.tiles + m.tiles[:1], 1) if m.kind is MeldKind.PENG else m for m in melds]
+            for kind in _KONGS
+        ]
+        for tile in {t for t in range(KINDS) if hand14[t]}:
+            concealed = bytearray(hand14)
+            concealed[tile] -= 1
+            for laid in (melds, *kongs):
+                final = final_counts(hand14, laid)
+                for que in ques:
+                    readings = legal_arrangements(dataclasses.replace(rules), hand14, laid, que)
+                    suits = sum(any(final[9 * s : 9 * s + 9]) for s in range(3))
+                    afresh = (final, suits, any(final[27:]), readings)
+                    found = legal_win(replaced, bytes(concealed), tile, laid, que)
+                    assert (*found[:3], list(found[3])) == afresh
+                    asked += 1
+                    wins += bool(readings)
+    assert replaced.win_memo and 0 < wins < asked
+    replaced.forget()
+    assert not replaced.win_memo and not replaced.legal_memo
 
 
 def test_d32_d48_which_discards_may_be_melded():

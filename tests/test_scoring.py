@@ -4,7 +4,10 @@ payments, caps, kongs and fees (RULES.md §2.7, §3.6, §4.6, §5.6 and the DECI
 from __future__ import annotations
 
 import dataclasses
+import gzip
+import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -13,7 +16,7 @@ from hypothesis import strategies as st
 from fangcheng.rules.fans import Fan, Scope
 from fangcheng.rules.requirements import wait_set
 from fangcheng.rules.ruleset import find_rules
-from fangcheng.scoring.payments import kong_payments
+from fangcheng.scoring.payments import kong_payments, may_pay_kongs
 from fangcheng.scoring.scorer import Score, best_ready_fans, readings, score
 from fangcheng.scoring.situation import Situation, load_situation
 from fangcheng.tiles.melds import Meld, MeldKind
@@ -1063,6 +1066,29 @@ def test_kong_payments_have_one_entry_per_kong():
         s.rules, s.options, s.base, s.dealer, list(zip(s.concealed, s.melds, strict=True))
     )
     assert len(items) == 1 and sum(items[0].deltas) == 0 and items[0].deltas[2] == 15
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "scoring.jsonl.gz"
+
+
+def test_kong_screen_never_hides_a_kong_payment():
+    """`may_pay_kongs`, which the scorer asks before `kong_payments` (most wins have no
+    kong), answers False only where `kong_payments` finds nothing: the seats of every
+    situation of the golden corpus, under each rule set's kong table and treasure."""
+    with gzip.open(GOLDEN, "rt", encoding="utf-8") as lines:  # a refused input has no "win"
+        entries = [json.loads(line) for line in lines]
+    situations = [load_situation(e["input"]) for e in entries if "win" in e["output"]]
+    screened = paid = 0
+    for s in situations:
+        for rules in map(find_rules, ("baicheng", "baishan", "baishan_platform", "sichuan")):
+            for treasure in {None, s.treasure}:
+                seats = list(zip(s.concealed, s.melds, strict=True))
+                found = kong_payments(rules, s.options, s.base, s.dealer, seats, treasure=treasure)
+                if not may_pay_kongs(rules, s.concealed, s.melds, treasure):
+                    assert found == (), s
+                    screened += 1
+                paid += bool(found)
+    assert screened > 1000 and paid > 1000  # both answers are exercised
 
 
 def test_wait_set_respects_requirements():

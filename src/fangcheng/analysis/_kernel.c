@@ -782,6 +782,151 @@ static PyObject *bot_useful_after(PyObject *self, PyObject *const *args, Py_ssiz
     return list;
 }
 
+/* --- decompositions ------------------------------------------------------------------
+ * The standard readings of one complete hand, as hand.py's `_standard_readings` finds
+ * them (its reference): each suit and the honours split into groups by the same walk
+ * (at the first face left: a pung, then the pair, then a chow, then the 中发白 set), a
+ * reading kept once in the order first found, then every combination of the four
+ * components' readings, 万 first. The groups are hand.py's own `Group` objects, handed
+ * over once (load_groups: kind * 34 + tile). */
+
+#define MAX_GROUPS 5     /* a component of at most 14 tiles */
+#define MAX_READINGS 64  /* a component's readings; more: the Python code answers */
+
+static PyObject *group_objects; /* a tuple of 5 * 34 Groups */
+
+/* load_groups(groups) */
+static PyObject *load_groups(PyObject *self, PyObject *arg) {
+    if (!PyTuple_CheckExact(arg) || PyTuple_GET_SIZE(arg) != 5 * KINDS) {
+        PyErr_SetString(PyExc_TypeError, "a tuple of 5 * 34 groups");
+        return NULL;
+    }
+    Py_INCREF(arg);
+    Py_XSETREF(group_objects, arg);
+    Py_RETURN_NONE;
+}
+
+typedef struct {
+    int n, count[MAX_READINGS];
+    int code[MAX_READINGS][MAX_GROUPS]; /* kind * 34 + tile, in the order found */
+    int overflow;
+} Readings;
+
+static int sorted_equal(const int *a, const int *b, int n) {
+    int x[MAX_GROUPS], y[MAX_GROUPS];
+    memcpy(x, a, n * sizeof(int));
+    memcpy(y, b, n * sizeof(int));
+    for (int i = 1; i < n; i++) /* insertion sorts of at most five */
+        for (int j = i; j > 0 && x[j - 1] > x[j]; j--) {
+            int s = x[j]; x[j] = x[j - 1]; x[j - 1] = s;
+        }
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && y[j - 1] > y[j]; j--) {
+            int s = y[j]; y[j] = y[j - 1]; y[j - 1] = s;
+        }
+    return memcmp(x, y, n * sizeof(int)) == 0;
+}
+
+static void walk(int *c, int faces, int base, int honours, int dragons, int start, int *groups,
+                 int depth, int paired, Readings *r) {
+    int i = start;
+    while (i < faces && c[i] == 0) i++;
+    if (i == faces) {
+        for (int k = 0; k < r->n; k++)
+            if (r->count[k] == depth && sorted_equal(r->code[k], groups, depth)) return;
+        if (r->n == MAX_READINGS) {
+            r->overflow = 1;
+            return;
+        }
+        r->count[r->n] = depth;
+        memcpy(r->code[r->n++], groups, depth * sizeof(int));
+        return;
+    }
+    if (depth == MAX_GROUPS) return; /* never so in a hand of 14 tiles */
+    if (c[i] >= 3) { /* GroupKind: PAIR 0, PUNG 1, CHOW 2, DRAGONS 3 */
+        c[i] -= 3;
+        groups[depth] = 1 * KINDS + base + i;
+        walk(c, faces, base, honours, dragons, i, groups, depth + 1, paired, r);
+        c[i] += 3;
+    }
+    if (c[i] >= 2 && !paired) {
+        c[i] -= 2;
+        groups[depth] = 0 * KINDS + base + i;
+        walk(c, faces, base, honours, dragons, i, groups, depth + 1, 1, r);
+        c[i] += 2;
+    }
+    if (!honours && i <= 6 && c[i + 1] && c[i + 2]) {
+        c[i]--, c[i + 1]--, c[i + 2]--;
+        groups[depth] = 2 * KINDS + base + i;
+        walk(c, faces, base, honours, dragons, i, groups, depth + 1, paired, r);
+        c[i]++, c[i + 1]++, c[i + 2]++;
+    }
+    if (dragons && i == 4 && c[5] && c[6]) {
+        c[4]--, c[5]--, c[6]--;
+        groups[depth] = 3 * KINDS + 31;
+        walk(c, faces, base, honours, dragons, i, groups, depth + 1, paired, r);
+        c[4]++, c[5]++, c[6]++;
+    }
+}
+
+/* decompose1(h, dragon_set) -> list of tuples of Groups (no standard reading: empty) |
+ * None for a hand the per-hand functions refuse, or one with more readings than kept */
+static PyObject *decompose1(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyBytes_CheckExact(args[0]) || PyBytes_GET_SIZE(args[0]) != KINDS ||
+        !group_objects) {
+        PyErr_SetString(PyExc_TypeError, "a hand of 34 count bytes and the dragon set flag"
+                                         " (groups loaded)");
+        return NULL;
+    }
+    const uint8_t *h = (const uint8_t *)PyBytes_AS_STRING(args[0]);
+    int dragons = PyObject_IsTrue(args[1]);
+    if (dragons < 0) return NULL;
+    if (count_of(h, 4) < 0) Py_RETURN_NONE;
+    Readings parts[4];
+    int pairs = 0;
+    for (int comp = 0; comp < 4; comp++) {
+        int faces = comp == 3 ? 7 : 9, c[9], groups[MAX_GROUPS], n = 0;
+        for (int j = 0; j < faces; j++) n += c[j] = h[9 * comp + j];
+        if (n % 3 == 1) return PyList_New(0);
+        pairs += n % 3 == 2;
+        Readings *r = &parts[comp];
+        r->n = r->overflow = 0;
+        walk(c, faces, 9 * comp, comp == 3, comp == 3 && dragons, 0, groups, 0, 0, r);
+        if (r->overflow) Py_RETURN_NONE;
+        if (r->n == 0) return PyList_New(0);
+    }
+    if (pairs != 1) return PyList_New(0);
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    for (int a = 0; a < parts[0].n; a++)
+        for (int b = 0; b < parts[1].n; b++)
+            for (int c = 0; c < parts[2].n; c++)
+                for (int d = 0; d < parts[3].n; d++) {
+                    const int pick[4] = {a, b, c, d};
+                    int size = 0;
+                    for (int k = 0; k < 4; k++) size += parts[k].count[pick[k]];
+                    PyObject *reading = PyTuple_New(size);
+                    if (!reading) {
+                        Py_DECREF(out);
+                        return NULL;
+                    }
+                    for (int k = 0, at = 0; k < 4; k++)
+                        for (int g = 0; g < parts[k].count[pick[k]]; g++) {
+                            PyObject *group =
+                                PyTuple_GET_ITEM(group_objects, parts[k].code[pick[k]][g]);
+                            Py_INCREF(group);
+                            PyTuple_SET_ITEM(reading, at++, group);
+                        }
+                    int failed = PyList_Append(out, reading);
+                    Py_DECREF(reading);
+                    if (failed) {
+                        Py_DECREF(out);
+                        return NULL;
+                    }
+                }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"load_suit", load_suit, METH_VARARGS, "Copy the suit tables into the kernel."},
     {"load_honours", load_honours, METH_VARARGS, "Copy one honours kind's tables."},
@@ -793,6 +938,9 @@ static PyMethodDef methods[] = {
     {"is_win1", (PyCFunction)(void (*)(void))is_win1, METH_FASTCALL, "Win check of one hand."},
     {"waits1", (PyCFunction)(void (*)(void))waits1, METH_FASTCALL, "Waits of one hand."},
     {"after1", (PyCFunction)(void (*)(void))after1, METH_FASTCALL, "After each change, one."},
+    {"load_groups", load_groups, METH_O, "Keep hand.py's Group objects."},
+    {"decompose1", (PyCFunction)(void (*)(void))decompose1, METH_FASTCALL,
+     "Standard readings of one hand."},
     {"bot_closest", (PyCFunction)(void (*)(void))bot_closest, METH_FASTCALL,
      "A bot's least distance after a discard."},
     {"bot_useful", (PyCFunction)(void (*)(void))bot_useful, METH_FASTCALL,

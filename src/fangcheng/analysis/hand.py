@@ -9,10 +9,11 @@ Analysis is independent of any rule set; what a rule set allows is a `Shapes` va
 seven pairs, whether a quad counts as two of them, thirteen orphans, and baicheng's
 中发白 set as a meld. The work is done by table lookups (`fangcheng.analysis.tables`): one
 dict probe per suit, its key cut from the hand by one `struct` unpack. Where the package
-was installed with a C compiler, the win check, shanten, waits and draw and discard
-shanten run in a compiled kernel over dense copies of the same tables (``_kernel.c``,
-about 17 MB and 70 ms at import), 2.5–12× faster a call; the Python code stays as the
-fallback and as the kernel's reference (``tests/test_analysis_kernel.py``).
+was installed with a C compiler, the win check, shanten, waits, draw and discard shanten
+run in a compiled kernel over dense copies of the same tables (``_kernel.c``, about 17 MB
+and 70 ms at import), 2.5–12× faster a call, and so do the standard readings of
+`decompositions` (by the walk of its Python code, 2× faster); the Python code stays as
+the fallback and as the kernel's reference (``tests/test_analysis_kernel.py``).
 """
 
 from __future__ import annotations
@@ -182,6 +183,8 @@ _T: Final = tables.load()
 _K = _fast.kernel(_T)
 #: The same, for the bots' own measures in it (`fangcheng.players.bots`), tables loaded.
 KERNEL: Final = _K
+if _K is not None:  # its decompositions hand back these very groups (kind × 34 + tile)
+    _K.load_groups(tuple(Group(kind, t) for kind in GroupKind for t in range(KINDS)))
 _SUIT: Final = _T.suit.entries
 _HONOURS: Final = _T.honours.component.entries
 _DRAGONS: Final = _T.dragon_set.component.entries
@@ -863,6 +866,25 @@ def _component_arrangements(
     return tuple(readings.values())
 
 
+def _standard_readings(h: bytes, dragon_set: bool) -> list[tuple[Group, ...]]:
+    """The groups of every standard reading of ``h``, 万 first: the kernel's reference."""
+    # The win check also validates a hand that fails it: its counts and its size.
+    if not is_win(h, shapes=_STANDARD_ONLY[dragon_set]):
+        return []
+    # Each complete component's readings all hold the same number of pairs (its tile
+    # count fixes it), so every combination is a reading of the hand.
+    m, p, s, z = _SPLIT(h)
+    return [
+        (*a, *b, *c, *d)
+        for a, b, c, d in itertools.product(
+            _component_arrangements(m, 0, False, False),
+            _component_arrangements(p, 9, False, False),
+            _component_arrangements(s, 18, False, False),
+            _component_arrangements(z, 27, True, dragon_set),
+        )
+    ]
+
+
 def decompositions(hand: Hand, *, shapes: Shapes = CLASSIC) -> list[Arrangement]:
     """Every arrangement of a complete concealed hand into melds and a pair.
 
@@ -874,22 +896,11 @@ def decompositions(hand: Hand, *, shapes: Shapes = CLASSIC) -> list[Arrangement]
      (chow(123m), chow(123m), chow(123m), pair(11p))]
     """
     h = hand if type(hand) is bytes and len(hand) == KINDS else _counts(hand)
-    out: list[Arrangement] = []
-    # The win check also validates a hand that fails it: its counts and its size.
-    if is_win(h, shapes=_STANDARD_ONLY[shapes.dragon_set]):
-        # Each complete component's readings all hold the same number of pairs (its tile
-        # count fixes it), so every combination is a reading of the hand.
-        m, p, s, z = _SPLIT(h)
-        for a, b, c, d in itertools.product(
-            _component_arrangements(m, 0, False, False),
-            _component_arrangements(p, 9, False, False),
-            _component_arrangements(s, 18, False, False),
-            _component_arrangements(z, 27, True, shapes.dragon_set),
-        ):
-            out.append(_new(Arrangement, (_STANDARD, (*a, *b, *c, *d))))
-        fourteen = len(out[0].groups) == 5
-    else:
-        fourteen = _tile_count(h) == 14
+    found = _K.decompose1(h, shapes.dragon_set) if _K is not None else None
+    if found is None:  # no kernel, or a hand it leaves to the Python code (which refuses)
+        found = _standard_readings(h, shapes.dragon_set)
+    out = [_new(Arrangement, (_STANDARD, groups)) for groups in found]
+    fourteen = len(out[0].groups) == 5 if out else _tile_count(h) == 14
     if (
         fourteen
         and shapes.seven_pairs

@@ -13,6 +13,7 @@ is written with plain loops and enum members looked up once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Final
 
 from fangcheng.analysis.hand import Arrangement, Form, GroupKind, decompositions, is_win, waits
@@ -37,6 +38,7 @@ __all__ = [
     "is_legal_win",
     "legal_arrangements",
     "legal_readings",
+    "legal_win",
     "may_meld_discard",
     "meld_has_pung",
     "no_win_reason",
@@ -153,6 +155,39 @@ def legal_readings(
     found = memo.get(key)
     if found is None:
         found = _legal_readings(rules, hand14, final, que, laid)
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[key] = found
+    return found
+
+
+_TILES: Final = attrgetter("tiles")
+_NO_SUIT: Final = bytes(9)  # a suit's counts with no tile of it
+_NO_HONOUR: Final = bytes(7)
+
+
+def legal_win(
+    rules: RuleSet, concealed: bytes, tile: int, melds: Sequence[Meld], que: int | None
+) -> tuple[bytes, int, bool, tuple[Arrangement, ...]]:
+    """The hand ``concealed`` + ``tile`` with ``melds`` laid, as the scorer reads it:
+    its whole hand's counts (`final_counts`), how many of 万 饼 条 it holds, whether it
+    holds an honour, and its legal readings (`legal_readings`; none: no win).
+
+    Memoised per rule set by the tiles alone (a meld's tiles tell its kind apart as far
+    as legality goes: a run, a pung or kong, or a 中发白 set), so that a win met again
+    costs one dict probe instead of building the hand, its counts and these facts: the
+    scorer asks this for every win, and the bots score the same hands again and again."""
+    key = (concealed, tile, tuple(map(_TILES, melds)), que)  # the tiles mapped in C
+    memo = rules.win_memo
+    found = memo.get(key)
+    if found is None:
+        hand = bytearray(concealed)
+        hand[tile] += 1
+        hand14 = bytes(hand)
+        final = final_counts(hand14, melds)
+        suits = (final[0:9] != _NO_SUIT) + (final[9:18] != _NO_SUIT) + (final[18:27] != _NO_SUIT)
+        readings = legal_readings(rules, hand14, final, melds, que)
+        found = (final, suits, final[27:34] != _NO_HONOUR, readings)
         if len(memo) >= _MEMO_SIZE:
             memo.clear()
         memo[key] = found

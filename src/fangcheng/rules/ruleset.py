@@ -115,6 +115,10 @@ ROOMS: Final = (
 )
 
 
+#: The fields that remember hands met (`RuleSet.legal_memo`, `RuleSet.win_memo`).
+_MEMOS: Final = ("legal_memo", "win_memo")
+
+
 @dataclass(frozen=True, kw_only=True)
 class RuleSet:
     """Everything that differs between the rule sets, with neutral defaults."""
@@ -184,6 +188,12 @@ class RuleSet:
     legal_memo: dict[tuple[bytes, bytes, int | None, bool], tuple[Arrangement, ...]] = field(
         init=False, repr=False, compare=False
     )
+    #: The memo of `fangcheng.rules.requirements.legal_win`: (concealed, winning tile,
+    #: the melds' tiles, 缺) -> (final hand, suits, an honour, the legal readings).
+    win_memo: dict[
+        tuple[bytes, int, tuple[tuple[int, ...], ...], int | None],
+        tuple[bytes, int, bool, tuple[Arrangement, ...]],
+    ] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if 2 * sum(self.wall_stacks) != 4 * len(self.faces) or len(self.wall_stacks) != 4:
@@ -203,14 +213,21 @@ class RuleSet:
         object.__setattr__(self, "wait_shapes", any(f.wait_shapes for f in self.fans))
         object.__setattr__(self, "tiles", tuple(tile_set(self.faces)))
         object.__setattr__(self, "legal_memo", {})
+        object.__setattr__(self, "win_memo", {})
 
     def __getstate__(self) -> dict[str, object]:
-        """Pickled without `legal_memo`: an expert's fork carries its observation's rules
+        """Pickled without its memos: an expert's fork carries its observation's rules
         to its worker for every decision, and a warm memo holds thousands of readings."""
-        return {k: v for k, v in self.__dict__.items() if k != "legal_memo"}
+        return {k: v for k, v in self.__dict__.items() if k not in _MEMOS}
 
     def __setstate__(self, state: dict[str, object]) -> None:
-        self.__dict__.update(state, legal_memo={})
+        self.__dict__.update(state, legal_memo={}, win_memo={})
+
+    def forget(self) -> None:
+        """Empty the memos (`legal_readings`, `legal_win`): what a benchmark of new hands
+        does before each round."""
+        self.legal_memo.clear()
+        self.win_memo.clear()
 
     def fan(self, name: str) -> Fan:
         """The fan of this table with that Chinese name."""

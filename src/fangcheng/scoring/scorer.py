@@ -15,7 +15,7 @@ from typing import Final, NamedTuple
 
 from fangcheng.analysis.hand import Arrangement, WaitShape, shapes_in, waits
 from fangcheng.rules.fans import AppliedFan, Fan, WinContext
-from fangcheng.rules.requirements import final_counts, legal_readings, no_win_reason
+from fangcheng.rules.requirements import legal_win, no_win_reason
 from fangcheng.rules.ruleset import Options, RuleSet
 from fangcheng.scoring.payments import (
     KongPayment,
@@ -23,6 +23,7 @@ from fangcheng.scoring.payments import (
     deltas_of,
     effective_base,
     kong_payments,
+    may_pay_kongs,
     piao_payments,
     service_fees,
 )
@@ -51,8 +52,6 @@ _NO_SHAPES: Final[frozenset[WaitShape]] = frozenset()
 _NO_NAMES: Final[frozenset[str]] = frozenset()
 _ROBBED: Final = WinBy.ROBBED_KONG  # looked up once: an enum class lookup is slow
 _OTHERS: Final = tuple(tuple(p for p in range(4) if p != seat) for seat in range(4))
-_NONE9: Final = bytes(9)  # a suit's counts with no tile of it
-_NONE7: Final = bytes(7)  # the honours' counts with no honour
 
 
 class Payment(NamedTuple):
@@ -336,16 +335,13 @@ def _readings(
     wait_shapes = rules.wait_shapes
     winner = s.winner
     concealed, melds = s.concealed[winner], s.melds[winner]
-    que = s.options.que[winner] if s.options.que is not None else None
-    base = effective_base(s.options, s.base)
+    options = s.options
+    que = options.que[winner] if options.que is not None else None
+    base = effective_base(options, s.base)
     own: PayerFans | None = None
     out: list[Reading] = []
     for tile in tiles:
-        hand = bytearray(concealed)
-        hand[tile] += 1
-        hand14 = bytes(hand)
-        final = final_counts(hand14, melds)
-        legal = legal_readings(rules, hand14, final, melds, que)
+        final, suits, honours, legal = legal_win(rules, concealed, tile, melds, que)
         if not legal:
             continue
         # positional, in field order (``shapes``, the last, is added per reading): this is
@@ -367,8 +363,8 @@ def _readings(
             s.melds,
             s.concealed,
             final,
-            (final[0:9] != _NONE9) + (final[9:18] != _NONE9) + (final[18:27] != _NONE9),
-            final[27:34] != _NONE7,
+            suits,
+            honours,
         )
         if not wait_shapes:
             context = _new(WinContext, (*head, _NO_SHAPES))
@@ -435,15 +431,17 @@ def score(situation: Situation) -> Score:
         for t in piao:
             deltas[t.payer] -= t.amount
             deltas[t.payee] += t.amount
-    kong_items = kong_payments(
-        s.rules,
-        options,
-        s.base,
-        s.dealer,
-        zip(s.concealed, s.melds, strict=True),
-        treasure=s.treasure,
-        won=s.won,
-    )
+    kong_items: tuple[KongPayment, ...] = ()
+    if may_pay_kongs(s.rules, s.concealed, s.melds, s.treasure):
+        kong_items = kong_payments(
+            s.rules,
+            options,
+            s.base,
+            s.dealer,
+            zip(s.concealed, s.melds, strict=True),
+            treasure=s.treasure,
+            won=s.won,
+        )
     if kong_items:
         kongs = deltas_of(t for k in kong_items for t in k.transfers)
         nets = tuple([d + k for d, k in zip(deltas, kongs, strict=True)])

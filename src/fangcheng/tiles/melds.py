@@ -27,6 +27,7 @@ class MeldKind(Enum):
 # Compared by identity: an enum member's hash and a lookup on its class are Python-level.
 _PENG, _AN_GANG = MeldKind.PENG, MeldKind.AN_GANG
 _MING_GANG, _BU_GANG = MeldKind.MING_GANG, MeldKind.BU_GANG
+_XUANFENG = MeldKind.XUANFENG
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,9 @@ class Meld:
     is_pung_like: bool = field(init=False, repr=False, compare=False)
     #: Whether the meld opens the hand: every kind but the 暗杠 does (RULES.md §0.3).
     opens: bool = field(init=False, repr=False, compare=False)
+    #: A kong, a 旋风杠 or a 叉宝: the melds a kong payment is made for (a 吃 or a plain
+    #: 碰 never is), so that a win's scorer skips the kongs of a hand that has none.
+    pays: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -55,3 +59,4 @@ class Meld:
         set_(self, "is_kong", is_kong)
         set_(self, "is_pung_like", is_kong or kind is _PENG)
         set_(self, "opens", kind is not _AN_GANG)
+        set_(self, "pays", is_kong or kind is _XUANFENG or (kind is _PENG and self.treasure))
