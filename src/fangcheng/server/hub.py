@@ -248,6 +248,28 @@ class Hub:
         self.directory.closed(table, ended)
         log_event("table_close", code=table.code)
 
+    def close_by_operator(self, table: Table, reason: str) -> None:
+        """An operator closes the table (D92, `Table.close`): its people are told why,
+        a hand being played is abandoned and booked, its match ends, its sockets close
+        once they have been sent all that (1000), and it leaves play (a coin table whose
+        hand the ledger has not booked yet stays open, with nobody in it, until it is).
+        Refused ``unavailable`` where its log cannot be written: nothing changed."""
+        seated = table.people()
+        try:
+            table.close(reason, self.now())
+        except Unwritable:
+            raise TableError("unavailable", UNLOGGED) from None
+        for person in seated:
+            if self.sitting.get(person) == table.code:
+                del self.sitting[person]
+        listeners = table.listeners()
+        self.poke(table)
+        self.retire(table)
+        for listener in listeners:
+            if isinstance(listener, Connection):
+                listener.finish(1000)
+        log_event("table_closed_by_operator", code=table.code)
+
     def drop(self, table: Table) -> None:
         """Stop running a table at once: another process owns it now (its lease was lost,
         or its log refused a write). Its log refuses this copy's writes from here on,

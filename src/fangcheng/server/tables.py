@@ -195,6 +195,8 @@ class Table:
     #: timer from ``store_retry`` (ms) on, and at a rebuild (`retry_stores`).
     unstored: dict[int, Finished] = field(default_factory=dict)
     store_retry: int | None = None
+    #: Why an operator closed the table (D92); None while it is open.
+    closed: str | None = None
     _last_end: list[dict[str, Any]] = field(default_factory=list)  # sent again on return
     _at_events: int = -1  # events of the round when the prompts were opened
     _listeners: dict[Listener, _Sent] = field(default_factory=dict)
@@ -276,6 +278,8 @@ class Table:
         seat = self.seat_of(person)
         if seat is not None:
             return seat
+        if self.closed is not None:
+            raise TableError("state", "an operator closed this table")
         if self.status not in ("waiting", "finished"):
             raise TableError("state", "the match has started: join as a spectator")
         free = next((i for i, s in enumerate(self.seats) if s.kind is None), None)
@@ -369,6 +373,8 @@ class Table:
         """The owner starts the match, empty seats taken by ``fill`` bots."""
         if person != self.owner:
             raise TableError("forbidden", "only the table's owner starts it")
+        if self.closed is not None:
+            raise TableError("state", "an operator closed this table")
         if self.status not in ("waiting", "finished"):
             raise TableError("state", f"the table is {self.status}")
         empty = [i for i, s in enumerate(self.seats) if s.kind is None]
@@ -437,6 +443,25 @@ class Table:
         s.auto = s.kept = on
         self._broadcast_table()
         self._follow(now)
+
+    def close(self, reason: str, now: int) -> None:
+        """An operator closes the table (D92): everyone at it is told why (a ``closed``
+        frame), a hand being played is abandoned (`Round.abandon`: no win payments, the
+        kongs made so far settled, no fee, no 逃跑) and booked and stored as any hand,
+        then the match ends with every seat emptied. Its ``closed`` entry is written
+        first: a rebuilt table closes again where this one did."""
+        if self.closed is not None:
+            return
+        data = self._record("closed", lambda: {"reason": reason})
+        self.closed = data["reason"]
+        self._send_all({"type": "closed", "what": "table", "reason": self.closed})
+        r = self.round
+        if self.status == "playing" and r is not None and not r.over:
+            self.prompts, self._held = {}, {}
+            r.abandon()
+        elif self.status == "waiting":
+            self._end_match()
+        self._follow(now)  # the hand's end, then the match's (`_deal_or_end`)
 
     # --- decisions -----------------------------------------------------------------
 
@@ -706,7 +731,8 @@ class Table:
         record = record_of(r)  # booked and stored alike
         extra = self._settle(record)
         self.last_hand_id = self._store(r, record, now)
-        self.status, self.next_deal = "between", now + self.settings.between_ms
+        pause = 0 if self.closed is not None else self.settings.between_ms
+        self.status, self.next_deal = "between", now + pause
         self._last_end = [
             {
                 "type": "hand_end",
@@ -729,7 +755,7 @@ class Table:
     def _deals_again(self) -> bool:
         """Whether a hand follows the one just over (its ``hand_end`` says when)."""
         assert self.match is not None
-        return not self.match.over
+        return not self.match.over and self.closed is None
 
     def _store(self, round_: Round, record: dict[str, Any], now: int) -> int | None:
         """Store the finished hand (``on_hand`` writes its ``stored`` entry in the same
@@ -800,21 +826,22 @@ class Table:
 
     def _deal_or_end(self, now: int) -> None:
         assert self.match is not None
-        if not self.match.over:
+        if not self.match.over and self.closed is None:
             self._deal(now)
             return
         self._end_match()
 
     def _end_match(self) -> None:
         """The match is over (or ended early): ``match_end``, and the seats of bots and
-        of people still away are emptied."""
+        of people still away are emptied (every seat, when an operator closed it)."""
         data = self._record(
             "end",
             lambda: {
                 "empty": [  # D85: a person still away is taken off
                     i
                     for i, s in enumerate(self.seats)
-                    if s.kind == "bot" or (s.kind in ("person", "outside") and not s.connected)
+                    if s.kind == "bot"
+                    or (s.kind in ("person", "outside") and (not s.connected or self.closed))
                 ]
             },
         )

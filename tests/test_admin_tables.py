@@ -1,0 +1,146 @@
+"""An operator's acts at live tables (RULES §8.8): closing a table mid-hand (D92) and the
+live tables' list and view, through the ASGI test client on a fake clock (nothing here
+sleeps), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections import Counter
+from typing import Any
+
+import pytest
+
+with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
+    warnings.simplefilter("ignore")
+    from starlette.websockets import WebSocketDisconnect
+
+from fangcheng.engine import replay
+from fangcheng.platform import schema as t
+from fangcheng.players import EfficientBot
+from fangcheng.server.coins import CoinTable
+from fangcheng.tiles.melds import MeldKind
+from test_server_coins import Server, _alone_with_house_bots, _ledger_clean, _seat, any_server
+from test_server_protocol import Seat
+
+__all__ = ["any_server"]  # the fixture, imported to be used here
+
+_KONGS = (MeldKind.MING_GANG, MeldKind.BU_GANG, MeldKind.AN_GANG)
+
+
+def _kongs(table: CoinTable) -> int:
+    assert table.round is not None
+    return sum(m.kind in _KONGS for melds in table.round.melds for m in melds)
+
+
+def _play_to_a_kong(table: CoinTable, seat: Seat) -> list[dict[str, Any]]:
+    """Answer the seat's prompts as the efficient bot, hand after hand, until a kong has
+    been made in a hand still being played; the frames read."""
+    bot = EfficientBot(random.Random(1))
+    frames = seat.drain()
+    for _ in range(3000):
+        if table.status == "playing" and not table.round.over and _kongs(table):  # type: ignore[union-attr]
+            return frames
+        prompt = seat.prompt()
+        assert prompt is not None, [f["type"] for f in frames]
+        frames = seat.act(prompt, bot, "baishan_platform")
+    raise AssertionError("no kong was made")
+
+
+def _until_closed(seat: Seat) -> list[dict[str, Any]]:
+    """The frames a client gets until the server closes its socket."""
+    frames = []
+    with pytest.raises(WebSocketDisconnect) as closed:
+        for _ in range(100):
+            frames.append(seat.next())
+    assert closed.value.code == 1000
+    return frames
+
+
+def _lines_of(server: Server, hand_id: str) -> list[tuple[int, int | None, int, str]]:
+    """The journal lines booked for a hand: (account, seat, amount, memo)."""
+    import sqlalchemy as sa
+
+    with server.hub.platform.engine.connect() as db:
+        rows = db.execute(
+            sa.select(
+                t.journal_lines.c.account_id,
+                t.journal_lines.c.seat,
+                t.journal_lines.c.amount,
+                t.journal_lines.c.memo,
+            )
+            .join(t.journals, t.journals.c.id == t.journal_lines.c.journal_id)
+            .where(t.journals.c.key == f"hand:{hand_id}")
+        ).all()
+    return [(a, s, m, memo) for a, s, m, memo in rows]
+
+
+def test_d92_an_operators_close_abandons_the_hand_kongs_stay_no_fee_no_escape(
+    any_server: Server,
+) -> None:
+    server = any_server
+    ann, table = _alone_with_house_bots(server, "Ann")
+    eve = server.sign_up("Eve")
+    mine = _seat(table, server, ann)
+    account = server.profile(ann)["account"]
+    with (
+        server.client.websocket_connect("/ws") as ws,
+        server.client.websocket_connect("/ws") as watching,
+    ):
+        seat, spectator = Seat(ws), Seat(watching)
+        seat.hello(ann, table.code)
+        assert spectator.hello(eve, table.code)["seat"] is None
+        _play_to_a_kong(table, seat)
+        round_ = table.round
+        assert round_ is not None
+        hand_id = table.hand_id()
+        before = server.balances()
+        assert not any(i.reason.startswith("逃跑") for i in round_.items)
+        server.client.portal.call(server.hub.close_by_operator, table, "a bot ring")  # type: ignore[union-attr]
+        told, watched = _until_closed(seat), _until_closed(spectator)
+    for frames in (told, watched):
+        closed = [f for f in frames if f["type"] == "closed"]
+        assert closed == [{"type": "closed", "what": "table", "reason": "a bot ring"}]
+    end = next(f for f in told if f["type"] == "hand_end")
+    settlement = end["settlement"]
+    assert settlement["end"] == "abandoned" and settlement["fees"] == [0, 0, 0, 0]
+    # the kongs made so far and nothing else (no win, no 逃跑, no 漂, no fee)
+    reasons = [i["reason"] for i in settlement["items"]]
+    assert reasons and all("杠" in r for r in reasons), reasons
+    kong = [sum(i["deltas"][s] for i in settlement["items"]) for s in range(4)]
+    assert any(kong) and end["coins"]["fees"] == [0, 0, 0, 0]
+    assert end["coins"]["total"] == kong
+    lines = _lines_of(server, hand_id)
+    assert all(memo != "服务费" for *_, memo in lines)
+    moved = Counter[int]()
+    for who, _, amount, _ in lines:
+        moved[who] += amount
+    after = server.balances()
+    assert after[account] - before[account] == kong[mine] == moved[account]
+    assert {a for a in after if after[a] != before[a]} <= {a for a in moved if moved[a]}
+    # the stored record replays as the hand was (`fangcheng replay`), the ledger is clean
+    person = next(p for p, a in table.accounts.items() if a == account)
+    stored = server.hub.store.hand(end["record"], person)
+    assert stored is not None and stored["record"]["settlement"] == settlement
+    assert replay(stored["record"]).divergence is None
+    assert table.code not in server.hub.tables and not table.people()
+    _ledger_clean(server.url)
+    again = server.match(ann)  # the seat was given up: a new quick match is taken
+    assert again.status_code == 200, again.text
+
+
+def test_d92_an_abandoned_record_replays_and_takes_no_fee() -> None:
+    from fangcheng.engine import Round, record_of
+
+    round_ = Round("baishan_platform", seed=3, options={"room": "free"}, ask_all=True)
+    bots = [EfficientBot(random.Random(s)) for s in range(4)]
+    for _ in range(30):
+        seat = round_.pending()[0]
+        round_.act(seat, bots[seat].act(round_.observe(seat)))
+    round_.abandon()
+    assert round_.over and round_.settlement is not None
+    assert round_.settlement["end"] == "abandoned" and round_.settlement["fees"] == [0] * 4
+    again = replay(record_of(round_))
+    assert again.divergence is None and again.round.settlement == round_.settlement
+    with pytest.raises(ValueError, match="over"):
+        round_.abandon()
