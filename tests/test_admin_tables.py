@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 import warnings
 from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +22,27 @@ from fangcheng.platform import schema as t
 from fangcheng.players import EfficientBot
 from fangcheng.server.coins import CoinTable
 from fangcheng.tiles.melds import MeldKind
-from test_server_coins import Server, _alone_with_house_bots, _ledger_clean, _seat, any_server
+from ledgerdb import BACKENDS, database
+from test_server_coins import (
+    Server,
+    _alone_with_house_bots,
+    _ledger_clean,
+    _seat,
+    _server,
+    any_server,
+)
 from test_server_protocol import Seat
 
 __all__ = ["any_server"]  # the fixture, imported to be used here
+
+
+@pytest.fixture(params=BACKENDS)
+def paced(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
+    """A coin server whose bots and 托管 take a second a move: each tick of a second moves
+    the hand one step (SQLite and PostgreSQL)."""
+    for url in database(request.param, tmp_path):
+        yield from _server(url, bot_ms=1000)
+
 
 _KONGS = (MeldKind.MING_GANG, MeldKind.BU_GANG, MeldKind.AN_GANG)
 
@@ -144,3 +163,40 @@ def test_d92_an_abandoned_record_replays_and_takes_no_fee() -> None:
     assert again.divergence is None and again.round.settlement == round_.settlement
     with pytest.raises(ValueError, match="over"):
         round_.abandon()
+
+
+def test_d90_a_frozen_seat_plays_on_under_tuoguan_to_the_hands_end_then_is_vacated(
+    paced: Server,
+) -> None:
+    server = paced
+    ann, table = _alone_with_house_bots(server, "Ann")
+    mine = _seat(table, server, ann)
+    account = server.profile(ann)["account"]
+    person = next(p for p, a in table.accounts.items() if a == account)
+    hand = table.hand
+    with server.client.websocket_connect("/ws") as ws:
+        seat = Seat(ws)
+        seat.hello(ann, table.code)
+        seat.drain()
+        frozen = server.client.portal.call(server.hub.freeze_seat, person, "collusion")  # type: ignore[union-attr]
+        assert frozen is table
+        told = _until_closed(seat)
+    assert {"type": "closed", "what": "account", "reason": "collusion"} in told
+    round_ = table.round
+    assert round_ is not None and not round_.over
+    steps = len(round_.decisions)
+    for _ in range(2000):  # the bots and 托管 play the hand to its end, step by step
+        if round_.over:
+            break
+        assert table.seats[mine].kind == "person" and table.seats[mine].auto
+        server.clock.now += 1000
+        server.tick()
+    assert len(round_.decisions) > steps + 4  # it was played on, not ended
+    assert round_.over and round_.settlement is not None
+    assert round_.settlement["end"] in ("win", "draw")  # the others' hand, as it was
+    assert not any(i["reason"].startswith("逃跑") for i in round_.settlement["items"])
+    assert table.seat_of(person) is None and person not in server.hub.sitting
+    hand_id = table.hand_id(hand)
+    memos = [memo for *_, memo in _lines_of(server, hand_id)]
+    assert memos and not any(m.startswith("逃跑") for m in memos)
+    _ledger_clean(server.url)

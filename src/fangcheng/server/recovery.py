@@ -112,6 +112,8 @@ def replay(table: Table, entries: list[Entry], now: int) -> None:
             table._end_match()
         elif kind == "closed":
             table.close(data["reason"], now)
+        elif kind == "frozen":
+            table.freeze(data["person"], now)
         elif kind == "settled" and isinstance(table, CoinTable):
             table._settled_later()
         elif kind == "stored":

@@ -163,6 +163,13 @@ class Store:
             ).first()
         return None if row is None else Person(row[0], row[1], row[2], row[3])
 
+    def account_session(self, account: int) -> int | None:
+        """The server's person of a platform account, if it has played here (None)."""
+        query = sa.select(sessions.c.id).where(sessions.c.token_hash == f"account:{account}")
+        with self.engine.connect() as db:
+            found = db.execute(query).scalar()
+        return None if found is None else int(found)
+
     def account_person(self, account: int, name: str) -> Person:
         """The server's person for a platform account, made on first use: its row keeps
         ``account:ID`` where a token's hash would be, which no token's SHA-256 matches, so

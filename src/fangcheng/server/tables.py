@@ -117,6 +117,9 @@ class Seat:
     connected: int = 0  # open connections
     bank: int = 0  # ms left of the time bank in this hand
     wants_next: bool = False
+    #: The person's account was frozen mid-hand (D90): 托管 plays to the hand's end,
+    #: then the seat is vacated, never as 逃跑.
+    frozen: bool = False
 
     def info(self) -> dict[str, Any]:
         return {
@@ -197,6 +200,9 @@ class Table:
     store_retry: int | None = None
     #: Why an operator closed the table (D92); None while it is open.
     closed: str | None = None
+    #: People the table took off by itself (a frozen account's seat at the hand's end,
+    #: D90), for the hub to forget where they sat (`Hub.tick`); it empties the list.
+    vacated: list[int] = field(default_factory=list)
     _last_end: list[dict[str, Any]] = field(default_factory=list)  # sent again on return
     _at_events: int = -1  # events of the round when the prompts were opened
     _listeners: dict[Listener, _Sent] = field(default_factory=dict)
@@ -296,14 +302,36 @@ class Table:
         seat = self.seat_of(person)
         if seat is None:
             return
+        self._leave_seat(seat, person)
+        self._follow(now)
+
+    def _leave_seat(self, seat: int, person: int) -> None:
+        """The person is off ``seat`` (its ``leave`` entry), and its connections hear it,
+        then no more of the seat."""
         self._record("leave", lambda: {"person": person})
         self._vacate(seat, person)
         heirs = [s.person for s in self.seats if s.kind == "person" and s.person is not None]
         if person == self.owner and heirs:  # the table passes to the next person
             self.owner = heirs[0]
-        self._broadcast_table()  # its connections hear it, then hear no more of the seat
+        self._broadcast_table()
         for listener in [x for x in self._listeners if x.seat == seat]:
             self._last_events(listener, self._listeners.pop(listener))
+
+    def freeze(self, person: int, now: int) -> None:
+        """An operator froze the person's account (D90). During a hand its seat plays on
+        under 托管 (a ``frozen`` entry) and is vacated when the hand is over
+        (`_hand_over`), never as 逃跑; otherwise it is vacated now."""
+        seat = self.seat_of(person)
+        if seat is None:
+            return
+        r = self.round
+        if self.status != "playing" or r is None or r.over:
+            self.leave(person, now)
+            return
+        self._record("frozen", lambda: {"person": person})
+        s = self.seats[seat]
+        s.frozen = s.auto = s.kept = True
+        self._broadcast_table()
         self._follow(now)
 
     def _last_events(self, listener: Listener, sent: _Sent) -> None:
@@ -747,6 +775,10 @@ class Table:
         ]
         self._send_all(self._last_end[0])
         self._broadcast_table()
+        for seat, s in enumerate(self.seats):  # D90: a frozen account's seat, after the hand
+            if s.frozen and s.person is not None:
+                self.vacated.append(s.person)
+                self._leave_seat(seat, s.person)
 
     def _settle(self, record: dict[str, Any]) -> dict[str, Any]:
         """What a finished hand adds to its ``hand_end`` frame (a coin table's coins)."""
