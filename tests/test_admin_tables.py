@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import warnings
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,18 +52,23 @@ def _kongs(table: CoinTable) -> int:
     return sum(m.kind in _KONGS for melds in table.round.melds for m in melds)
 
 
-def _play_to_a_kong(table: CoinTable, seat: Seat) -> list[dict[str, Any]]:
-    """Answer the seat's prompts as the efficient bot, hand after hand, until a kong has
-    been made in a hand still being played; the frames read."""
+def play_until(table: CoinTable, seat: Seat, done: Callable[[], bool]) -> None:
+    """Answer the seat's prompts as the efficient bot, hand after hand, until ``done``
+    in a hand still being played."""
     bot = EfficientBot(random.Random(1))
     frames = seat.drain()
     for _ in range(3000):
-        if table.status == "playing" and not table.round.over and _kongs(table):  # type: ignore[union-attr]
-            return frames
+        if table.status == "playing" and not table.round.over and done():  # type: ignore[union-attr]
+            return
         prompt = seat.prompt()
         assert prompt is not None, [f["type"] for f in frames]
         frames = seat.act(prompt, bot, "baishan_platform")
-    raise AssertionError("no kong was made")
+    raise AssertionError("not done")
+
+
+def _play_to_a_kong(table: CoinTable, seat: Seat) -> None:
+    """Play the seat until a kong has been made in a hand still being played."""
+    play_until(table, seat, lambda: _kongs(table) > 0)
 
 
 def _until_closed(seat: Seat) -> list[dict[str, Any]]:

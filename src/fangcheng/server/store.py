@@ -248,6 +248,40 @@ class Store:
         keys = ("id", "table", "hand", "rules", "finished", "seat", "total")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
+    def stored_hand(self, hand_id: int) -> dict[str, Any] | None:
+        """Any stored hand, for an operator's dispute view: where it was played, its
+        record and the session at each seat; None: no such hand."""
+        with self.engine.connect() as db:
+            row = db.execute(
+                sa.select(hands.c.table_code, hands.c.match, hands.c.hand, hands.c.record).where(
+                    hands.c.id == hand_id
+                )
+            ).first()
+            if row is None:
+                return None
+            seats = db.execute(
+                sa.select(hand_seats.c.seat, hand_seats.c.session_id).where(
+                    hand_seats.c.hand_id == hand_id
+                )
+            ).all()
+        return {
+            "id": hand_id,
+            "table": row.table_code,
+            "match": row.match,
+            "hand": row.hand,
+            "record": json.loads(row.record),
+            "sessions": [p for _, p in sorted(seats)],
+        }
+
+    def stored_id(self, table: str, match: int, hand: int) -> list[int]:
+        """The stored hands played as hand ``hand`` of match ``match`` at a table of code
+        ``table`` (codes are reused: there may be several)."""
+        query = sa.select(hands.c.id).where(
+            hands.c.table_code == table, hands.c.match == match, hands.c.hand == hand
+        )
+        with self.engine.connect() as db:
+            return [int(i) for i in db.execute(query).scalars()]
+
     def hand(self, hand_id: int, person: int) -> dict[str, Any] | None:
         """A hand ``person`` played: its record and views; None otherwise (D87)."""
         query = (

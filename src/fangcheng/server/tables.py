@@ -364,6 +364,22 @@ class Table:
         """The connections at the table (the server closes them when it gives it up)."""
         return list(self._listeners)
 
+    def spectator_frames(self) -> list[dict[str, Any]]:
+        """What a spectator attaching now is sent (`attach`, then `_flush`, for seat
+        None), without attaching: the public view only (D87), an operator's live view of
+        the table (never a concealed tile before the hand is over)."""
+        frames: list[dict[str, Any]] = [
+            {"type": "welcome", "v": 1, "seat": None, "table": self.info()}
+        ]
+        if self.round is not None:
+            events = self.events_for(None)
+            if events:
+                frames.append({"type": "events", "hand": self.hand, "start": 0, "events": events})
+                frames.append({"type": "view", "observation": public_view(self.round)})
+        if self.status in ("between", "finished"):
+            frames += self._last_end
+        return frames
+
     def attach(self, listener: Listener, now: int) -> None:
         """A connection joins: the welcome, then everything its seat may see so far."""
         self._listeners[listener] = _Sent()
