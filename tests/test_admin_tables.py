@@ -205,3 +205,15 @@ def test_d90_a_frozen_seat_plays_on_under_tuoguan_to_the_hands_end_then_is_vacat
     memos = [memo for *_, memo in _lines_of(server, hand_id)]
     assert memos and not any(m.startswith("逃跑") for m in memos)
     _ledger_clean(server.url)
+
+
+def test_d92_a_close_before_anything_was_paid_books_an_empty_hand(any_server: Server) -> None:
+    server = any_server
+    _, table = _alone_with_house_bots(server, "Ann")  # (still at 漂)
+    before = server.balances()
+    hand_id = table.hand_id()
+    server.client.portal.call(server.hub.close_by_operator, table, "test")  # type: ignore[union-attr]
+    assert table.last_end is not None and table.last_end["settlement"]["end"] == "abandoned"
+    assert server.balances() == before and not _lines_of(server, hand_id)
+    assert table.code not in server.hub.tables
+    _ledger_clean(server.url)
