@@ -12,13 +12,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
     warnings.simplefilter("ignore")
     from starlette.websockets import WebSocketDisconnect
 
 from fangcheng.engine import replay
+from fangcheng.platform import check_ledger
 from fangcheng.platform import schema as t
+from fangcheng.server.log import read_log
+from fangcheng.server.matching import quick_match
+from fangcheng.server.recovery import rebuild, recover
+from fangcheng.server.store import table_logs
 from fangcheng.players import EfficientBot
 from fangcheng.server.coins import CoinTable
 from fangcheng.tiles.melds import MeldKind
@@ -31,7 +37,17 @@ from test_server_coins import (
     _server,
     any_server,
 )
-from test_server_protocol import Seat
+from test_server_protocol import Clock, Seat
+from test_server_recovery import (
+    _coin_table,
+    _cut_after,
+    _hand_journals,
+    _hub,
+    _play,
+    _to_first_hand_end,
+    rebuilt,
+    state,
+)
 
 __all__ = ["any_server"]  # the fixture, imported to be used here
 
@@ -217,3 +233,60 @@ def test_d92_a_close_before_anything_was_paid_books_an_empty_hand(any_server: Se
     assert server.balances() == before and not _lines_of(server, hand_id)
     assert table.code not in server.hub.tables
     _ledger_clean(server.url)
+
+
+def test_d92_a_close_is_rebuilt_from_the_log_and_booked_once(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'closed.db'}"
+    clock = Clock()
+    hub = _hub(url, clock)
+    table, _ = _coin_table(hub, people=2)
+    _play(hub, clock, 30)
+    assert table.round is not None and not table.round.over
+    hub.close_by_operator(table, "maintenance")
+    assert table.round.settlement is not None
+    assert table.round.settlement["end"] == "abandoned" and table.status == "finished"
+    again = rebuild(_hub(url, clock), table.uid, read_log(hub.store.engine, table.uid), clock())
+    assert state(again) == state(table) and again.closed == "maintenance"
+    # a crash after the close was logged, before the log said its hand was booked: the
+    # rebuilt table closes again, its hand booked once
+    _cut_after(url, table, "settled")
+    with sa.create_engine(url).begin() as db:
+        db.execute(table_logs.update().where(table_logs.c.uid == table.uid).values(closed=None))
+    assert recover(_hub(url, clock)) == []  # closed again as it comes back
+    journals = _hand_journals(hub.platform)
+    assert len(journals) == len(set(journals)) and f"hand:{table.hand_id()}" in journals
+    assert check_ledger(hub.platform.engine).problems == []
+
+
+def test_d90_a_frozen_seat_is_rebuilt_from_the_log(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'frozen.db'}"
+    clock = Clock()
+    hub = _hub(url, clock)
+    table, _ = _coin_table(hub, people=2)
+    _play(hub, clock, 20)
+    person = table.people()[0]
+    seat = table.seat_of(person)
+    assert seat is not None and table.round is not None and not table.round.over
+    hub.freeze_seat(person, "collusion")
+    again = rebuilt(url, table, clock)
+    assert state(again) == state(table) and again.seats[seat].frozen
+    while table.seat_of(person) is not None:  # vacated at the hand's end
+        _play(hub, clock, 1)
+    assert table.round.settlement is not None and table.round.settlement["end"] != "escape"
+    assert state(rebuilt(url, table, clock)) == state(table)
+
+
+def test_d92_a_close_between_hands_ends_the_match_and_gives_the_seats_up(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'between.db'}"
+    clock = Clock()
+    hub = _hub(url, clock)
+    table, accounts = _coin_table(hub, people=2)
+    _to_first_hand_end(hub, clock, table)
+    assert table.status == "between"
+    hub.close_by_operator(table, "maintenance")
+    assert table.status == "finished" and table.code not in hub.tables
+    assert table._last_end[-1]["type"] == "match_end"
+    person = hub.store.account_person(accounts[0], "player0")
+    assert quick_match(hub, person, "free", "127.0.0.1") is not table  # its seat is free

@@ -505,6 +505,8 @@ class Table:
             r.abandon()
         elif self.status == "waiting":
             self._end_match()
+        elif self.status == "between":
+            self.next_deal = now  # no more hands: the match ends now (`_deal_or_end`)
         self._follow(now)  # the hand's end, then the match's (`_deal_or_end`)
 
     # --- decisions -----------------------------------------------------------------
