@@ -21,12 +21,12 @@ with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
 from fangcheng.engine import replay
 from fangcheng.platform import check_ledger
 from fangcheng.platform import schema as t
+from fangcheng.players import EfficientBot
+from fangcheng.server.coins import CoinTable
 from fangcheng.server.log import read_log
 from fangcheng.server.matching import quick_match
 from fangcheng.server.recovery import rebuild, recover
 from fangcheng.server.store import table_logs
-from fangcheng.players import EfficientBot
-from fangcheng.server.coins import CoinTable
 from fangcheng.tiles.melds import MeldKind
 from ledgerdb import BACKENDS, database
 from test_server_coins import (
