@@ -10,17 +10,21 @@ goes unrecorded, and nothing is recorded that did not happen.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import secrets
 from dataclasses import dataclass
 from typing import Any, Final
 
 import sqlalchemy as sa
-from argon2.exceptions import InvalidHashError, VerificationError
 
 from fangcheng.platform import schema as t
-from fangcheng.platform.accounts import Accounts, Person, checked_name, token_hash
+from fangcheng.platform.accounts import (
+    Accounts,
+    Person,
+    checked_name,
+    kept_address,
+    token_hash,
+)
 from fangcheng.platform.errors import (
     Conflict,
     Forbidden,
@@ -133,7 +137,10 @@ def _own(lines: list[dict[str, Any]], account: int) -> int:
 
 
 def _json(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    try:
+        return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise Malformed(f"an audit's before and after are JSON: {exc}") from None
 
 
 class Operators(Accounts):
@@ -200,14 +207,10 @@ class Operators(Accounts):
                     t.operators.c.name_key == key, t.operators.c.disabled.is_(False)
                 )
             ).first()
-        stored = row.password_hash if row else self._dummy()
-        ok = False
-        with contextlib.suppress(VerificationError, InvalidHashError):
-            ok = isinstance(password, str) and self.hasher.verify(stored, password)
-        if row is None or not ok:  # an unknown name costs the same hashing
+        ok, new_hash = self._verify(row.password_hash if row else None, password)
+        if row is None or not ok:
             raise Unauthorized("wrong operator name or password")
         operator = Operator(row.id, row.name, row.role)
-        new_hash = self.hasher.hash(password) if self.hasher.check_needs_rehash(stored) else None
         token = secrets.token_urlsafe(32)
 
         def work(conn: sa.Connection) -> OperatorSession:
@@ -225,7 +228,7 @@ class Operators(Accounts):
                     token_hash=token_hash(token),
                     created_at=now,
                     expires_at=expires,
-                    address=address,
+                    address=kept_address(address),
                 )
             )
             after = {"expires": expires}
@@ -289,7 +292,7 @@ class Operators(Accounts):
                     operator_id=operator.id,
                     action=action,
                     target=target,
-                    address=address,
+                    address=kept_address(address),
                     before=_json(before),
                     after=_json(after),
                     reason=reason,
@@ -577,9 +580,10 @@ class Operators(Accounts):
 
     def admin_profile(self, person_id: int) -> dict[str, Any]:
         """Everything an operator reads of a person, as JSON: balance, 积分, title, its
-        freeze, its recent hands with their journals' lines, its sessions (when made and
-        when they end; never a token), the addresses it is known by, its sign-up, relief,
-        grant and adjustment journals, and its adjustments with who made them and why.
+        freeze, its recent hands with their journals' lines, its sessions (when made,
+        when they end and from where; never a token), the addresses it is known by (its
+        sign-up's, its sessions'), its sign-up, relief, grant and adjustment journals,
+        and its adjustments with who made them and why.
         (`Ranks.profile` is the person's own profile.)"""
         with self.engine.connect() as conn:
             person = conn.execute(
@@ -627,7 +631,11 @@ class Operators(Accounts):
                 .order_by(t.journal_lines.c.id)
             ).all()
             sessions = conn.execute(
-                sa.select(t.login_sessions.c.created_at, t.login_sessions.c.expires_at)
+                sa.select(
+                    t.login_sessions.c.created_at,
+                    t.login_sessions.c.expires_at,
+                    t.login_sessions.c.address,
+                )
                 .where(t.login_sessions.c.person_id == person_id)
                 .order_by(t.login_sessions.c.id)
             ).all()
@@ -689,8 +697,15 @@ class Operators(Accounts):
                 }
                 for h in hands
             ],
-            "sessions": [{"created": s.created_at, "expires": s.expires_at} for s in sessions],
-            "addresses": [a for a in (person.signup_address,) if a],
+            "sessions": [
+                {"created": s.created_at, "expires": s.expires_at, "address": s.address}
+                for s in sessions
+            ],
+            "addresses": list(
+                dict.fromkeys(
+                    a for a in (person.signup_address, *(s.address for s in sessions)) if a
+                )
+            ),
             "history": [
                 {
                     "journal_id": j.id,
