@@ -239,3 +239,16 @@ def test_d90_an_admin_freezes_an_account_mid_hand_by_http(ops: Operators) -> Non
     profile = server.client.get(f"/api/admin/people/{account}", headers=ops.support).json()
     assert profile["frozen"]["reason"] == "collusion"
     _ledger_clean(server.url)
+
+
+def test_a_persons_profile_lists_the_addresses_they_logged_in_from(ops: Operators) -> None:
+    server = ops.server
+    ann = server.profile(server.sign_up("Ann"))["account"]
+    again = server.client.post(
+        "/api/account/login", json={"name": "Ann", "password": "correct horse"}
+    )
+    assert again.status_code == 200, again.text
+    profile = server.client.get(f"/api/admin/people/{ann}", headers=ops.support).json()
+    assert "testclient" in profile["addresses"]  # (the test client's address)
+    found = server.client.get("/api/admin/people?q=an", headers=ops.support).json()["people"]
+    assert [p["id"] for p in found] == [ann] and found[0]["frozen"] is False
