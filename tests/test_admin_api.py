@@ -97,6 +97,11 @@ def test_a_support_operator_cannot_write_any_route(ops: Operators, method: str, 
 def test_the_cookie_session_reads_and_a_foreign_page_cannot_write(ops: Operators) -> None:
     client = ops.server.client
     client.cookies.clear()
+    ops.server.sign_up("Pat")
+    for name, password in (("root", "wrong horse battery"), ("Pat", "correct horse")):
+        wrong = client.post("/api/admin/session", json={"name": name, "password": password})
+        assert wrong.status_code == 401 and COOKIE not in wrong.headers.get("set-cookie", "")
+    assert client.get("/admin").status_code == 200  # the page, or its placeholder
     answer = client.post("/api/admin/session", json={"name": "root", "password": PASSWORD})
     cookie = answer.headers["set-cookie"]
     assert f"{COOKIE}=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
