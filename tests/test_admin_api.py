@@ -71,6 +71,24 @@ def ops(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Operators]:
             yield Operators(server)
 
 
+def test_the_app_serves_every_route_of_the_console() -> None:
+    """The routes the console's client calls (the parametrized tests below take the app's
+    whole list, these and any other)."""
+    assert {
+        ("DELETE", "/api/admin/session"),
+        ("GET", "/api/admin/people"),
+        ("GET", "/api/admin/people/{id}"),
+        ("POST", "/api/admin/people/{id}/freeze"),
+        ("POST", "/api/admin/people/{id}/unfreeze"),
+        ("POST", "/api/admin/people/{id}/adjust"),
+        ("GET", "/api/admin/audit"),
+        ("GET", "/api/admin/tables"),
+        ("GET", "/api/admin/tables/{code}"),
+        ("POST", "/api/admin/tables/{code}/close"),
+        ("GET", "/api/admin/hands/{id}"),
+    } <= set(ROUTES)
+
+
 @pytest.mark.parametrize(("method", "path"), ROUTES)
 def test_every_admin_route_refuses_anonymous_and_players(
     ops: Operators, method: str, path: str
