@@ -117,7 +117,8 @@ class Directory:
     """This process alone: every table is here, every lease held, nothing to tell."""
 
     clustered: ClassVar[bool] = False
-    #: This process among many (its leases' owner, in its log lines and its metrics).
+    #: This process among many (its leases' owner, in its log lines, its metrics and an
+    #: operator's list of tables).
     id: str = "local"
 
     async def unready(self) -> list[str]:
@@ -167,6 +168,11 @@ class Directory:
     def lobby(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The lobby: this process's rows and the other processes'."""
         return rows
+
+    async def processes(self) -> dict[str, str]:
+        """The other live processes: name → internal URL (an operator's list of every
+        live table asks each for its own)."""
+        return {}
 
     def http(self) -> httpx.AsyncClient:
         """The client that passes requests on to other processes."""
@@ -378,6 +384,15 @@ class RedisDirectory(Directory):
             if proc != self.id:
                 merged |= theirs
         return list((merged | {row["code"]: row for row in rows}).values())
+
+    async def processes(self) -> dict[str, str]:
+        try:
+            live = await self.redis.zrangebyscore(self._key("procs"), time.time() * 1000, "+inf")
+            others = [str(p) for p in live if p != self.id]
+            urls = await self.redis.mget([self._key("proc", p) for p in others]) if others else []
+        except _REDIS_ERRORS:
+            raise TableError("unavailable", "the server cannot reach Redis now") from None
+        return {p: str(u) for p, u in zip(others, urls, strict=True) if u is not None}
 
     def http(self) -> httpx.AsyncClient:
         if self._client is None:
