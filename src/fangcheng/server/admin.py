@@ -289,7 +289,7 @@ async def tables(request: Request, operator: Operator) -> Response:
     rows = [_row(hub, table) for table in list(hub.tables.values()) if table.closed is None]
     unreachable: list[str] = []
     if hub.directory.clustered and RELAYED not in request.headers:
-        for process, url in (await hub.directory.ides()).items():
+        for process, url in (await hub.directory.processes()).items():
             try:
                 answer = await relay.http(hub.directory, request, url)
             except TableError:
