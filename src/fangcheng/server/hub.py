@@ -365,6 +365,7 @@ class Hub:
                 record=hand.record,
                 views=hand.views,
                 seats=hand.seats,
+                names=hand.names,
                 also=stored,
             )
         except Exception:

@@ -12,12 +12,15 @@ export async function replayPage(root, id, seat) {
   const record = data.record;
   const views = data.views || [];
   const mine = Number(data.seat ?? seat ?? 0) || 0;
+  // each seat's name as the table showed it (a hand stored before names were kept: winds)
+  const stored = data.names || [];
+  const named = (s) => (stored[s] ? `${WINDS[s].split(" ")[0]} ${stored[s]}` : WINDS[s]);
+  const who = (s) => (s === mine ? "你 You" : named(s));
   // the streams to choose from: each seat's, the public one, and the record's (all open)
-  const streams = [0, 1, 2, 3].map((s) => ({ label: `${WINDS[s]} 视角 seat ${s}'s view`, events: views[s], me: s }));
+  const streams = [0, 1, 2, 3].map((s) => ({ label: `${named(s)} 视角 seat ${s}'s view`, events: views[s], me: s }));
   if (views[4]) streams.push({ label: "旁观 public view", events: views[4], me: mine });
   streams.push({ label: "全部明牌 all hands open", events: record.events, me: mine });
-  const names = [0, 1, 2, 3].map((s) => (s === mine ? "你 You" : ""));
-  const who = (s) => (s === mine ? "你 You" : WINDS[s]);
+  const names = [0, 1, 2, 3].map((s) => (s === mine ? `${stored[s] || "you"} (你)` : stored[s] || ""));
   let which = streams.findIndex((x) => x.me === mine && x.events);
   let step = 0;
 
@@ -28,7 +31,6 @@ export async function replayPage(root, id, seat) {
     step = Math.max(0, Math.min(step, n));
     const shown = events.slice(0, step);
     const model = fromEvents(shown, names.map((name) => ({ name })), me);
-    model.seats.forEach((x, s) => (x.name = s === mine ? "你 You" : ""));
     const last = shown[shown.length - 1];
     const top = h("div", "topbar", h("a", "home", "← 我的牌局 My hands"),
       h("span", "title", `回放 Replay · ${rulesName(record.rules)} · #${id}`));
