@@ -122,7 +122,7 @@ export class TableView {
       case "hand_end": { // a hand none of whose events came (an escape at once) shows none of the last one's
         const events = f.hand === this.hand ? [...this.events] : [];
         this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events, arrived: Date.now() };
-        this.showEnd = true; this.prompt = null; break;
+        this.showEnd = false; this.prompt = null; this.endDue = true; break;
       }
       case "match_end":
         this.matchEnd = f; break;
@@ -145,6 +145,20 @@ export class TableView {
     }
     this.render();
     if (f.type !== "events" || this.seat === null) this.flushNews();
+    if (this.endDue) this.openEnd();
+  }
+
+  /** The settlement once the hand's last calls have been seen (never under them: the
+   *  "胡!" over its buttons, the laid-out win over its payers), then in their place. */
+  openEnd() {
+    this.endDue = false;
+    const end = this.ending, hand = this.hand;
+    clearTimeout(this.endTimer);
+    this.endTimer = setTimeout(() => {
+      if (this.ending !== end || this.hand !== hand) return; // the next hand dealt meanwhile
+      feel.clearCalls();
+      this.showEnd = true; this.render();
+    }, feel.callsLeft());
   }
 
   flushNews() {
