@@ -3,6 +3,7 @@
 import * as api from "./api.js";
 import { h } from "./board.js";
 import { accountBar, accountForm, leadersPage, profilePage, roomsPanel } from "./coins.js";
+import { field, input } from "./forms.js";
 import { replayPage } from "./replay.js";
 import { rulesPage } from "./rulespage.js";
 import { BOT_LEVELS, TableView } from "./table.js";
@@ -12,18 +13,6 @@ import { tilesEl } from "./tiles.js";
 const root = document.getElementById("app");
 const ROOMS = [["free", "自由场 free"], ["junior", "初级场 junior"], ["intermediate", "中级场 intermediate"], ["anti_cheat", "高级防作弊场 anti-cheat"]];
 let current = null; // the open TableView
-
-function field(label, input) {
-  return h("label", "field", h("span", "", label), input);
-}
-
-function input(type, value, attrs = {}) {
-  const el = h("input", "");
-  el.type = type;
-  if (type === "checkbox") el.checked = !!value; else el.value = value;
-  Object.assign(el, attrs);
-  return el;
-}
 
 function rulesSelect(value = "sichuan") {
   const sel = h("select", "rules");
