@@ -446,6 +446,7 @@ def _ledger_check(args: argparse.Namespace) -> int:
         f"ledger clean: {report.accounts} accounts, {report.journals} journals, "
         f"{report.hands} hands; {report.issued} coins issued, house {report.house}"
     )
+    print(f"adjustments: {report.adjustments}, {report.adjusted:+d} coins to people (net)")
     return 0
 
 

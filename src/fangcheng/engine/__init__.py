@@ -25,6 +25,7 @@ from fangcheng.engine.record import (
     wall_of,
 )
 from fangcheng.engine.round import (
+    ABANDONED,
     Item,
     Round,
     observe,
@@ -38,6 +39,7 @@ from fangcheng.engine.wall import (
 )
 
 __all__ = [
+    "ABANDONED",
     "ESCAPE",
     "FORMAT",
     "VERSION",

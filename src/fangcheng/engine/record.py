@@ -38,7 +38,7 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 
 from fangcheng import contract
-from fangcheng.engine.round import FORMAT, VERSION, Round, record_of, refusal
+from fangcheng.engine.round import ABANDONED, FORMAT, VERSION, Round, record_of, refusal
 from fangcheng.engine.wall import deal_order
 from fangcheng.protocol import events as ev
 from fangcheng.protocol.actions import Action, IllegalActionError
@@ -126,7 +126,7 @@ class SettlementItem(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, f
 class Settlement(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, frozen=True):
     """The end of a hand: how it ended, every movement, their sum, fees and the totals."""
 
-    end: Literal["win", "draw", "escape"]
+    end: Literal["win", "draw", "escape", "abandoned"]
     items: Annotated[list[SettlementItem], msgspec.Meta(max_length=1000, extra={"noun": "items"})]
     deltas: Deltas
     fees: Deltas
@@ -311,9 +311,11 @@ def replay(record: RecordInput | Mapping[str, Any], rules: RuleSet | None = None
                 round_.act(decision.seat, action)
         except IllegalActionError as exc:
             raise RecordError(f"decisions[{i}]: {exc.reason}") from None
+    settlement = None if isinstance(record.settlement, msgspec.UnsetType) else record.settlement
+    if settlement is not None and settlement.end == ABANDONED and not round_.over:
+        round_.abandon()  # an operator closed the table there (D92): no seat's decision
     if isinstance(record.events, msgspec.UnsetType):
         return Replay(round_, None, True)
-    settlement = None if isinstance(record.settlement, msgspec.UnsetType) else record.settlement
     return Replay(round_, _first_divergence(record.events, settlement, round_), False)
 
 

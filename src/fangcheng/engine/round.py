@@ -61,9 +61,21 @@ from fangcheng.scoring.situation import MAX_BASE, Seat, Situation, WinBy
 from fangcheng.tiles.melds import Meld, MeldKind
 from fangcheng.tiles.notation import DRAGONS, KINDS, format_counts, format_tiles, tile_name
 
-__all__ = ["FORMAT", "VERSION", "Item", "Round", "observe", "record_of", "refusal", "shared_action"]
+__all__ = [
+    "ABANDONED",
+    "FORMAT",
+    "VERSION",
+    "Item",
+    "Round",
+    "observe",
+    "record_of",
+    "refusal",
+    "shared_action",
+]
 
 SEATS = range(4)
+#: How a hand an operator closed ends (D92): its settlement's ``end``.
+ABANDONED: Final = "abandoned"
 #: A record's format and version (`fangcheng.engine.record` reads it back).
 FORMAT: Final = "fangcheng-record"
 VERSION: Final = 1
@@ -393,6 +405,20 @@ class Round:
         if not self.rules.bloody:
             self._kongs_at_end()
         self._finish("escape")
+
+    def abandon(self) -> None:
+        """An operator closed the table mid-hand (D92): every hand is laid open, the
+        kongs made so far are settled (血战's were paid as they were made) and what the
+        hand booked already stays (撵庄); no win is paid, nobody escaped, no fee is
+        taken. A finished hand is refused before anything is recorded."""
+        if self.over:
+            raise IllegalActionError(
+                "the hand is over: nothing to abandon", rules=self.rules.name, seed=self.seed
+            )
+        self._reveal()
+        if not self.rules.bloody:
+            self._kongs_at_end()
+        self._finish(ABANDONED)
 
     # --- flow ------------------------------------------------------------------------
 
@@ -1105,7 +1131,7 @@ class Round:
         self.over = True
         self._asked, self._answers = {}, {}
         deltas = [sum(item.deltas[s] for item in self.items) for s in SEATS]
-        fees = service_fees(self.options, deltas)
+        fees = (0, 0, 0, 0) if how == ABANDONED else service_fees(self.options, deltas)
         self.settlement = {
             "end": how,
             "items": [{"reason": i.reason, "deltas": list(i.deltas)} for i in self.items],

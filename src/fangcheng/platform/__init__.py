@@ -5,7 +5,9 @@
 `Platform` is the one entry point: `Platform.open(url)` migrates the database and gives
 sign-up, log-in and sessions, relief and grants, `Platform.start_hand` (the stake and
 the balances that cap a hand), `Platform.settle_hand` (a finished hand's coins, once),
-profiles and the leaderboard. `check_ledger` proves the stored ledger right.
+profiles and the leaderboard, and the operators' side (`fangcheng.platform.operators`:
+operator accounts, the audit, freezes and coin adjustments). `check_ledger` proves the
+stored ledger right.
 """
 
 from fangcheng.platform.accounts import RELIEF, RELIEF_BELOW, SIGNUP_GRANT, Person, Session
@@ -16,14 +18,28 @@ from fangcheng.platform.errors import (
     BadName,
     BadPassword,
     CannotSit,
+    Conflict,
+    Forbidden,
+    Frozen,
     HandConflict,
+    Insufficient,
     InvalidToken,
     LoginFailed,
+    Malformed,
     NameTaken,
     PlatformError,
     ReliefRefused,
     SettlementError,
+    Unauthorized,
     UnknownPerson,
+)
+from fangcheng.platform.operators import (
+    OPERATOR_SESSION_S,
+    Adjustment,
+    AuditRow,
+    Operator,
+    OperatorSession,
+    PersonRow,
 )
 from fangcheng.platform.ranks import Profile, Result, Standing
 from fangcheng.platform.seats import HandStart
@@ -33,20 +49,31 @@ from fangcheng.platform.settlement import Settled
 __all__ = [
     "DEFAULT_URL",
     "MIN_TO_SIT",
+    "OPERATOR_SESSION_S",
     "RELIEF",
     "RELIEF_BELOW",
     "ROOMS",
     "SIGNUP_GRANT",
+    "Adjustment",
+    "AuditRow",
     "BadName",
     "BadPassword",
     "CannotSit",
+    "Conflict",
+    "Forbidden",
+    "Frozen",
     "HandCoins",
     "HandConflict",
     "HandStart",
+    "Insufficient",
     "InvalidToken",
     "LoginFailed",
+    "Malformed",
     "NameTaken",
+    "Operator",
+    "OperatorSession",
     "Person",
+    "PersonRow",
     "Platform",
     "PlatformError",
     "Profile",
@@ -57,6 +84,7 @@ __all__ = [
     "Settled",
     "SettlementError",
     "Standing",
+    "Unauthorized",
     "UnknownPerson",
     "check_ledger",
     "connect",

@@ -24,6 +24,7 @@ from fangcheng.platform import schema as t
 from fangcheng.platform.errors import (
     BadName,
     BadPassword,
+    Frozen,
     InvalidToken,
     LoginFailed,
     NameTaken,
@@ -43,6 +44,7 @@ __all__ = [
     "Accounts",
     "Person",
     "Session",
+    "checked_name",
     "token_hash",
 ]
 
@@ -64,6 +66,19 @@ _SIGNUP_LOCK: Final = 0x66632D7369676E75
 def token_hash(token: str) -> str:
     """What the database keeps of a session token: a leaked database opens no session."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def checked_name(name: object) -> str:
+    """A name as kept (NFKC, stripped): a person's or an operator's; `BadName` if it
+    cannot be one."""
+    if not isinstance(name, str):
+        raise BadName("a name is text")
+    name = unicodedata.normalize("NFKC", name).strip()
+    if not 1 <= len(name) <= _NAME_LENGTH:
+        raise BadName(f"a name has 1 to {_NAME_LENGTH} characters, not {len(name)}")
+    if not name.isprintable() or any(c.isspace() for c in name):
+        raise BadName(f"{name!r}: a name has no spaces or control characters")
+    return name
 
 
 def _utc_day(moment: float) -> str:
@@ -107,13 +122,7 @@ class Accounts(Ledger):
         """A new account with the sign-up grant (D86), logged in. ``address``: where it
         signs up from (None: unknown, no limit), granted at most
         `SIGNUP_GRANTS_PER_ADDRESS` times a UTC day (D89)."""
-        if not isinstance(name, str):
-            raise BadName("a name is text")
-        name = unicodedata.normalize("NFKC", name).strip()
-        if not 1 <= len(name) <= _NAME_LENGTH:
-            raise BadName(f"a name has 1 to {_NAME_LENGTH} characters, not {len(name)}")
-        if not name.isprintable() or any(c.isspace() for c in name):
-            raise BadName(f"{name!r}: a name has no spaces or control characters")
+        name = checked_name(name)
         self._check_password(password)
         hashed = self.hasher.hash(password)
         key, skeleton = name_key(name), name_skeleton(name)
@@ -177,14 +186,18 @@ class Accounts(Ledger):
             raise BadPassword(f"a password has {low} to {high} characters")
 
     def log_in(self, name: str, password: str) -> Session:
-        """A new session for the right name and password; `LoginFailed` otherwise."""
+        """A new session for the right name and password; `LoginFailed` otherwise, and
+        `Frozen` for a frozen account (D90)."""
         # (a name with a control character is no account's: PostgreSQL refuses a NUL)
         key = name_key(name.strip()) if isinstance(name, str) and name.isprintable() else ""
         with self.engine.connect() as conn:
             row = conn.execute(
-                sa.select(t.people.c.id, t.people.c.name, t.people.c.password_hash).where(
-                    t.people.c.name_key == key
-                )
+                sa.select(
+                    t.people.c.id,
+                    t.people.c.name,
+                    t.people.c.password_hash,
+                    t.people.c.frozen_reason,
+                ).where(t.people.c.name_key == key)
             ).first()
         stored = row.password_hash if row else self._dummy()
         ok = False
@@ -192,6 +205,8 @@ class Accounts(Ledger):
             ok = isinstance(password, str) and self.hasher.verify(stored, password)
         if row is None or not ok:  # an unknown name costs the same hashing as a known one
             raise LoginFailed("wrong name or password")
+        if row.frozen_reason is not None:  # (said only to who knows the password)
+            raise Frozen(row.frozen_reason)
         person = Person(row.id, row.name)
         rehash = self.hasher.check_needs_rehash(stored)
         new_hash = self.hasher.hash(password) if rehash else None
@@ -227,13 +242,19 @@ class Accounts(Ledger):
         return Session(token, person, expires)
 
     def authenticate(self, token: str) -> Person:
-        """The person a token belongs to; `InvalidToken` if forged, logged out or expired."""
+        """The person a token belongs to; `InvalidToken` if forged, logged out or expired,
+        `Frozen` if its account is (D90)."""
         if not isinstance(token, str) or not 1 <= len(token) <= 200:
             raise InvalidToken("not a session token")
         digest = token_hash(token)
         with self.engine.connect() as conn:
             row = conn.execute(
-                sa.select(t.people.c.id, t.people.c.name, t.login_sessions.c.expires_at)
+                sa.select(
+                    t.people.c.id,
+                    t.people.c.name,
+                    t.people.c.frozen_reason,
+                    t.login_sessions.c.expires_at,
+                )
                 .join(t.people, t.people.c.id == t.login_sessions.c.person_id)
                 .where(t.login_sessions.c.token_hash == digest)
             ).first()
@@ -246,6 +267,8 @@ class Accounts(Ledger):
                 )
             )
             raise InvalidToken("the session has expired: log in again")
+        if row.frozen_reason is not None:  # a session begun as its account was frozen
+            raise Frozen(row.frozen_reason)
         return Person(row.id, row.name)
 
     def log_out(self, token: str) -> None:

@@ -2,15 +2,18 @@
 
 Every journal's lines sum to zero; every stored balance, 积分 and hand count equals what
 its journal lines and hands say; no person's balance is negative; all accounts together
-sum to zero; and every hand's journal is exactly what the engine settles when its stored
+sum to zero; every hand's journal is exactly what the engine settles when its stored
 record is replayed (`fangcheng.engine.record.replay`), capped and charged as the platform
-does (`fangcheng.platform.coins`). Problems are listed in that order, the first first.
+does (`fangcheng.platform.coins`); and every operator's adjustment (D91) is one line to
+its person and one from a house row, as its row says, in 积分 only where it says so.
+Problems are listed in that order, the first first.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +41,9 @@ class Report:
     journals: int = 0
     hands: int = 0
     issued: int = 0  # coins put into play by grants and relief
-    house: int = 0  # the house's balance: fees and house bots' results
+    house: int = 0  # the house's balance: fees, house bots' results, adjustments
+    adjustments: int = 0  # operators' adjustments (D91)
+    adjusted: int = 0  # the coins they gave people, net (negative: took)
 
 
 def check_ledger(engine: Engine) -> Report:
@@ -94,7 +99,17 @@ def check_ledger(engine: Engine) -> Report:
                 t.coin_hands.c.record,
             ).order_by(t.coin_hands.c.journal_id)
         ).all()
+        adjustments = conn.execute(
+            sa.select(
+                t.adjustments.c.journal_id,
+                t.adjustments.c.person_id,
+                t.adjustments.c.amount,
+                t.adjustments.c.counts_in_score,
+            ).order_by(t.adjustments.c.journal_id)
+        ).all()
     report.accounts, report.hands = len(accounts), len(hands)
+    report.adjustments = len(adjustments)
+    report.adjusted = sum(a.amount for a in adjustments)
     sums: Counter[int] = Counter()
     points: Counter[int] = Counter()
     for j, booked in lines.items():
@@ -102,6 +117,9 @@ def check_ledger(engine: Engine) -> Report:
             sums[account] += amount
             if journals[j][1] == "hand":
                 points[account] += amount
+    for adjustment in adjustments:
+        if adjustment.counts_in_score:
+            points[adjustment.person_id] += adjustment.amount
     played: Counter[int] = Counter()
     hand_problems: list[str] = []
     houses = house_rows({a.code: a.id for a in accounts if a.code})
@@ -116,6 +134,7 @@ def check_ledger(engine: Engine) -> Report:
     for j, (key, kind) in sorted(journals.items()):
         if kind == "hand" and j not in with_hand:
             hand_problems.append(f"journal {j} ({key}) is a hand's but no hand record is stored")
+    hand_problems += _adjustment_problems(journals, lines, adjustments, set(houses))
     for a in accounts:
         who = f"account {a.id} ({a.name or a.code})"
         if a.balance != sums[a.id]:
@@ -135,6 +154,34 @@ def check_ledger(engine: Engine) -> Report:
         problems.append(f"all accounts sum to {whole}, not 0")
     problems += hand_problems
     return report
+
+
+def _adjustment_problems(
+    journals: dict[int, tuple[str, str]],
+    lines: dict[int, list[tuple[int, int | None, int, str]]],
+    adjustments: Sequence[Any],
+    houses: set[int],
+) -> list[str]:
+    """What is wrong with the adjustments: a journal of kind ``adjustment`` without its
+    row or a row without its journal, or lines that are not its amount to its person
+    and the same from a house row."""
+    problems: list[str] = []
+    rows = {a.journal_id: a for a in adjustments}
+    for j, (key, kind) in sorted(journals.items()):
+        if kind == "adjustment" and j not in rows:
+            problems.append(f"journal {j} ({key}) is an adjustment's but no adjustment is stored")
+    for j, row in rows.items():
+        if journals.get(j, ("", ""))[1] != "adjustment":
+            problems.append(f"adjustment {j} has no journal of kind adjustment")
+            continue
+        booked = sorted((a, n) for a, _, n, _ in lines.get(j, []))
+        house = [a for a, n in booked if a in houses and n == -row.amount]
+        if len(booked) != 2 or (row.person_id, row.amount) not in booked or not house:
+            problems.append(
+                f"adjustment {j} ({journals[j][0]}): its lines {booked} are not"
+                f" {row.amount} to account {row.person_id} and {-row.amount} from the house"
+            )
+    return problems
 
 
 def _hand_problem(

@@ -6,8 +6,9 @@ in seat deltas, at unlimited balances. On the platform a seat cannot pay more th
 balance at hand start (D44): every item of ``baishan_platform`` is one payee and its
 payers, or one payer and its payees, so its transfers are read back from its deltas,
 scaled by `fangcheng.scoring.scale_for_insolvency`, and the fee (D45) is taken on each
-seat's net after scaling. With balances that cover the hand this is exactly the engine's
-settlement (`tests/test_ledger_engine.py` checks it on hundreds of hands).
+seat's net after scaling (none on a hand an operator abandoned, D92). With balances
+that cover the hand this is exactly the engine's settlement
+(`tests/test_ledger_engine.py` checks it on hundreds of hands).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from fangcheng.engine.round import ABANDONED
 from fangcheng.platform.errors import CannotSit, SettlementError
 from fangcheng.rules.ruleset import BAISHAN_PLATFORM, Options
 from fangcheng.scoring.payments import (
@@ -106,7 +108,8 @@ def hand_coins(
         row[payer] -= amount
         row[payee] += amount
     nets = [sum(row[s] for row in per_item) for s in range(4)]
-    fees = service_fees(options, nets)
+    # an operator's close takes no fee (D92): the hand was nobody's to finish
+    fees = (0, 0, 0, 0) if settlement.get("end") == ABANDONED else service_fees(options, nets)
     return HandCoins(
         items=tuple((r, tuple(row)) for r, row in zip(reasons, per_item, strict=True)),
         fees=fees,

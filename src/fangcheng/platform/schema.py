@@ -8,8 +8,8 @@ not only in code:
 - a person's balance is never negative (``ck_accounts_person_balance``);
 - a journal's key is unique: a hand (``hand:ID``), a sign-up grant or a day's relief is
   booked at most once, whoever retries;
-- journals, their lines and the hands' records are append-only (triggers refuse an
-  UPDATE or DELETE, see the migration);
+- journals, their lines, the hands' records, the adjustments and the operators' audit
+  are append-only (triggers refuse an UPDATE or DELETE, see the migrations);
 - every line is a non-zero amount on one account; a journal's lines sum to zero (the
   code writes them so, and `fangcheng ledger check` proves it).
 """
@@ -23,20 +23,27 @@ import sqlalchemy as sa
 __all__ = [
     "ACCOUNT_KINDS",
     "JOURNAL_KINDS",
+    "OPERATOR_ROLES",
     "accounts",
+    "adjustments",
+    "audit",
     "coin_hands",
     "coin_seats",
     "journal_lines",
     "journals",
     "login_sessions",
     "metadata",
+    "operator_sessions",
+    "operators",
     "people",
 ]
 
 #: A person's coins; the house (fees, house bots' results); issuance (grants, relief).
 ACCOUNT_KINDS: Final = ("person", "house", "issuance")
-#: Why a journal was booked.
-JOURNAL_KINDS: Final = ("signup", "relief", "grant", "hand")
+#: Why a journal was booked (``adjustment``: an operator's, D91).
+JOURNAL_KINDS: Final = ("signup", "relief", "grant", "hand", "adjustment")
+#: What an operator may do: ``support`` reads, ``admin`` reads and writes.
+OPERATOR_ROLES: Final = ("support", "admin")
 
 # an id: a 64-bit integer on PostgreSQL, SQLite's rowid alias there
 Id = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
@@ -81,6 +88,11 @@ people = sa.Table(
     # the address it signed up from, where known: D89's grants an address a day
     sa.Column("signup_address", sa.String(64)),
     sa.Index("ix_people_signup_address", "signup_address", "created_at"),
+    # D90: NULL, or why an operator froze the account (then it cannot sign in or sit),
+    # when and by which operator (an id of ``operators``)
+    sa.Column("frozen_reason", sa.String(200)),
+    sa.Column("frozen_at", sa.Float),
+    sa.Column("frozen_by", Id),
 )
 
 login_sessions = sa.Table(
@@ -102,7 +114,7 @@ journals = sa.Table(
     sa.Column("kind", sa.String(10), nullable=False),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("memo", sa.String(200), nullable=False, server_default=""),
-    sa.CheckConstraint("kind IN ('signup', 'relief', 'grant', 'hand')", name="kind"),
+    sa.CheckConstraint("kind IN ('signup', 'relief', 'grant', 'hand', 'adjustment')", name="kind"),
 )
 
 journal_lines = sa.Table(
@@ -139,4 +151,60 @@ coin_seats = sa.Table(
     sa.Column("person_id", Id, sa.ForeignKey("people.id"), primary_key=True),
     sa.Column("table_id", sa.String(40), nullable=False),
     sa.Column("since", sa.Float, nullable=False),
+)
+
+operators = sa.Table(
+    "operators",
+    metadata,
+    sa.Column("id", Id, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.String(40), nullable=False),
+    # as people's: NFKC, case-folded (but a namespace of its own)
+    sa.Column("name_key", sa.String(40), nullable=False, unique=True),
+    sa.Column("password_hash", sa.String(200), nullable=False),
+    sa.Column("role", sa.String(10), nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("disabled", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.CheckConstraint("role IN ('support', 'admin')", name="role"),
+)
+
+operator_sessions = sa.Table(
+    "operator_sessions",
+    metadata,
+    sa.Column("id", Id, primary_key=True, autoincrement=True),
+    sa.Column("operator_id", Id, sa.ForeignKey("operators.id"), nullable=False, index=True),
+    # sha256 of the token, as a person's session
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
+    sa.Column("address", sa.String(64)),
+)
+
+audit = sa.Table(
+    "audit",
+    metadata,
+    sa.Column("id", Id, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("operator_id", Id, sa.ForeignKey("operators.id"), nullable=False),
+    sa.Column("action", sa.String(40), nullable=False),
+    # what it acted on: ``person:17``, ``table:ABCD``, ``operator:2``
+    sa.Column("target", sa.String(100), nullable=False, index=True),
+    sa.Column("address", sa.String(64)),
+    # JSON: what the target was and became (null where nothing was)
+    sa.Column("before", sa.Text),
+    sa.Column("after", sa.Text),
+    sa.Column("reason", sa.String(200), nullable=False, server_default=""),
+)
+
+adjustments = sa.Table(
+    "adjustments",
+    metadata,
+    # an adjustment's journal (kind ``adjustment``, keyed ``adjust:KEY``): person ⇄ house
+    sa.Column("journal_id", Id, sa.ForeignKey("journals.id"), primary_key=True),
+    sa.Column("person_id", Id, sa.ForeignKey("people.id"), nullable=False, index=True),
+    sa.Column("operator_id", Id, sa.ForeignKey("operators.id"), nullable=False),
+    sa.Column("amount", sa.BigInteger, nullable=False),
+    sa.Column("reason", sa.String(200), nullable=False),
+    # whether it counts in the person's 积分 (D91: only when the operator says so)
+    sa.Column("counts_in_score", sa.Boolean, nullable=False),
+    sa.Column("balance_after", sa.BigInteger, nullable=False),
 )

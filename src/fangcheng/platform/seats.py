@@ -10,9 +10,7 @@ import sqlalchemy as sa
 
 from fangcheng.platform import schema as t
 from fangcheng.platform.coins import MIN_TO_SIT, ROOMS, table_stake
-from fangcheng.platform.errors import (
-    CannotSit,
-)
+from fangcheng.platform.errors import CannotSit, Frozen
 from fangcheng.platform.ledger import Ledger
 
 __all__ = ["HandStart", "Seats"]
@@ -43,11 +41,14 @@ class Seats(Ledger):
         return balance
 
     def sit(self, person_id: int, table_id: str) -> int:
-        """Seat a person at a coin table (§8.2: 100 coins, one coin table at a time); the
-        balance. Sitting again at the same table is no error."""
+        """Seat a person at a coin table (§8.2: 100 coins, one coin table at a time; not
+        frozen, D90); the balance. Sitting again at the same table is no error."""
         balance = self.check_can_sit(person_id)
 
         def work(conn: sa.Connection) -> None:
+            frozen = sa.select(t.people.c.frozen_reason).where(t.people.c.id == person_id)
+            if (reason := conn.execute(frozen).scalar()) is not None:  # D90
+                raise Frozen(reason)
             where = t.coin_seats.c.person_id == person_id
             held = conn.execute(sa.select(t.coin_seats.c.table_id).where(where)).scalar()
             if held is None:

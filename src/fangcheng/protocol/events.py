@@ -201,7 +201,7 @@ class Reveal(_Event, frozen=True, tag="reveal"):
 
 
 class End(_Event, frozen=True, tag="end"):
-    how: Literal["win", "draw", "escape"]
+    how: Literal["win", "draw", "escape", "abandoned"]
     total: tuple[int, ...]  # each seat's coins for the hand, after fees
 
 

@@ -48,6 +48,7 @@ __all__ = [
     "ActFrame",
     "AutoFrame",
     "ClientFrame",
+    "ClosedFrame",
     "ErrorFrame",
     "EventsFrame",
     "HandEndFrame",
@@ -633,6 +634,17 @@ class HintAnswerFrame(_ServerFrame, frozen=True, tag="hint"):
     why: Message
 
 
+class ClosedFrame(_ServerFrame, frozen=True, tag="closed"):
+    """An operator acted (RULES §8.8), and the server closes this socket after it:
+    ``what`` ``table``, the table was closed (D92: a hand being played was abandoned,
+    its ``hand_end`` and ``match_end`` follow); ``account``, this person's account was
+    frozen (D90: the seat plays on under 托管 until the hand's end, then is vacated).
+    ``reason`` is the operator's, as they wrote it."""
+
+    what: Literal["table", "account"]
+    reason: Message
+
+
 ServerFrame = (
     WelcomeFrame
     | TableFrame
@@ -644,6 +656,7 @@ ServerFrame = (
     | ErrorFrame
     | PongFrame
     | HintAnswerFrame
+    | ClosedFrame
 )
 _SERVER: Final[dict[str, type[_ServerFrame]]] = {
     "welcome": WelcomeFrame,
@@ -656,6 +669,7 @@ _SERVER: Final[dict[str, type[_ServerFrame]]] = {
     "error": ErrorFrame,
     "pong": PongFrame,
     "hint": HintAnswerFrame,
+    "closed": ClosedFrame,
 }
 _ENCODER: Final = msgspec.json.Encoder()
 _SERVER_DECODER: Final = msgspec.json.Decoder(ServerFrame)

@@ -24,6 +24,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
+from fangcheng.server import admin
 from fangcheng.server.assets import Assets
 from fangcheng.server.cluster import Directory, RedisDirectory
 from fangcheng.server.collector import collector
@@ -105,7 +106,7 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
         await directory.stop()  # (many processes: another takes them over now)
         hub.thinker.close()
 
-    routes = routes_of()
+    routes = [*routes_of(), *admin.routes()]
     if STATIC.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     middleware = [

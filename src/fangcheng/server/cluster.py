@@ -117,6 +117,8 @@ class Directory:
     """This process alone: every table is here, every lease held, nothing to tell."""
 
     clustered: ClassVar[bool] = False
+    #: This process's name among the processes (an operator's list of tables shows it).
+    process: str = "local"
 
     def reserve(self, taken: Collection[str], rng: random.Random) -> tuple[str, str]:
         """A new table's code (not in ``taken``) and uid."""
@@ -160,6 +162,11 @@ class Directory:
     def lobby(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The lobby: this process's rows and the other processes'."""
         return rows
+
+    async def processes(self) -> dict[str, str]:
+        """The other live processes: name → internal URL (an operator's list of every
+        live table asks each for its own)."""
+        return {}
 
     def http(self) -> httpx.AsyncClient:
         """The client that passes requests on to other processes."""
@@ -237,7 +244,7 @@ class RedisDirectory(Directory):
         import redis.asyncio
 
         timeout = max(0.2, lease_ms / 4000)  # an answer comes well within a renewal
-        self.id = secrets.token_hex(6)
+        self.id = self.process = secrets.token_hex(6)
         self.redis: Redis = redis.asyncio.from_url(
             url,
             socket_timeout=timeout,
@@ -360,6 +367,15 @@ class RedisDirectory(Directory):
             if proc != self.id:
                 merged |= theirs
         return list((merged | {row["code"]: row for row in rows}).values())
+
+    async def processes(self) -> dict[str, str]:
+        try:
+            live = await self.redis.zrangebyscore(self._key("procs"), time.time() * 1000, "+inf")
+            others = [str(p) for p in live if p != self.id]
+            urls = await self.redis.mget([self._key("proc", p) for p in others]) if others else []
+        except _REDIS_ERRORS:
+            raise TableError("unavailable", "the server cannot reach Redis now") from None
+        return {p: str(u) for p, u in zip(others, urls, strict=True) if u is not None}
 
     def http(self) -> httpx.AsyncClient:
         if self._client is None:

@@ -401,7 +401,7 @@ class CoinTable(Table):
         that nobody sits at any more ends (as 防作弊场's does after an escape)."""
         if not self._booked_up(now):
             return
-        if self.closing or not self.people():
+        if self.closing or self.closed is not None or not self.people():
             self._end_match()
             return
         super()._deal_or_end(now)

@@ -37,6 +37,14 @@ class Connection:
             self.queue.get_nowait()
         self.queue.put_nowait(None)
 
+    def finish(self, code: int) -> None:
+        """Close the connection with ``code`` once the frames queued so far are sent (an
+        operator's close or freeze: the frame that says why goes first)."""
+        if self.lagging:
+            return
+        self.lagging, self.close_code = True, code
+        self.queue.put_nowait(None)
+
     def send(self, frame: dict[str, Any]) -> None:
         if self.lagging:
             return

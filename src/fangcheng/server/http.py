@@ -28,8 +28,10 @@ _STATUS: Final = {
     "unauthorized": 401,
     "forbidden": 403,
     "not_found": 404,
+    "frozen": 403,
     "state": 409,
     "confirm": 409,
+    "insufficient": 409,
     "too_big": 413,
     "rate": 429,
     "internal": 500,
@@ -62,7 +64,7 @@ def guarded(endpoint: _Endpoint) -> _Endpoint:
         except TableError as exc:
             return error(exc.code, exc.message)
         except PlatformError as exc:  # the platform's refusals say what and why
-            return error("forbidden", str(exc))
+            return error(exc.code, str(exc))
         except Unwritable:  # the database refuses a table's log: nothing was done
             return error("unavailable", UNLOGGED)
         except ClientDisconnect:  # the client's doing, not a failure of ours

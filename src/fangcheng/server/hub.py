@@ -248,6 +248,62 @@ class Hub:
         self.directory.closed(table, ended)
         log_event("table_close", code=table.code)
 
+    def close_by_operator(self, table: Table, reason: str) -> None:
+        """An operator closes the table (D92, `Table.close`): its people are told why,
+        a hand being played is abandoned and booked, its match ends, its sockets close
+        once they have been sent all that (1000), and it leaves play (a coin table whose
+        hand the ledger has not booked yet stays open, with nobody in it, until it is).
+        Refused ``unavailable`` where its log cannot be written: nothing changed."""
+        seated = table.people()
+        try:
+            table.close(reason, self.now())
+        except Unwritable:
+            raise TableError("unavailable", UNLOGGED) from None
+        for person in seated:
+            if self.sitting.get(person) == table.code:
+                del self.sitting[person]
+        listeners = table.listeners()
+        self.poke(table)
+        self.retire(table)
+        for listener in listeners:
+            if isinstance(listener, Connection):
+                listener.finish(1000)
+        log_event("table_closed_by_operator", code=table.code)
+
+    def freeze_seat(self, person: int, reason: str) -> Table | None:
+        """A person's account was frozen (D90): the table where they sit here (None:
+        nowhere here) keeps their seat under 托管 to the hand's end, then vacates it
+        (`Table.freeze`); their connections are sent why and closed (1000) now."""
+        table = self.tables.get(self.sitting.get(person, ""))
+        seat = None if table is None else table.seat_of(person)
+        if table is None or seat is None:
+            return None
+        theirs = [x for x in table.listeners() if x.seat == seat and isinstance(x, Connection)]
+        try:
+            table.freeze(person, self.now())
+        except Unwritable:
+            raise TableError("unavailable", UNLOGGED) from None
+        for listener in theirs:
+            listener.send({"type": "closed", "what": "account", "reason": reason})
+            listener.finish(1000)
+        self._vacated(table)
+        self.poke(table)
+        log_event("seat_frozen", code=table.code, seat=seat)
+        return table
+
+    def _vacated(self, table: Table) -> None:
+        """Forget where the people the table took off by itself sat (D90); a table left
+        with nobody closes (`retire`)."""
+        if not table.vacated:
+            return
+        for person in table.vacated:
+            if self.sitting.get(person) == table.code:
+                del self.sitting[person]
+        table.vacated.clear()
+        self.directory.changed()
+        if not any(self.sitting.get(p) == table.code for p in table.people()):
+            self.retire(table)
+
     def drop(self, table: Table) -> None:
         """Stop running a table at once: another process owns it now (its lease was lost,
         or its log refused a write). Its log refuses this copy's writes from here on,
@@ -301,6 +357,7 @@ class Hub:
         now = self.now()
         for table in list(self.tables.values()):
             table.tick(now)
+            self._vacated(table)
             if table.code in self.retiring:
                 self.retire(table)
 
@@ -342,6 +399,7 @@ class Hub:
                 await asyncio.sleep(1)
             if self.fenced(table):
                 return
+            self._vacated(table)
             if table.code in self.retiring:
                 self.retire(table)
 

@@ -110,6 +110,10 @@ def replay(table: Table, entries: list[Entry], now: int) -> None:
             table.replay_act(data, now)
         elif kind == "end":
             table._end_match()
+        elif kind == "closed":
+            table.close(data["reason"], now)
+        elif kind == "frozen":
+            table.freeze(data["person"], now)
         elif kind == "settled" and isinstance(table, CoinTable):
             table._settled_later()
         elif kind == "stored":

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["http", "leave_elsewhere", "post", "socket"]
 
-_PASSED: Final = ("authorization", "content-type")
+_PASSED: Final = ("authorization", "cookie", "content-type")  # (an operator's cookie)
 #: Close codes a client may be sent (1005/1006 are never sent, 1011 is a failure here).
 _MOVED: Final = 1012  # service restart: reconnect
 

@@ -29,7 +29,7 @@ from fangcheng.server.store import Person
 from fangcheng.server.tables import Table, TableError
 from fangcheng.server.websocket import play
 
-__all__ = ["STATIC", "routes"]
+__all__ = ["STATIC", "routed", "routes"]
 
 STATIC: Final = Path(__file__).parent / "static"
 
@@ -49,7 +49,7 @@ class JoinRequest(msgspec.Struct, forbid_unknown_fields=True):
     spectate: bool = False
 
 
-def _routed(
+def routed(
     endpoint: Callable[[Request], Awaitable[Response]],
 ) -> Callable[[Request], Awaitable[Response]]:
     """A call about table ``{code}``: answered here if this process runs it, else passed
@@ -144,13 +144,13 @@ async def practice(request: Request) -> Response:
 
 
 @_guarded
-@_routed
+@routed
 async def table_info(request: Request) -> Response:
     return JSONResponse({"table": _table(request, acting=False).info()})
 
 
 @_guarded
-@_routed
+@routed
 async def join(request: Request) -> Response:
     person = _person(request)
     table = _table(request)
@@ -173,7 +173,7 @@ class LeaveRequest(msgspec.Struct, forbid_unknown_fields=True):
 
 
 @_guarded
-@_routed
+@routed
 async def leave(request: Request) -> Response:
     person = _person(request)
     body = await _body(request, LeaveRequest)
@@ -188,7 +188,7 @@ async def leave(request: Request) -> Response:
 
 
 @_guarded
-@_routed
+@routed
 async def bot_token(request: Request) -> Response:
     person = _person(request)
     table = _table(request)

@@ -175,6 +175,13 @@ class Store:
             ).first()
         return None if row is None else Person(row[0], row[1], row[2], row[3])
 
+    def account_session(self, account: int) -> int | None:
+        """The server's person of a platform account, if it has played here (None)."""
+        query = sa.select(sessions.c.id).where(sessions.c.token_hash == f"account:{account}")
+        with self.engine.connect() as db:
+            found = db.execute(query).scalar()
+        return None if found is None else int(found)
+
     def account_person(self, account: int, name: str) -> Person:
         """The server's person for a platform account, made on first use: its row keeps
         ``account:ID`` where a token's hash would be, which no token's SHA-256 matches, so
@@ -259,6 +266,40 @@ class Store:
             rows = db.execute(query).all()
         keys = ("id", "table", "hand", "rules", "finished", "seat", "total")
         return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def stored_hand(self, hand_id: int) -> dict[str, Any] | None:
+        """Any stored hand, for an operator's dispute view: where it was played, its
+        record and the session at each seat; None: no such hand."""
+        with self.engine.connect() as db:
+            row = db.execute(
+                sa.select(hands.c.table_code, hands.c.match, hands.c.hand, hands.c.record).where(
+                    hands.c.id == hand_id
+                )
+            ).first()
+            if row is None:
+                return None
+            seats = db.execute(
+                sa.select(hand_seats.c.seat, hand_seats.c.session_id).where(
+                    hand_seats.c.hand_id == hand_id
+                )
+            ).all()
+        return {
+            "id": hand_id,
+            "table": row.table_code,
+            "match": row.match,
+            "hand": row.hand,
+            "record": json.loads(row.record),
+            "sessions": [p for _, p in sorted(seats)],
+        }
+
+    def stored_id(self, table: str, match: int, hand: int) -> list[int]:
+        """The stored hands played as hand ``hand`` of match ``match`` at a table of code
+        ``table`` (codes are reused: there may be several)."""
+        query = sa.select(hands.c.id).where(
+            hands.c.table_code == table, hands.c.match == match, hands.c.hand == hand
+        )
+        with self.engine.connect() as db:
+            return [int(i) for i in db.execute(query).scalars()]
 
     def hand(self, hand_id: int, person: int) -> dict[str, Any] | None:
         """A hand ``person`` played: its record, views and each seat's name (None where

@@ -117,6 +117,9 @@ class Seat:
     connected: int = 0  # open connections
     bank: int = 0  # ms left of the time bank in this hand
     wants_next: bool = False
+    #: The person's account was frozen mid-hand (D90): 托管 plays to the hand's end,
+    #: then the seat is vacated, never as 逃跑.
+    frozen: bool = False
 
     def info(self) -> dict[str, Any]:
         return {
@@ -196,6 +199,11 @@ class Table:
     #: timer from ``store_retry`` (ms) on, and at a rebuild (`retry_stores`).
     unstored: dict[int, Finished] = field(default_factory=dict)
     store_retry: int | None = None
+    #: Why an operator closed the table (D92); None while it is open.
+    closed: str | None = None
+    #: People the table took off by itself (a frozen account's seat at the hand's end,
+    #: D90), for the hub to forget where they sat (`Hub.tick`); it empties the list.
+    vacated: list[int] = field(default_factory=list)
     _last_end: list[dict[str, Any]] = field(default_factory=list)  # sent again on return
     _at_events: int = -1  # events of the round when the prompts were opened
     _listeners: dict[Listener, _Sent] = field(default_factory=dict)
@@ -277,6 +285,8 @@ class Table:
         seat = self.seat_of(person)
         if seat is not None:
             return seat
+        if self.closed is not None:
+            raise TableError("state", "an operator closed this table")
         if self.status not in ("waiting", "finished"):
             raise TableError("state", "the match has started: join as a spectator")
         free = next((i for i, s in enumerate(self.seats) if s.kind is None), None)
@@ -293,14 +303,36 @@ class Table:
         seat = self.seat_of(person)
         if seat is None:
             return
+        self._leave_seat(seat, person)
+        self._follow(now)
+
+    def _leave_seat(self, seat: int, person: int) -> None:
+        """The person is off ``seat`` (its ``leave`` entry), and its connections hear it,
+        then no more of the seat."""
         self._record("leave", lambda: {"person": person})
         self._vacate(seat, person)
         heirs = [s.person for s in self.seats if s.kind == "person" and s.person is not None]
         if person == self.owner and heirs:  # the table passes to the next person
             self.owner = heirs[0]
-        self._broadcast_table()  # its connections hear it, then hear no more of the seat
+        self._broadcast_table()
         for listener in [x for x in self._listeners if x.seat == seat]:
             self._last_events(listener, self._listeners.pop(listener))
+
+    def freeze(self, person: int, now: int) -> None:
+        """An operator froze the person's account (D90). During a hand its seat plays on
+        under 托管 (a ``frozen`` entry) and is vacated when the hand is over
+        (`_hand_over`), never as 逃跑; otherwise it is vacated now."""
+        seat = self.seat_of(person)
+        if seat is None:
+            return
+        r = self.round
+        if self.status != "playing" or r is None or r.over:
+            self.leave(person, now)
+            return
+        self._record("frozen", lambda: {"person": person})
+        s = self.seats[seat]
+        s.frozen = s.auto = s.kept = True
+        self._broadcast_table()
         self._follow(now)
 
     def _last_events(self, listener: Listener, sent: _Sent) -> None:
@@ -332,6 +364,22 @@ class Table:
     def listeners(self) -> list[Listener]:
         """The connections at the table (the server closes them when it gives it up)."""
         return list(self._listeners)
+
+    def spectator_frames(self) -> list[dict[str, Any]]:
+        """What a spectator attaching now is sent (`attach`, then `_flush`, for seat
+        None), without attaching: the public view only (D87), an operator's live view of
+        the table (never a concealed tile before the hand is over)."""
+        frames: list[dict[str, Any]] = [
+            {"type": "welcome", "v": 1, "seat": None, "table": self.info()}
+        ]
+        if self.round is not None:
+            events = self.events_for(None)
+            if events:
+                frames.append({"type": "events", "hand": self.hand, "start": 0, "events": events})
+                frames.append({"type": "view", "observation": public_view(self.round)})
+        if self.status in ("between", "finished"):
+            frames += self._last_end
+        return frames
 
     def attach(self, listener: Listener, now: int) -> None:
         """A connection joins: the welcome, then everything its seat may see so far."""
@@ -370,6 +418,8 @@ class Table:
         """The owner starts the match, empty seats taken by ``fill`` bots."""
         if person != self.owner:
             raise TableError("forbidden", "only the table's owner starts it")
+        if self.closed is not None:
+            raise TableError("state", "an operator closed this table")
         if self.status not in ("waiting", "finished"):
             raise TableError("state", f"the table is {self.status}")
         empty = [i for i, s in enumerate(self.seats) if s.kind is None]
@@ -438,6 +488,27 @@ class Table:
         s.auto = s.kept = on
         self._broadcast_table()
         self._follow(now)
+
+    def close(self, reason: str, now: int) -> None:
+        """An operator closes the table (D92): everyone at it is told why (a ``closed``
+        frame), a hand being played is abandoned (`Round.abandon`: no win payments, the
+        kongs made so far settled, no fee, no 逃跑) and booked and stored as any hand,
+        then the match ends with every seat emptied. Its ``closed`` entry is written
+        first: a rebuilt table closes again where this one did."""
+        if self.closed is not None:
+            return
+        data = self._record("closed", lambda: {"reason": reason})
+        self.closed = data["reason"]
+        self._send_all({"type": "closed", "what": "table", "reason": self.closed})
+        r = self.round
+        if self.status == "playing" and r is not None and not r.over:
+            self.prompts, self._held = {}, {}
+            r.abandon()
+        elif self.status == "waiting":
+            self._end_match()
+        elif self.status == "between":
+            self.next_deal = now  # no more hands: the match ends now (`_deal_or_end`)
+        self._follow(now)  # the hand's end, then the match's (`_deal_or_end`)
 
     # --- decisions -----------------------------------------------------------------
 
@@ -707,7 +778,8 @@ class Table:
         record = record_of(r)  # booked and stored alike
         extra = self._settle(record)
         self.last_hand_id = self._store(r, record, now)
-        self.status, self.next_deal = "between", now + self.settings.between_ms
+        pause = 0 if self.closed is not None else self.settings.between_ms
+        self.status, self.next_deal = "between", now + pause
         self._last_end = [
             {
                 "type": "hand_end",
@@ -722,6 +794,10 @@ class Table:
         ]
         self._send_all(self._last_end[0])
         self._broadcast_table()
+        for seat, s in enumerate(self.seats):  # D90: a frozen account's seat, after the hand
+            if s.frozen and s.person is not None:
+                self.vacated.append(s.person)
+                self._leave_seat(seat, s.person)
 
     def _settle(self, record: dict[str, Any]) -> dict[str, Any]:
         """What a finished hand adds to its ``hand_end`` frame (a coin table's coins)."""
@@ -730,7 +806,7 @@ class Table:
     def _deals_again(self) -> bool:
         """Whether a hand follows the one just over (its ``hand_end`` says when)."""
         assert self.match is not None
-        return not self.match.over
+        return not self.match.over and self.closed is None
 
     def _store(self, round_: Round, record: dict[str, Any], now: int) -> int | None:
         """Store the finished hand (``on_hand`` writes its ``stored`` entry in the same
@@ -802,21 +878,22 @@ class Table:
 
     def _deal_or_end(self, now: int) -> None:
         assert self.match is not None
-        if not self.match.over:
+        if not self.match.over and self.closed is None:
             self._deal(now)
             return
         self._end_match()
 
     def _end_match(self) -> None:
         """The match is over (or ended early): ``match_end``, and the seats of bots and
-        of people still away are emptied."""
+        of people still away are emptied (every seat, when an operator closed it)."""
         data = self._record(
             "end",
             lambda: {
                 "empty": [  # D85: a person still away is taken off
                     i
                     for i, s in enumerate(self.seats)
-                    if s.kind == "bot" or (s.kind in ("person", "outside") and not s.connected)
+                    if s.kind == "bot"
+                    or (s.kind in ("person", "outside") and (not s.connected or self.closed))
                 ]
             },
         )
