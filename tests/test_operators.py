@@ -11,6 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from argon2 import PasswordHasher
 
 import ledgerdb
 from fangcheng.cli import main
@@ -33,6 +36,7 @@ from fangcheng.platform import (
     schema,
 )
 from fangcheng.platform.accounts import SESSION_SECONDS
+from fangcheng.platform.database import MIGRATIONS
 from ledgerdb import FakeClock, invariants, settle, sign_up
 
 db_url, clock, platform = ledgerdb.db_url, ledgerdb.clock, ledgerdb.platform
@@ -392,6 +396,9 @@ def test_record_audit_and_its_pages(platform: Platform, admin: Operator) -> None
         platform.audit_rows(limit=0)
     with pytest.raises(Malformed):
         platform.record_audit(admin, "", "table:T0", None, None, None, "")
+    with pytest.raises(Malformed, match="JSON"):
+        platform.record_audit(admin, "table_close", "table:T0", None, {"x": object()}, None, "")
+    assert len(platform.audit_rows()) == 6  # (and the operator's creation)
 
 
 # --- reads: search and profile -------------------------------------------------------------
@@ -431,3 +438,57 @@ def test_an_operators_profile_of_a_person(platform: Platform, admin: Operator) -
     )  # fmt: skip
     with pytest.raises(UnknownPerson):
         platform.admin_profile(999_999)
+
+
+# --- the migration -------------------------------------------------------------------------
+
+
+def _migrate_to(platform: Platform, revision: str, down: bool) -> None:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with platform.engine.begin() as conn:
+        config.attributes["connection"] = conn
+        (command.downgrade if down else command.upgrade)(config, revision)
+
+
+def test_a_database_with_its_ledger_upgrades_to_operators_and_adjusts(
+    platform: Platform,
+) -> None:
+    """0005 on a 0004 database that holds journals, their lines and hands (SQLite widens
+    the journals' CHECK in place: its foreign keys, triggers and rows stay sound); and no
+    way back below it once adjustments are booked."""
+    people = [sign_up(platform, f"p{i}") for i in range(4)]
+    settle(platform, "h1", "free", people, seed=1)
+    platform.freeze(platform.create_operator("old", "operator password", "admin"), people[3], "r")
+    _migrate_to(platform, "0004", down=True)
+    _migrate_to(platform, "head", down=False)
+    with platform.engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            assert conn.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
+            assert conn.exec_driver_sql("PRAGMA foreign_key_check").all() == []
+    boss = platform.create_operator("boss", "operator password", "admin")
+    assert platform.adjust(boss, people[0], 7, "r", "k").applied
+    assert check_ledger(platform.engine).problems == []
+    with pytest.raises(sa.exc.DBAPIError, match="append-only"), platform.engine.begin() as c:
+        c.exec_driver_sql("DELETE FROM journals")
+    with pytest.raises(sa.exc.IntegrityError), platform.engine.begin() as c:
+        c.exec_driver_sql("INSERT INTO journals (key, kind, created_at) VALUES ('x', 'gift', 0)")
+    with pytest.raises(RuntimeError, match="holds adjustments: it cannot go below 0005"):
+        _migrate_to(platform, "0004", down=True)
+    assert platform.adjust(boss, people[0], 7, "r", "k2").balance == platform.balance(people[0])
+
+
+def test_a_log_in_rehashes_a_password_hashed_with_older_parameters(
+    platform: Platform, admin: Operator, clock: FakeClock
+) -> None:
+    person = sign_up(platform, "alice")
+    stronger = Platform(platform.engine, clock=clock, hasher=PasswordHasher(2, 16, 1))
+    stronger.operator_log_in("boss", "operator password")
+    stronger.log_in("alice", PASSWORD)
+    with platform.engine.connect() as conn:
+        hashes = [
+            conn.execute(sa.select(table.c.password_hash).where(table.c.id == who)).scalar_one()
+            for table, who in ((schema.operators, admin.id), (schema.people, person))
+        ]
+    assert all(not stronger.hasher.check_needs_rehash(h) for h in hashes)
+    assert platform.operator_log_in("boss", "operator password").operator == admin

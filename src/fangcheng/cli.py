@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from fangcheng.engine.record import RecordInput
+    from fangcheng.platform.service import Platform
 
 #: Hands the demo analyses when none is given: one of each kind of wait.
 #: (title, hand, shapes it is read with: None for the command's own)
@@ -198,6 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--ascii", action="store_true", help="--show: tiles as notation")
     replay.set_defaults(run=_replay)
     _ledger_parser(sub)
+    _admin_parser(sub)
+    _db_parser(sub)
     # Parsed by the terminal game and the simulator themselves (see main); listed for --help.
     sub.add_parser("play", help="play a match against three bots (fangcheng play -h)")
     sub.add_parser(
@@ -407,25 +410,33 @@ def _ledger_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     grant.set_defaults(run=_ledger_grant)
 
 
-def _ledger_database(args: argparse.Namespace) -> Engine | None:
-    """The database of ``--db`` (migrated), or None after saying why it cannot be opened."""
+def _ledger_database(
+    args: argparse.Namespace, command: str = "ledger", *, migrate: bool = True
+) -> Engine | None:
+    """The database of ``--db`` (migrated, unless not ``migrate``), or None after saying
+    why it cannot be opened (``fangcheng COMMAND: …``)."""
     try:
         import sqlalchemy
 
         from fangcheng.platform.database import connect, database_url
     except ImportError as exc:
         print(
-            f"fangcheng ledger: {exc.name} is missing: pip install 'fangcheng[platform]'",
+            f"fangcheng {command}: {exc.name} is missing: pip install 'fangcheng[platform]'",
             file=sys.stderr,
         )
         return None
 
     url = database_url(args.db)
     try:
-        return connect(url)
+        engine = connect(url, migrate_schema=False)
+        if migrate:
+            from fangcheng.platform.database import migrate as upgrade
+
+            upgrade(engine)
+        return engine
     except (sqlalchemy.exc.SQLAlchemyError, ValueError, OSError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        print(f"fangcheng ledger: cannot open the database {url}: {reason}", file=sys.stderr)
+        print(f"fangcheng {command}: cannot open the database {url}: {reason}", file=sys.stderr)
         return None
 
 
@@ -467,6 +478,402 @@ def _ledger_grant(args: argparse.Namespace) -> int:
     balance = platform.balance(person.id)
     print(f"granted {args.amount} coins to {person.name} (journal {journal}); balance {balance}")
     return 0
+
+
+# --- fangcheng admin: operators and their acts, for scripts ---------------------------
+
+
+def _admin_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    admin = sub.add_parser(
+        "admin", help="operators: create one; freeze, unfreeze or adjust an account; the audit"
+    )
+    commands = admin.add_subparsers(dest="admin_command", required=True)
+    db_help = "SQLAlchemy database URL (default: $FANGCHENG_DB, else data/fangcheng.db)"
+    create = commands.add_parser(
+        "create", help="a new operator (its password asked twice, or read from stdin)"
+    )
+    create.add_argument("--name", required=True, help="the operator's name")
+    create.add_argument(
+        "--role",
+        choices=("support", "admin"),
+        default="support",
+        help="support reads; admin also writes (default %(default)s)",
+    )
+    create.add_argument(
+        "--password-stdin", action="store_true", help="read the password from stdin's first line"
+    )
+    create.add_argument("--db", help=db_help)
+    create.set_defaults(run=_admin_create)
+    for name, verb in (("freeze", "freeze"), ("unfreeze", "unfreeze")):
+        act = commands.add_parser(
+            name,
+            help=f"{verb} an account (D90: a frozen one cannot sign in, sit or be matched)",
+        )
+        act.add_argument("--operator", required=True, metavar="OP", help="an admin operator")
+        act.add_argument("name", help="the person's account name, or #ID")
+        act.add_argument("--reason", required=True, help="why (kept in the audit)")
+        act.add_argument("--db", help=db_help)
+        act.set_defaults(run=_admin_freeze, unfreeze=name == "unfreeze")
+    adjust = commands.add_parser(
+        "adjust",
+        help="a coin adjustment between a person and the house (D91), idempotent by --key",
+    )
+    adjust.add_argument("--operator", required=True, metavar="OP", help="an admin operator")
+    adjust.add_argument("name", help="the person's account name, or #ID")
+    adjust.add_argument(
+        "amount", type=int, help="coins: positive gives, negative takes (never below 0)"
+    )
+    adjust.add_argument("--reason", required=True, help="why (kept in the journal and audit)")
+    adjust.add_argument(
+        "--key", required=True, help="the adjustment's own key: the same key again books nothing"
+    )
+    adjust.add_argument(
+        "--counts-in-score", action="store_true", help="count it in the person's 积分 too"
+    )
+    adjust.add_argument("--db", help=db_help)
+    adjust.set_defaults(run=_admin_adjust)
+    audit = commands.add_parser("audit", help="the operators' audit, newest first")
+    audit.add_argument("--limit", type=int, default=50, help="rows (1..1000, default 50)")
+    audit.add_argument("--target", help="only of one target, e.g. person:17 or table:ABCD")
+    audit.add_argument("--db", help=db_help)
+    audit.set_defaults(run=_admin_audit)
+
+
+#: What the audit records as the address of an act done by this command.
+CLI_ADDRESS = "cli"
+
+
+def _admin_platform(args: argparse.Namespace) -> Platform | None:
+    from fangcheng.platform.service import Platform
+
+    engine = _ledger_database(args, "admin")
+    return None if engine is None else Platform(engine)
+
+
+def _admin_create(args: argparse.Namespace) -> int:
+    import getpass
+
+    from fangcheng.platform.errors import PlatformError
+
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        try:
+            password = getpass.getpass(f"password for operator {args.name}: ")
+            again = getpass.getpass("the same again: ")
+        except (EOFError, KeyboardInterrupt):
+            print("\nfangcheng admin create: no password given", file=sys.stderr)
+            return 2
+        if password != again:
+            print("fangcheng admin create: the passwords differ", file=sys.stderr)
+            return 2
+    platform = _admin_platform(args)
+    if platform is None:
+        return 2
+    try:
+        operator = platform.create_operator(args.name, password, args.role)
+    except PlatformError as exc:
+        print(f"fangcheng admin create: {exc}", file=sys.stderr)
+        return 2
+    print(f"operator {operator.name} created ({operator.role}, id {operator.id})")
+    return 0
+
+
+def _admin_person(platform: Platform, name: str) -> int:
+    """A person's id from a name or ``#ID``."""
+    from fangcheng.platform.errors import UnknownPerson
+
+    digits = name.removeprefix("#")
+    if name.startswith("#") and digits.isdigit():
+        found = [p.id for p in platform.find_people(name) if p.id == int(digits)]
+        if not found:
+            raise UnknownPerson(f"no account {name}")
+        return found[0]
+    return platform.person(name).id
+
+
+def _admin_freeze(args: argparse.Namespace) -> int:
+    from fangcheng.platform.errors import PlatformError
+
+    command = "unfreeze" if args.unfreeze else "freeze"
+    platform = _admin_platform(args)
+    if platform is None:
+        return 2
+    try:
+        operator = platform.operator_named(args.operator)
+        person_id = _admin_person(platform, args.name)
+        act = platform.unfreeze if args.unfreeze else platform.freeze
+        person = act(operator, person_id, args.reason, CLI_ADDRESS)
+    except PlatformError as exc:
+        print(f"fangcheng admin {command}: {exc}", file=sys.stderr)
+        return 2
+    done = "unfrozen" if args.unfreeze else "frozen"
+    print(f"{person.name} (#{person.id}) {done} by {operator.name}: {args.reason}")
+    return 0
+
+
+def _admin_adjust(args: argparse.Namespace) -> int:
+    from fangcheng.platform.errors import PlatformError
+
+    platform = _admin_platform(args)
+    if platform is None:
+        return 2
+    try:
+        operator = platform.operator_named(args.operator)
+        person_id = _admin_person(platform, args.name)
+        done = platform.adjust(
+            operator,
+            person_id,
+            args.amount,
+            args.reason,
+            args.key,
+            counts_in_score=args.counts_in_score,
+            address=CLI_ADDRESS,
+        )
+    except PlatformError as exc:
+        print(f"fangcheng admin adjust: {exc}", file=sys.stderr)
+        return 2
+    booked = "adjusted" if done.applied else "already adjusted under this key"
+    print(
+        f"{booked}: {done.amount:+d} coins to #{done.person_id} (journal {done.journal_id});"
+        f" balance {done.balance}"
+    )
+    return 0
+
+
+def _admin_audit(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from fangcheng.platform.errors import PlatformError
+
+    platform = _admin_platform(args)
+    if platform is None:
+        return 2
+    try:
+        rows = platform.audit_rows(limit=args.limit, target=args.target)
+    except PlatformError as exc:
+        print(f"fangcheng admin audit: {exc}", file=sys.stderr)
+        return 2
+    for row in rows:
+        at = datetime.fromtimestamp(row.at, UTC).strftime("%Y-%m-%d %H:%M:%S")
+        change = json.dumps({"before": row.before, "after": row.after}, ensure_ascii=False)
+        why = f" — {row.reason}" if row.reason else ""
+        print(
+            f"{row.id}  {at}Z  {row.operator}  {row.action}  {row.target}"
+            f"  from {row.address or '-'}{why}  {change}"
+        )
+    return 0
+
+
+# --- fangcheng db: the schema and SQLite's backups ---------------------------------------
+
+#: Where PostgreSQL's backup and restore are told (pg_dump and pg_restore do them).
+PG_BACKUP_DOC = "docs/operations.md (Backups)"
+
+
+def _db_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    db = sub.add_parser("db", help="the database: upgrade its schema; back up or restore SQLite")
+    commands = db.add_subparsers(dest="db_command", required=True)
+    db_help = "SQLAlchemy database URL (default: $FANGCHENG_DB, else data/fangcheng.db)"
+    upgrade = commands.add_parser(
+        "upgrade",
+        help="migrate the schema to the newest (as fangcheng serve does at its start)",
+    )
+    upgrade.add_argument("--db", help=db_help)
+    upgrade.set_defaults(run=_db_upgrade)
+    backup = commands.add_parser(
+        "backup", help="copy a SQLite database, consistently while it is in use, to FILE"
+    )
+    backup.add_argument("file", help="the backup to write (not an existing file)")
+    backup.add_argument("--db", help=db_help)
+    backup.set_defaults(run=_db_backup)
+    restore = commands.add_parser(
+        "restore",
+        help="restore a SQLite backup whose ledger checks clean, then check the result",
+    )
+    restore.add_argument("file", help="a backup written by fangcheng db backup")
+    restore.add_argument(
+        "--replace",
+        action="store_true",
+        help="overwrite the database if it exists (stop the server first)",
+    )
+    restore.add_argument("--db", help=db_help)
+    restore.set_defaults(run=_db_restore)
+
+
+def _db_upgrade(args: argparse.Namespace) -> int:
+    import sqlalchemy
+    from alembic.migration import MigrationContext
+
+    from fangcheng.platform.database import migrate
+
+    engine = _ledger_database(args, "db upgrade", migrate=False)
+    if engine is None:
+        return 2
+    shown = engine.url.render_as_string(hide_password=True)
+    try:
+        with engine.connect() as conn:
+            before = MigrationContext.configure(conn).get_current_revision()
+        migrate(engine)
+        with engine.connect() as conn:
+            after = MigrationContext.configure(conn).get_current_revision()
+    except sqlalchemy.exc.SQLAlchemyError as exc:
+        reason = str(exc).splitlines()[0]
+        print(f"fangcheng db upgrade: {shown}: {reason}", file=sys.stderr)
+        return 2
+    finally:
+        engine.dispose()
+    if before == after:
+        print(f"{shown}: at the newest schema, {after}")
+    else:
+        print(f"{shown}: upgraded from {before or 'nothing'} to {after}")
+    return 0
+
+
+def _sqlite_file(args: argparse.Namespace, command: str) -> Path | None:
+    """The file of ``--db``, a SQLite database; None after saying why not (PostgreSQL:
+    where its recipe is)."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    from fangcheng.platform.database import database_url
+
+    url = database_url(args.db)
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        print(f"fangcheng db {command}: {url!r} is not a database URL", file=sys.stderr)
+        return None
+    if parsed.get_backend_name() == "postgresql":
+        print(
+            f"fangcheng db {command}: a PostgreSQL database is backed up and restored with"
+            f" pg_dump and pg_restore, then checked with fangcheng ledger check: see"
+            f" {PG_BACKUP_DOC}",
+            file=sys.stderr,
+        )
+        return None
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        print(f"fangcheng db {command}: {url}: not a SQLite file or PostgreSQL", file=sys.stderr)
+        return None
+    return Path(parsed.database)
+
+
+def _sqlite_copy(source: Path, target: Path) -> None:
+    """``source`` copied into ``target`` by SQLite's online backup: consistent while
+    another process writes (its WAL included), and a whole database or nothing."""
+    import contextlib
+    import sqlite3
+
+    with (
+        contextlib.closing(sqlite3.connect(f"file:{source}?mode=ro", uri=True)) as src,
+        contextlib.closing(sqlite3.connect(target)) as dst,
+    ):
+        src.backup(dst)
+
+
+def _sqlite_problem(path: Path) -> str | None:
+    """Why ``path`` is not a sound SQLite database (None: it is)."""
+    import contextlib
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            result = db.execute("PRAGMA integrity_check").fetchone()[0]
+            if result != "ok":
+                return f"its integrity check says {result}"
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    if "journals" not in tables:
+        return "it holds no coin ledger (no journals table)"
+    return None
+
+
+def _db_backup(args: argparse.Namespace) -> int:
+    import sqlite3
+
+    database = _sqlite_file(args, "backup")
+    if database is None:
+        return 2
+    target = Path(args.file)
+    if not database.is_file():
+        print(f"fangcheng db backup: no database at {database}", file=sys.stderr)
+        return 2
+    if target.exists():
+        print(f"fangcheng db backup: {target} exists: name a new file", file=sys.stderr)
+        return 2
+    try:
+        _sqlite_copy(database, target)
+    except (sqlite3.Error, OSError) as exc:
+        target.unlink(missing_ok=True)
+        print(f"fangcheng db backup: {database} to {target}: {exc}", file=sys.stderr)
+        return 2
+    print(f"backed up {database} to {target} ({target.stat().st_size:,} bytes)")
+    return 0
+
+
+def _db_restore(args: argparse.Namespace) -> int:
+    import sqlite3
+    import tempfile
+
+    from fangcheng.platform.check import check_ledger
+    from fangcheng.platform.database import connect
+
+    database = _sqlite_file(args, "restore")
+    if database is None:
+        return 2
+    backup = Path(args.file)
+    if not backup.is_file():
+        print(f"fangcheng db restore: no backup at {backup}", file=sys.stderr)
+        return 2
+    problem = _sqlite_problem(backup)
+    if problem:
+        print(f"fangcheng db restore: {backup} is not a sound backup: {problem}", file=sys.stderr)
+        return 2
+    if database.exists() and not args.replace:
+        print(
+            f"fangcheng db restore: {database} exists: --replace overwrites it (stop the"
+            " server first)",
+            file=sys.stderr,
+        )
+        return 2
+    with tempfile.TemporaryDirectory() as scratch:  # checked before anything is replaced
+        trial = Path(scratch) / "restore.db"
+        _sqlite_copy(backup, trial)
+        engine = connect(f"sqlite:///{trial}")  # (an older backup: migrated)
+        try:
+            report = check_ledger(engine)
+        finally:
+            engine.dispose()
+        if report.problems:
+            _print_problems("db restore", report.problems, f"{backup} is not restored")
+            return 1
+        try:
+            database.parent.mkdir(parents=True, exist_ok=True)
+            _sqlite_copy(trial, database)
+        except (sqlite3.Error, OSError) as exc:
+            print(f"fangcheng db restore: {backup} to {database}: {exc}", file=sys.stderr)
+            return 2
+    engine = connect(f"sqlite:///{database}")
+    try:
+        report = check_ledger(engine)
+    finally:
+        engine.dispose()
+    if report.problems:
+        _print_problems("db restore", report.problems, f"{database} was restored")
+        return 1
+    print(
+        f"restored {backup} to {database}; ledger clean: {report.accounts} accounts,"
+        f" {report.journals} journals, {report.hands} hands"
+    )
+    return 0
+
+
+def _print_problems(command: str, problems: list[str], outcome: str) -> None:
+    count = len(problems)
+    print(f"fangcheng {command}: {outcome}; ledger check: {count} problem(s):", file=sys.stderr)
+    for problem in problems:
+        print(f"  {problem}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -199,17 +199,12 @@ class Accounts(Ledger):
                     t.people.c.frozen_reason,
                 ).where(t.people.c.name_key == key)
             ).first()
-        stored = row.password_hash if row else self._dummy()
-        ok = False
-        with contextlib.suppress(VerificationError, InvalidHashError):
-            ok = isinstance(password, str) and self.hasher.verify(stored, password)
-        if row is None or not ok:  # an unknown name costs the same hashing as a known one
+        ok, new_hash = self._verify(row.password_hash if row else None, password)
+        if row is None or not ok:
             raise LoginFailed("wrong name or password")
         if row.frozen_reason is not None:  # (said only to who knows the password)
             raise Frozen(row.frozen_reason)
         person = Person(row.id, row.name)
-        rehash = self.hasher.check_needs_rehash(stored)
-        new_hash = self.hasher.hash(password) if rehash else None
 
         def work(conn: sa.Connection) -> Session:
             if new_hash is not None:
@@ -221,6 +216,18 @@ class Accounts(Ledger):
             return self._new_session(conn, person)
 
         return self._run(work)
+
+    def _verify(self, stored: str | None, password: object) -> tuple[bool, str | None]:
+        """Whether ``password`` is the one ``stored`` hashes (``None``: no such name,
+        which costs the same hashing as a known one, so timing tells no names), and its
+        new hash where the hasher's parameters changed since."""
+        stored = stored or self._dummy()
+        ok = False
+        with contextlib.suppress(VerificationError, InvalidHashError):
+            ok = isinstance(password, str) and self.hasher.verify(stored, password)
+        if not ok or not isinstance(password, str):
+            return False, None
+        return True, self.hasher.hash(password) if self.hasher.check_needs_rehash(stored) else None
 
     def _dummy(self) -> str:
         if self._dummy_hash is None:

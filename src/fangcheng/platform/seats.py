@@ -46,7 +46,13 @@ class Seats(Ledger):
         balance = self.check_can_sit(person_id)
 
         def work(conn: sa.Connection) -> None:
-            frozen = sa.select(t.people.c.frozen_reason).where(t.people.c.id == person_id)
+            # (shared-locked on PostgreSQL: a freeze at this moment waits for the seat,
+            # whose person the server then sees frozen, or the seat for the freeze)
+            frozen = (
+                sa.select(t.people.c.frozen_reason)
+                .where(t.people.c.id == person_id)
+                .with_for_update(read=True)
+            )
             if (reason := conn.execute(frozen).scalar()) is not None:  # D90
                 raise Frozen(reason)
             where = t.coin_seats.c.person_id == person_id
