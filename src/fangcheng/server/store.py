@@ -267,9 +267,19 @@ class Store:
         keys = ("id", "table", "hand", "rules", "finished", "seat", "total")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
+    @staticmethod
+    def _names(db: sa.Connection, hand_id: int) -> list[str | None]:
+        """Each seat's name at a stored hand (None: not kept, a hand stored before)."""
+        names: list[str | None] = [None] * 4
+        query = sa.select(hand_names.c.seat, hand_names.c.name)
+        for seat, name in db.execute(query.where(hand_names.c.hand_id == hand_id)):
+            names[seat] = name
+        return names
+
     def stored_hand(self, hand_id: int) -> dict[str, Any] | None:
         """Any stored hand, for an operator's dispute view: where it was played, its
-        record and the session at each seat; None: no such hand."""
+        record, the session at each seat and each seat's name (None where not kept);
+        None: no such hand."""
         with self.engine.connect() as db:
             row = db.execute(
                 sa.select(hands.c.table_code, hands.c.match, hands.c.hand, hands.c.record).where(
@@ -283,6 +293,7 @@ class Store:
                     hand_seats.c.hand_id == hand_id
                 )
             ).all()
+            names = self._names(db, hand_id)
         return {
             "id": hand_id,
             "table": row.table_code,
@@ -290,6 +301,7 @@ class Store:
             "hand": row.hand,
             "record": json.loads(row.record),
             "sessions": [p for _, p in sorted(seats)],
+            "names": names,
         }
 
     def stored_id(self, table: str, match: int, hand: int) -> list[int]:
@@ -313,14 +325,7 @@ class Store:
             row = db.execute(query).first()
             if row is None:
                 return None
-            named = db.execute(
-                sa.select(hand_names.c.seat, hand_names.c.name).where(
-                    hand_names.c.hand_id == hand_id
-                )
-            ).all()
-        names: list[str | None] = [None] * 4
-        for seat, name in named:
-            names[seat] = name
+            names = self._names(db, hand_id)
         return {
             "id": hand_id,
             "seat": row[2],

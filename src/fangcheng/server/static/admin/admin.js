@@ -1,6 +1,7 @@
 // The operators' console (issue 37), by the address's hash: #/ (accounts), #/person/ID,
 // #/tables, #/table/CODE (a table as a spectator sees it), #/hand/ID (the dispute view
-// of a stored hand), #/audit. It talks to /api/admin/ only, with an operator's session.
+// of a stored hand: its id, or a coin hand's ledger id), #/audit. It talks to
+// /api/admin/ only, with an operator's session.
 import { h } from "../js/board.js";
 import { field, input } from "../js/forms.js";
 import * as api from "./api.js";
@@ -50,7 +51,7 @@ const PAGES = [
   [/^#\/person\/(\d+)$/, "people", personPage],
   [/^#\/tables$/, "tables", tablesPage],
   [/^#\/table\/([A-Za-z0-9]+)$/, "tables", tablePage],
-  [/^#\/hand\/(\d+)$/, "hand", disputePage],
+  [/^#\/hand\/([^/]+)$/, "hand", disputePage],
   [/^#\/audit$/, "audit", auditPage],
   [/^#\/(?:people)?(?:\?q=(.*))?$/, "people", peoplePage],
 ];

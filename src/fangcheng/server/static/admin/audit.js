@@ -11,7 +11,7 @@ export async function auditPage(body) {
   const box = h("div", "panel audit", h("h2", "", "审计 Audit trail"));
   body.append(box);
   const more = async (before) => {
-    const { rows } = await api.audit(before);
+    const { audit: rows } = await api.audit(before);
     box.append(rowsTable(rows, "audit", COLUMNS));
     if (rows.length === 100) {
       const next = h("button", "more", "更早 Older");

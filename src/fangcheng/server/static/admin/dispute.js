@@ -11,10 +11,11 @@ export async function disputePage(body, id) {
   const same = d.reproduces
     ? h("p", "reproduces ok", "✓ 复现一致 replaying the record gives this hand again (fangcheng replay)")
     : h("p", "reproduces bad", "✗ 复现不一致 replaying the record does NOT give this hand again");
-  const lines = d.journal ?? d.journal_lines ?? d.lines ?? [];
+  const c = d.coins; // the booking of a coin hand; null: a point hand (or not booked)
   const aside = h("div", "panel journal", h("h3", "", "账目 Journal lines"),
-    lines.length ? rowsTable(lines, "journal") : h("p", "note", "无金币账目 no coins moved (a point table)"));
-  const replay = replayEl(d, { id, back: ["#/", "← 账户 Accounts"], open: true, aside });
-  body.append(h("div", "dispute", h("h2", "", `争议 Dispute · 牌局 #${id}`), same, replay));
+    c ? h("p", "note", `盘号 hand ${c.hand_id} · 账 journal ${c.journal_id}`) : h("p", "note", "无金币账目 no coins booked (a point table)"),
+    c ? rowsTable(c.lines, "journal", [["account", "账户 account"], ["seat", "座 seat"], ["amount", "数额 amount"], ["memo", "备注 memo"]]) : "");
+  const replay = replayEl(d, { id: d.id, back: ["#/", "← 账户 Accounts"], open: true, aside });
+  body.append(h("div", "dispute", h("div", "row", h("h2", "", `争议 Dispute · 牌局 #${d.id} · 桌 ${d.table}`), same), replay));
   return null;
 }

@@ -18,55 +18,52 @@ export async function peoplePage(body, query) {
   const { people } = await api.people(query);
   body.append(h("div", "panel results", h("h3", "", `${people.length} 个 found`),
     rowsTable(people.map((p) => ({ ...p, frozen: frozenText(p.frozen) })), "people",
-      [["id", "#"], ["name", "名字 name"], ["balance", "余额 balance"], ["frozen", "冻结 frozen"]],
+      [["id", "#"], ["name", "名字 name"], ["balance", "余额 balance"], ["points", "积分 points"], ["frozen", "冻结 frozen"]],
       (r, k) => (k === "name" || k === "id" ? `#/person/${r.id}` : null))));
   return null;
 }
 
-const frozenText = (f) => (f ? (typeof f === "string" ? `❄ ${f}` : "❄") : "");
+const frozenText = (f) => (f ? "❄ 已冻结 frozen" : "");
+const signed = (n) => (n > 0 ? `+${n}` : String(n));
 
-/** The profile's lists, in this order, with their headings (any other list follows). */
-const LISTS = [
-  ["recent", "最近牌局 Recent hands (with their journal lines)"],
-  ["hands", "牌局 Hands"],
-  ["adjustments", "调整 Adjustments"],
-  ["sessions", "登录会话 Sessions"],
-  ["addresses", "使用过的地址 Addresses used"],
-  ["signups", "注册 Sign-up"],
-  ["sign_ups", "注册 Sign-up"],
-  ["reliefs", "救济 Reliefs"],
-];
-
-/** A stored hand's id in a row of the profile's hands, for its dispute view. */
-const storedId = (r) => r.stored ?? r.stored_id ?? r.hand_id ?? (typeof r.id === "number" ? r.id : null);
+/** A journal's lines: "Ann +120 · Bob -40" (an account that is no person's, the house's, by its number). */
+const linesText = (lines) => (lines || []).map((l) => `${l.name ?? `#${l.account}`} ${signed(l.amount)}`).join(" · ");
 
 export async function personPage(body, id) {
   const p = await api.person(id);
   const err = h("p", "error", "");
-  const frozen = p.frozen_reason ?? (typeof p.frozen === "string" ? p.frozen : p.frozen ? "" : null);
+  const f = p.frozen; // {reason, at, by} or null
   const facts = h("dl", "facts",
-    h("dt", "", "编号 Id"), h("dd", "id", String(p.id ?? id)),
-    h("dt", "", "名字 Name"), h("dd", "name", p.name ?? ""),
-    h("dt", "", "余额 Balance"), h("dd", "balance", String(p.balance ?? "")),
-    h("dt", "", "积分 Points"), h("dd", "points", String(p.points ?? p.score ?? "")),
-    h("dt", "", "等级 Title"), h("dd", "title", p.title ?? ""),
-    h("dt", "", "状态 State"), h("dd", `state ${frozen != null ? "frozen" : "active"}`,
-      frozen != null ? `❄ 已冻结 frozen${frozen ? ` · ${frozen}` : ""}${p.frozen_at ? ` · ${when(p.frozen_at)}` : ""}` : "正常 active"));
-  const page = h("div", "panel person", h("h2", "", `账户 Account · ${p.name ?? id}`), facts);
+    h("dt", "", "编号 Id"), h("dd", "id", String(p.id)),
+    h("dt", "", "名字 Name"), h("dd", "name", p.name),
+    h("dt", "", "注册 Signed up"), h("dd", "created", when(p.created_at)),
+    h("dt", "", "余额 Balance"), h("dd", "balance", String(p.balance)),
+    h("dt", "", "积分 Points"), h("dd", "points", String(p.points)),
+    h("dt", "", "等级 Title"), h("dd", "title", p.title),
+    h("dt", "", "局数 Hands"), h("dd", "hands-played", String(p.hands)),
+    h("dt", "", "状态 State"), h("dd", `state ${f ? "frozen" : "active"}`,
+      f ? `❄ 已冻结 frozen · ${f.reason} · ${f.by ?? ""} · ${when(f.at)}` : "正常 active"));
+  const page = h("div", "panel person", h("h2", "", `账户 Account · ${p.name}`), facts);
   const reload = () => { body.replaceChildren(); return personPage(body, id); };
   // D90: frozen, the person cannot sign in, sit or be matched; a seat held plays on under 托管
-  page.append(frozen != null
-    ? reasonForm("unfreeze", "解冻 Unfreeze", async (reason) => { await api.unfreeze(p.id ?? id, reason); await reload(); }, err)
-    : reasonForm("freeze", "冻结 Freeze", async (reason) => { await api.freeze(p.id ?? id, reason); await reload(); }, err));
-  page.append(adjustForm(p.id ?? id, err, reload), err);
-  for (const [key, head] of LISTS) {
-    if (!Array.isArray(p[key])) continue;
-    page.append(h("h3", "", head), rowsTable(p[key], key, null,
-      (r, k) => ((key === "recent" || key === "hands") && storedId(r) != null && k === Object.keys(r)[0] ? `#/hand/${storedId(r)}` : null)));
-  }
-  for (const [key, v] of Object.entries(p)) { // whatever else the server says of the person
-    if (Array.isArray(v) && !LISTS.some(([k]) => k === key)) page.append(h("h3", "", key), rowsTable(v, key));
-  }
+  page.append(f
+    ? reasonForm("unfreeze", "解冻 Unfreeze", async (reason) => { await api.unfreeze(p.id, reason); await reload(); }, err)
+    : reasonForm("freeze", "冻结 Freeze", async (reason) => { await api.freeze(p.id, reason); await reload(); }, err));
+  page.append(adjustForm(p.id, err, reload), err);
+  const recent = p.recent.map((r) => ({ ...r, lines: linesText(r.lines) }));
+  page.append(
+    h("h3", "", "最近牌局 Recent hands, with their journal lines (盘号 → 争议 dispute view)"),
+    rowsTable(recent, "recent", [["hand_id", "盘 hand"], ["room", "场 room"], ["at", "时间 when"], ["total", "金币 coins"],
+      ["journal_id", "账 journal"], ["lines", "账目 lines"]], (r, k) => (k === "hand_id" ? `#/hand/${encodeURIComponent(r.hand_id)}` : null)),
+    h("h3", "", "调整 Adjustments"),
+    rowsTable(p.adjustments, "adjustments", [["journal_id", "账 journal"], ["at", "时间 when"], ["amount", "数额 amount"],
+      ["balance_after", "余额 balance after"], ["counts_in_score", "计入积分 in 积分"], ["operator", "操作员 operator"], ["reason", "原因 reason"], ["key", "键 key"]]),
+    h("h3", "", "注册、救济、赠送、调整 Sign-up, reliefs, grants, adjustments"),
+    rowsTable(p.history, "history", [["journal_id", "账 journal"], ["kind", "类 kind"], ["at", "时间 when"], ["amount", "数额 amount"], ["memo", "备注 memo"]]),
+    h("h3", "", "登录会话 Sessions"),
+    rowsTable(p.sessions, "sessions", [["created", "开始 created"], ["expires", "到期 expires"]]),
+    h("h3", "", "使用过的地址 Addresses used"),
+    rowsTable(p.addresses.map((a) => ({ address: a })), "addresses", [["address", "地址 address"]]));
   body.append(page);
   return null;
 }

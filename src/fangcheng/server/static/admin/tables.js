@@ -2,7 +2,8 @@
 // the table client's board, never a concealed tile — and closing one with a reason
 // (D92: the hand abandoned, its people told why).
 import { boardEl, fromEvents, fromObservation, h } from "../js/board.js";
-import { rulesName } from "../js/text.js";
+import { settlementEl } from "../js/settle.js";
+import { rulesName, WINDS } from "../js/text.js";
 import * as api from "./api.js";
 import { reasonForm, rowsTable } from "./ui.js";
 
@@ -16,25 +17,31 @@ export async function tablesPage(body) {
   box.append(list);
   body.append(box);
   const load = async () => {
-    const { tables } = await api.tables();
+    const { tables, unreachable } = await api.tables();
     list.replaceChildren(rowsTable(tables.map((t) => ({
       ...t, kind: KINDS[t.kind] || t.kind, rules: rulesName(t.rules), people: (t.people || []).join(", "),
       hand: t.hand != null ? t.hand + 1 : "",
     })), "tables", [["code", "桌号 code"], ["kind", "类 kind"], ["rules", "规则 rules"], ["room", "场 room"],
-      ["people", "玩家 people"], ["hand", "盘 hand"], ["process", "进程 process"]],
+      ["status", "状态 status"], ["people", "玩家 people"], ["hand", "盘 hand"], ["process", "进程 process"]],
     (r, k) => (k === "code" ? `#/table/${r.code}` : null)));
+    if (unreachable?.length) list.append(h("p", "error", `未响应的进程 processes not answering: ${unreachable.join(", ")}`));
   };
   await load();
   const timer = setInterval(() => load().catch(() => {}), LIST_MS);
   return () => clearInterval(timer);
 }
 
-/** The spectator's model of the answer: its observation (``seat`` null), else its
- *  public events. */
-function modelOf(v) {
-  const seats = (v.table?.seats || []).map((x) => ({ name: x?.name || x?.kind || "" }));
-  if (v.observation) return fromObservation(v.observation, seats);
-  return fromEvents(v.events || [], seats, 0);
+/** What a spectator attaching now is sent (``frames``), read as the table client reads
+ *  them: the table, the hand's public events and view, the last settlement between hands. */
+function readFrames(frames) {
+  const v = { table: null, hand: null, events: [], observation: null, end: null };
+  for (const f of frames) {
+    if (f.type === "welcome" || f.type === "table") v.table = f.table;
+    else if (f.type === "events") { v.hand = f.hand; v.events = f.events; }
+    else if (f.type === "view") v.observation = f.observation;
+    else if (f.type === "hand_end") v.end = f;
+  }
+  return v;
 }
 
 export async function tablePage(body, code) {
@@ -50,10 +57,20 @@ export async function tablePage(body, code) {
   body.append(h("div", "panel table-view", head, info, board,
     h("h3", "", "关闭 Close (D92: 本盘作废 the hand is abandoned — no win payments, no fees, no 逃跑; kongs paid stay)"), close, err));
   const load = async () => {
-    const v = await api.table(code);
+    const v = readFrames((await api.table(code)).frames);
     const t = v.table || {};
-    info.textContent = [rulesName(t.rules), t.room, t.status, v.hand != null ? `第${v.hand + 1}盘 hand ${v.hand + 1}` : ""].filter(Boolean).join(" · ");
-    board.replaceChildren(boardEl(modelOf(v)));
+    const seats = (t.seats || []).map((x) => ({ name: x?.name || x?.kind || "" }));
+    info.textContent = [rulesName(t.rules), t.coins?.room, t.status, v.hand != null ? `第${v.hand + 1}盘 hand ${v.hand + 1}` : ""]
+      .filter(Boolean).join(" · ");
+    const who = (s) => `${WINDS[s].split(" ")[0]} ${seats[s]?.name || ""}`.trim();
+    const parts = [];
+    if (v.observation) parts.push(boardEl(fromObservation(v.observation, seats)));
+    if (v.end && t.status !== "playing") { // between hands: the last settlement, as its seats saw it
+      const model = fromEvents(v.events, seats, 0);
+      parts.push(settlementEl(v.end, v.events, model, who, t.rules));
+    }
+    if (!parts.length) parts.push(h("p", "note", "未开局 no hand being played"));
+    board.replaceChildren(...parts);
   };
   await load();
   const timer = setInterval(() => load().catch((e) => { err.textContent = `${e.code}: ${e.message}`; }), VIEW_MS);
