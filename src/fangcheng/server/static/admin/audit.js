@@ -12,7 +12,8 @@ export async function auditPage(body) {
   body.append(box);
   const more = async (before) => {
     const { audit: rows } = await api.audit(before);
-    box.append(rowsTable(rows, "audit", COLUMNS));
+    const person = (r, k) => (k === "target" && /^person:\d+$/.test(r.target) ? `#/person/${r.target.slice(7)}` : null);
+    box.append(rowsTable(rows, "audit", COLUMNS, person));
     if (rows.length === 100) {
       const next = h("button", "more", "更早 Older");
       next.onclick = () => { next.remove(); more(rows[rows.length - 1].id); };
