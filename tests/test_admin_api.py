@@ -239,3 +239,41 @@ def test_d90_an_admin_freezes_an_account_mid_hand_by_http(ops: Operators) -> Non
     profile = server.client.get(f"/api/admin/people/{account}", headers=ops.support).json()
     assert profile["frozen"]["reason"] == "collusion"
     _ledger_clean(server.url)
+
+
+def test_a_persons_profile_lists_the_addresses_they_logged_in_from(ops: Operators) -> None:
+    server = ops.server
+    ann = server.profile(server.sign_up("Ann"))["account"]
+    again = server.client.post(
+        "/api/account/login", json={"name": "Ann", "password": "correct horse"}
+    )
+    assert again.status_code == 200, again.text
+    profile = server.client.get(f"/api/admin/people/{ann}", headers=ops.support).json()
+    assert "testclient" in profile["addresses"]  # (the test client's address)
+    found = server.client.get("/api/admin/people?q=an", headers=ops.support).json()["people"]
+    assert [p["id"] for p in found] == [ann] and found[0]["frozen"] is False
+
+
+def test_d92_a_practice_table_closed_mid_hand_ends_its_hand_as_abandoned(ops: Operators) -> None:
+    server = ops.server
+    guest = server.client.post("/api/session", json={"name": "Gus"}).json()
+    headers = {"Authorization": f"Bearer {guest['token']}"}
+    opened = server.client.post(
+        "/api/practice", json={"rules": "sichuan", "bot": "efficient"}, headers=headers
+    )
+    code = opened.json()["code"]
+    table = server.hub.tables[code]
+    (row,) = server.client.get("/api/admin/tables", headers=ops.admin).json()["tables"]
+    assert row["kind"] == "practice" and row["people"] == ["Gus"] and row["room"] is None
+    round_ = table.round
+    assert round_ is not None and not round_.over  # (the guest's prompt holds it)
+    url = f"/api/admin/tables/{code}/close"
+    answer = server.client.post(url, json={"reason": "test"}, headers=ops.admin)
+    assert answer.status_code == 200, answer.text
+    settlement = round_.settlement
+    assert settlement is not None and settlement["end"] == "abandoned"
+    assert settlement["fees"] == [0, 0, 0, 0]
+    assert all("杠" in i["reason"] or "风" in i["reason"] for i in settlement["items"])
+    assert table.match is not None and table.match.scores == settlement["total"]
+    stored = server.client.get(f"/api/hands/{table.last_hand_id}", headers=headers).json()
+    assert stored["record"]["settlement"] == settlement

@@ -290,3 +290,16 @@ def test_d92_a_close_between_hands_ends_the_match_and_gives_the_seats_up(
     assert table._last_end[-1]["type"] == "match_end"
     person = hub.store.account_person(accounts[0], "player0")
     assert quick_match(hub, person, "free", "127.0.0.1") is not table  # its seat is free
+
+
+def test_d90_a_frozen_seat_between_hands_is_vacated_at_once(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'between.db'}"
+    clock = Clock()
+    hub = _hub(url, clock)
+    table, _ = _coin_table(hub, people=2)
+    _to_first_hand_end(hub, clock, table)
+    assert table.status == "between"
+    person = table.people()[0]
+    hub.freeze_seat(person, "collusion")
+    assert table.seat_of(person) is None and person not in hub.sitting
+    assert table.people() and table.code in hub.tables  # the other person plays on

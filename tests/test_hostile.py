@@ -645,7 +645,7 @@ def test_a_record_whose_dealer_was_changed_never_replays_as_identical(rules):
         ("settlement.deltas.2", 5.0, "settlement.deltas[2]: expected an integer, got float 5.0"),
         ("settlement.fees.1", False, "settlement.fees[1]: expected an integer, got bool False"),
         ("settlement.items", [{"reason": "x", "deltas": [0, 0, 0]}], "expected four amounts"),
-        ("settlement.end", "won", "settlement.end: 'won'; valid: draw, escape, win"),
+        ("settlement.end", "won", "settlement.end: 'won'; valid: abandoned, draw, escape, win"),
         ("events.1.dealer", True, "events[1].dealer: expected an integer, got bool True"),
         ("events.1.dealer", 0.0, "events[1].dealer: expected an integer, got float 0.0"),
         ("events.0.bets.0", 5.0, "events[0].bets[0]: expected an integer, got float 5.0"),

@@ -418,7 +418,8 @@ def test_find_people_by_name_prefix_or_id(platform: Platform) -> None:
 def test_an_operators_profile_of_a_person(platform: Platform, admin: Operator) -> None:
     people = [sign_up(platform, f"p{i}") for i in range(4)]
     settled = settle(platform, "h1", "free", people, seed=3, bot="efficient")
-    platform.log_in("p0", PASSWORD)
+    platform.log_in("p0", PASSWORD, "203.0.113.7")
+    platform.log_in("p0", PASSWORD, "203.0.113.7")
     platform.adjust(admin, people[0], 50, "outage", "k")
     profile = platform.admin_profile(people[0])
     assert (profile["name"], profile["hands"], profile["frozen"]) == ("p0", 1, None)
@@ -427,8 +428,13 @@ def test_an_operators_profile_of_a_person(platform: Platform, admin: Operator) -
     assert hand["hand_id"] == "h1" and hand["total"] == settled.total[0]
     assert sum(line["amount"] for line in hand["lines"]) == 0
     assert {line["name"] for line in hand["lines"]} >= {"p0"}
-    assert len(profile["sessions"]) == 2  # sign-up's and log-in's
-    assert all(set(s) == {"created", "expires"} for s in profile["sessions"])
+    sessions = profile["sessions"]  # sign-up's and log-ins'
+    assert [s["address"] for s in sessions] == [None, "203.0.113.7", "203.0.113.7"]
+    assert all(set(s) == {"created", "expires", "address"} for s in sessions)
+    assert profile["addresses"] == ["203.0.113.7"]
+    home = platform.sign_up("home", PASSWORD, "198.51.100.1").person.id
+    platform.log_in("home", PASSWORD, "203.0.113.9")
+    assert platform.admin_profile(home)["addresses"] == ["198.51.100.1", "203.0.113.9"]
     assert [(h["kind"], h["amount"]) for h in profile["history"]] == [
         ("signup", 2_000), ("adjustment", 50),
     ]  # fmt: skip

@@ -45,6 +45,7 @@ __all__ = [
     "Person",
     "Session",
     "checked_name",
+    "kept_address",
     "token_hash",
 ]
 
@@ -79,6 +80,12 @@ def checked_name(name: object) -> str:
     if not name.isprintable() or any(c.isspace() for c in name):
         raise BadName(f"{name!r}: a name has no spaces or control characters")
     return name
+
+
+def kept_address(address: str | None) -> str | None:
+    """An address as stored (its columns' 64 characters: an IPv6 address has at most
+    45)."""
+    return None if address is None else str(address)[:64]
 
 
 def _utc_day(moment: float) -> str:
@@ -160,7 +167,7 @@ class Accounts(Ledger):
                     [(self.issuance, None, -SIGNUP_GRANT, "sign-up grant"),
                      (person, None, SIGNUP_GRANT, "sign-up grant")],
                 )  # fmt: skip
-            return self._new_session(conn, Person(person, name))
+            return self._new_session(conn, Person(person, name), address)
 
         try:
             return self._run(work)
@@ -185,9 +192,10 @@ class Accounts(Ledger):
         if not isinstance(password, str) or not low <= len(password) <= high:
             raise BadPassword(f"a password has {low} to {high} characters")
 
-    def log_in(self, name: str, password: str) -> Session:
+    def log_in(self, name: str, password: str, address: str | None = None) -> Session:
         """A new session for the right name and password; `LoginFailed` otherwise, and
-        `Frozen` for a frozen account (D90)."""
+        `Frozen` for a frozen account (D90). ``address``: where it logs in from, if
+        known (kept with the session, for operators)."""
         # (a name with a control character is no account's: PostgreSQL refuses a NUL)
         key = name_key(name.strip()) if isinstance(name, str) and name.isprintable() else ""
         with self.engine.connect() as conn:
@@ -213,7 +221,7 @@ class Accounts(Ledger):
                     .where(t.people.c.id == person.id)
                     .values(password_hash=new_hash)
                 )
-            return self._new_session(conn, person)
+            return self._new_session(conn, person, address)
 
         return self._run(work)
 
@@ -234,7 +242,9 @@ class Accounts(Ledger):
             self._dummy_hash = self.hasher.hash(secrets.token_urlsafe(16))
         return self._dummy_hash
 
-    def _new_session(self, conn: sa.Connection, person: Person) -> Session:
+    def _new_session(
+        self, conn: sa.Connection, person: Person, address: str | None = None
+    ) -> Session:
         token = secrets.token_urlsafe(32)
         now = self.clock()
         expires = now + self.session_seconds
@@ -244,6 +254,7 @@ class Accounts(Ledger):
                 token_hash=token_hash(token),
                 created_at=now,
                 expires_at=expires,
+                address=kept_address(address),
             )
         )
         return Session(token, person, expires)

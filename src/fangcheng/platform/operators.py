@@ -18,7 +18,13 @@ from typing import Any, Final
 import sqlalchemy as sa
 
 from fangcheng.platform import schema as t
-from fangcheng.platform.accounts import Accounts, Person, checked_name, token_hash
+from fangcheng.platform.accounts import (
+    Accounts,
+    Person,
+    checked_name,
+    kept_address,
+    token_hash,
+)
 from fangcheng.platform.errors import (
     Conflict,
     Forbidden,
@@ -137,11 +143,6 @@ def _json(value: Any) -> str | None:
         raise Malformed(f"an audit's before and after are JSON: {exc}") from None
 
 
-def _address(address: str | None) -> str | None:
-    """An address as kept (its column's 64 characters: an IPv6 address has at most 45)."""
-    return None if address is None else str(address)[:64]
-
-
 class Operators(Accounts):
     """Operator accounts, their sessions and the audit; freezing accounts (D90) and
     adjusting coins (D91); what an operator reads of a person."""
@@ -227,7 +228,7 @@ class Operators(Accounts):
                     token_hash=token_hash(token),
                     created_at=now,
                     expires_at=expires,
-                    address=_address(address),
+                    address=kept_address(address),
                 )
             )
             after = {"expires": expires}
@@ -291,7 +292,7 @@ class Operators(Accounts):
                     operator_id=operator.id,
                     action=action,
                     target=target,
-                    address=_address(address),
+                    address=kept_address(address),
                     before=_json(before),
                     after=_json(after),
                     reason=reason,
@@ -579,9 +580,10 @@ class Operators(Accounts):
 
     def admin_profile(self, person_id: int) -> dict[str, Any]:
         """Everything an operator reads of a person, as JSON: balance, 积分, title, its
-        freeze, its recent hands with their journals' lines, its sessions (when made and
-        when they end; never a token), the addresses it is known by, its sign-up, relief,
-        grant and adjustment journals, and its adjustments with who made them and why.
+        freeze, its recent hands with their journals' lines, its sessions (when made,
+        when they end and from where; never a token), the addresses it is known by (its
+        sign-up's, its sessions'), its sign-up, relief, grant and adjustment journals,
+        and its adjustments with who made them and why.
         (`Ranks.profile` is the person's own profile.)"""
         with self.engine.connect() as conn:
             person = conn.execute(
@@ -629,7 +631,11 @@ class Operators(Accounts):
                 .order_by(t.journal_lines.c.id)
             ).all()
             sessions = conn.execute(
-                sa.select(t.login_sessions.c.created_at, t.login_sessions.c.expires_at)
+                sa.select(
+                    t.login_sessions.c.created_at,
+                    t.login_sessions.c.expires_at,
+                    t.login_sessions.c.address,
+                )
                 .where(t.login_sessions.c.person_id == person_id)
                 .order_by(t.login_sessions.c.id)
             ).all()
@@ -691,8 +697,15 @@ class Operators(Accounts):
                 }
                 for h in hands
             ],
-            "sessions": [{"created": s.created_at, "expires": s.expires_at} for s in sessions],
-            "addresses": [a for a in (person.signup_address,) if a],
+            "sessions": [
+                {"created": s.created_at, "expires": s.expires_at, "address": s.address}
+                for s in sessions
+            ],
+            "addresses": list(
+                dict.fromkeys(
+                    a for a in (person.signup_address, *(s.address for s in sessions)) if a
+                )
+            ),
             "history": [
                 {
                     "journal_id": j.id,

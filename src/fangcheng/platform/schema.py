@@ -104,6 +104,8 @@ login_sessions = sa.Table(
     sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("expires_at", sa.Float, nullable=False),
+    # where it was made from, where known (what an operator reads of an account)
+    sa.Column("address", sa.String(64)),
 )
 
 journals = sa.Table(

@@ -60,7 +60,9 @@ async def _session(request: Request, sign_up: bool) -> Response:
         passwords.check(body.name, hub.now())
         try:
             async with passwords.turn():
-                session = await run_in_threadpool(platform.log_in, body.name, body.password)
+                session = await run_in_threadpool(
+                    platform.log_in, body.name, body.password, address
+                )
         except LoginFailed:
             passwords.failed(body.name, hub.now())
             raise

@@ -327,6 +327,7 @@ class Table:
             return
         r = self.round
         if self.status != "playing" or r is None or r.over:
+            self.vacated.append(person)
             self.leave(person, now)
             return
         self._record("frozen", lambda: {"person": person})
