@@ -61,7 +61,7 @@ export async function personPage(body, id) {
     h("h3", "", "注册、救济、赠送、调整 Sign-up, reliefs, grants, adjustments"),
     rowsTable(p.history, "history", [["journal_id", "账 journal"], ["kind", "类 kind"], ["at", "时间 when"], ["amount", "数额 amount"], ["memo", "备注 memo"]]),
     h("h3", "", "登录会话 Sessions"),
-    rowsTable(p.sessions, "sessions", [["created", "开始 created"], ["expires", "到期 expires"]]),
+    rowsTable(p.sessions, "sessions", [["created", "开始 created"], ["expires", "到期 expires"], ["address", "地址 address"]]),
     h("h3", "", "使用过的地址 Addresses used"),
     rowsTable(p.addresses.map((a) => ({ address: a })), "addresses", [["address", "地址 address"]]));
   body.append(page);
