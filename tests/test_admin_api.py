@@ -71,6 +71,24 @@ def ops(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Operators]:
             yield Operators(server)
 
 
+def test_the_app_serves_every_route_of_the_console() -> None:
+    """The routes the console's client calls (the parametrized tests below take the app's
+    whole list, these and any other)."""
+    assert {
+        ("DELETE", "/api/admin/session"),
+        ("GET", "/api/admin/people"),
+        ("GET", "/api/admin/people/{id}"),
+        ("POST", "/api/admin/people/{id}/freeze"),
+        ("POST", "/api/admin/people/{id}/unfreeze"),
+        ("POST", "/api/admin/people/{id}/adjust"),
+        ("GET", "/api/admin/audit"),
+        ("GET", "/api/admin/tables"),
+        ("GET", "/api/admin/tables/{code}"),
+        ("POST", "/api/admin/tables/{code}/close"),
+        ("GET", "/api/admin/hands/{id}"),
+    } <= set(ROUTES)
+
+
 @pytest.mark.parametrize(("method", "path"), ROUTES)
 def test_every_admin_route_refuses_anonymous_and_players(
     ops: Operators, method: str, path: str
@@ -97,6 +115,11 @@ def test_a_support_operator_cannot_write_any_route(ops: Operators, method: str, 
 def test_the_cookie_session_reads_and_a_foreign_page_cannot_write(ops: Operators) -> None:
     client = ops.server.client
     client.cookies.clear()
+    ops.server.sign_up("Pat")
+    for name, password in (("root", "wrong horse battery"), ("Pat", "correct horse")):
+        wrong = client.post("/api/admin/session", json={"name": name, "password": password})
+        assert wrong.status_code == 401 and COOKIE not in wrong.headers.get("set-cookie", "")
+    assert client.get("/admin").status_code == 200  # the page, or its placeholder
     answer = client.post("/api/admin/session", json={"name": "root", "password": PASSWORD})
     cookie = answer.headers["set-cookie"]
     assert f"{COOKIE}=" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
