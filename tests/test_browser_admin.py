@@ -229,4 +229,13 @@ def test_the_tables_list_a_spectator_view_and_a_close(server: Served, browser: A
         timeout=15_000,
     )
     _shot(page, "tables")
+    # the closed hand's dispute view, by the 盘号 the player quotes
+    quoted = player.locator(".settlement .coins .hand-id").inner_text()
+    page.click(".admin-nav .nav-people")
+    page.fill("form.open-hand-form input[name=hand]", quoted)
+    page.click("form.open-hand-form button")
+    page.wait_for_selector(".dispute .replay-page .settlement h2:has-text('运营关桌')")
+    assert page.locator(".dispute .reproduces.ok").count() == 1
+    assert "运营关桌 closed by an operator" in page.locator(".dispute .log").inner_text()
+    _shot(page, "dispute-closed")
     assert page.errors == [] and player.errors == []

@@ -12,7 +12,12 @@ export async function peoplePage(body, query) {
   const form = h("form", "panel search", h("h2", "", "查找账户 Find an account"),
     h("div", "row", q, h("button", "primary", "查找 Search")), err);
   form.onsubmit = (e) => { e.preventDefault(); location.hash = `#/people?q=${encodeURIComponent(q.value.trim())}`; };
-  body.append(form);
+  // a hand a player disputes, by the id they quote: a stored hand's, or a coin hand's 盘号
+  const id = input("text", "", { name: "hand", placeholder: "123 / K7QF2M-…1.0", required: true, maxLength: 80 });
+  const open = h("form", "panel open-hand-form", h("h2", "", "争议牌局 A disputed hand"),
+    h("div", "row", id, h("button", "", "打开 Open")));
+  open.onsubmit = (e) => { e.preventDefault(); location.hash = `#/hand/${encodeURIComponent(id.value.trim())}`; };
+  body.append(form, open);
   q.focus();
   if (!query) return null;
   const { people } = await api.people(query);
