@@ -209,7 +209,10 @@ def test_the_tables_list_a_spectator_view_and_a_close(server: Served, browser: A
     code = _seated(player)
     page = _console(browser, server, "root")
     page.click(".admin-nav .nav-tables")
-    page.click(f"table.tables a.to-code:text-is('{code}')")
+    row = page.locator(f"table.tables tr:has(a.to-code:text-is('{code}'))")
+    assert "Hal" in row.inner_text() and "自由场 free" in row.inner_text()
+    _shot(page, "tables")
+    row.locator("a.to-code").click()
     page.wait_for_selector(".spectate .board")
     # a spectator's view: no concealed tile of any seat (every hand shown as backs)
     assert page.locator(".spectate .board .hand .tile[data-tile]").count() == 0
@@ -228,7 +231,6 @@ def test_the_tables_list_a_spectator_view_and_a_close(server: Served, browser: A
         arg=code,
         timeout=15_000,
     )
-    _shot(page, "tables")
     # the closed hand's dispute view, by the 盘号 the player quotes
     quoted = player.locator(".settlement .coins .hand-id").inner_text()
     page.click(".admin-nav .nav-people")

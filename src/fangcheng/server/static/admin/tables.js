@@ -3,7 +3,7 @@
 // (D92: the hand abandoned, its people told why).
 import { boardEl, fromEvents, fromObservation, h } from "../js/board.js";
 import { settlementEl } from "../js/settle.js";
-import { rulesName, WINDS } from "../js/text.js";
+import { ROOMS, rulesName, WINDS } from "../js/text.js";
 import * as api from "./api.js";
 import { reasonForm, rowsTable } from "./ui.js";
 
@@ -19,7 +19,7 @@ export async function tablesPage(body) {
   const load = async () => {
     const { tables, unreachable } = await api.tables();
     list.replaceChildren(rowsTable(tables.map((t) => ({
-      ...t, kind: KINDS[t.kind] || t.kind, rules: rulesName(t.rules), people: (t.people || []).join(", "),
+      ...t, kind: KINDS[t.kind] || t.kind, rules: rulesName(t.rules), room: ROOMS[t.room] ?? t.room, people: (t.people || []).join(", "),
       hand: t.hand != null ? t.hand + 1 : "",
     })), "tables", [["code", "桌号 code"], ["kind", "类 kind"], ["rules", "规则 rules"], ["room", "场 room"],
       ["status", "状态 status"], ["people", "玩家 people"], ["hand", "盘 hand"], ["process", "进程 process"]],
@@ -60,7 +60,7 @@ export async function tablePage(body, code) {
     const v = readFrames((await api.table(code)).frames);
     const t = v.table || {};
     const seats = (t.seats || []).map((x) => ({ name: x?.name || x?.kind || "" }));
-    info.textContent = [rulesName(t.rules), t.coins?.room, t.status, v.hand != null ? `第${v.hand + 1}盘 hand ${v.hand + 1}` : ""]
+    info.textContent = [rulesName(t.rules), ROOMS[t.coins?.room] ?? t.coins?.room, t.status, v.hand != null ? `第${v.hand + 1}盘 hand ${v.hand + 1}` : ""]
       .filter(Boolean).join(" · ");
     const who = (s) => `${WINDS[s].split(" ")[0]} ${seats[s]?.name || ""}`.trim();
     const parts = [];

@@ -9,6 +9,10 @@ export const RULES = {
   sichuan: "四川 血战 Sichuan",
 };
 export const rulesName = (r) => RULES[r] || r;
+/** The coin rooms (§3.7), in their order. */
+export const ROOMS = {
+  free: "自由场 free", junior: "初级场 junior", intermediate: "中级场 intermediate", anti_cheat: "高级防作弊场 anti-cheat",
+};
 
 const BY = {
   discard: "点炮 on a discard",
