@@ -635,7 +635,8 @@ class HintAnswerFrame(_ServerFrame, frozen=True, tag="hint"):
 
 
 class ClosedFrame(_ServerFrame, frozen=True, tag="closed"):
-    """An operator acted (RULES §8.8), and the server closes this socket after it:
+    """An operator acted (RULES §8.8), and the server closes this socket (1000) once
+    it has sent what follows:
     ``what`` ``table``, the table was closed (D92: a hand being played was abandoned,
     its ``hand_end`` and ``match_end`` follow); ``account``, this person's account was
     frozen (D90: the seat plays on under 托管 until the hand's end, then is vacated).
