@@ -375,9 +375,10 @@ def test_calls_are_shown_said_and_muted(server: str, browser: Any) -> None:
     shouts = loud.evaluate("window.__callouts")
     assert shouts and set(shouts) <= {"吃!", "碰!", "杠!", "旋风杠!", "胡!", "自摸!"}, shouts
     assert loud.evaluate("window.__sounds") > 10
-    if loud.locator(".settlement .win-box").count():  # each win laid out as it came
+    boxes = loud.locator(".settlement .win-box").count()  # (read once: the deal closes it)
+    if boxes:  # each win laid out as it came
         wins = loud.evaluate("window.__wins")
-        assert len(wins) == loud.locator(".settlement .win-box").count(), wins
+        assert len(wins) == boxes, wins
         assert all(re.search("(胡|自摸)!", w) for w in wins), wins
     assert quiet.evaluate("window.__sounds") == 0 and quiet.evaluate("window.__callouts")
     assert loud.errors == quiet.errors == []
