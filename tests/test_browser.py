@@ -157,6 +157,11 @@ def test_a_whole_hand_at_a_practice_table_by_clicking(server: str, browser: Any)
     page.wait_for_selector(".replay-page .controls")
     page.click(".controls .last")
     page.wait_for_selector(".replay-page .settlement")
+    # each seat by its name, not its wind only (issue 41): on the board and in the settlement
+    names = page.locator(".replay-page .board .plate .name").all_inner_texts()
+    assert names[0] == "Ann (你)" and all(n.endswith(" bot") for n in names[1:]), names
+    head = page.locator(".replay-page .settlement table.items tr").first.inner_text()
+    assert head.count(" bot") == 3, head
     page.screenshot(path=ARTIFACTS / "replay.png", full_page=True)
     assert page.errors == []
 

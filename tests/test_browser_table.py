@@ -132,6 +132,55 @@ def test_the_settlement_counts_down_and_closes_at_the_deal(server: str, browser:
     assert page.errors == []
 
 
+#: Run in the page: the first moment a settlement is in the page (what is painted next),
+#: its buttons and payer rows that a call or a laid-out win covers, or that another
+#: element is over (``elementFromPoint``, within the window).
+FIRST_SETTLEMENT = """
+new MutationObserver(() => {
+  const panel = document.querySelector(".settlement");
+  if (!panel || window.firstSettlement) return;
+  const calls = [...document.querySelectorAll(".feel-layer .callout, .feel-layer .win-banner")]
+    .map((c) => c.getBoundingClientRect());
+  const meets = (a, b) =>
+    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const covered = [];
+  for (const el of panel.querySelectorAll("button, a.button, table.payers tr")) {
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const top = y < innerHeight && x < innerWidth ? document.elementFromPoint(x, y) : el;
+    if (calls.some((c) => meets(c, r)) || (top && !el.contains(top))) {
+      covered.push(el.textContent.trim());
+    }
+  }
+  window.firstSettlement = { covered, wins: panel.querySelectorAll(".win-box").length };
+}).observe(document, { childList: true, subtree: true });
+"""
+
+
+def test_the_settlement_opens_after_the_calls_not_under_them(server: str, browser: Any) -> None:
+    """The "胡!" of the win that ends a hand and the win laid out go before the
+    settlement opens: nothing covers its buttons or its payers the moment it shows."""
+    page = _page(browser)
+    page.add_init_script(FIRST_SETTLEMENT)
+    _login(page, server, "Co")
+    page.click(".practice-baishan")
+    page.wait_for_selector(".actions button.auto:not(.on)")
+    _press(page, ".actions button.auto:not(.on)")
+    for _ in range(3):  # a hand won (a drawn hand has no call at its end)
+        page.wait_for_function("() => window.firstSettlement", timeout=HAND_MS)
+        first = page.evaluate("() => window.firstSettlement")
+        if first["wins"]:
+            break
+        page.evaluate("() => { window.firstSettlement = null; }")
+        page.wait_for_selector(".settlement", state="detached", timeout=15_000)
+    else:
+        pytest.fail("three drawn hands")
+    assert first["covered"] == []
+    page.locator(".settlement a.button").first.click(trial=True)  # Playwright's own check
+    _shots(page, "settlement-after-calls")
+    assert page.errors == []
+
+
 def test_the_turn_shows_its_own_time_and_the_bank_apart(server: str, browser: Any) -> None:
     """D84: a turn is 10 s of its own, then the 20 s bank; a claim window has no bank."""
     page = _page(browser)
@@ -326,9 +375,10 @@ def test_calls_are_shown_said_and_muted(server: str, browser: Any) -> None:
     shouts = loud.evaluate("window.__callouts")
     assert shouts and set(shouts) <= {"吃!", "碰!", "杠!", "旋风杠!", "胡!", "自摸!"}, shouts
     assert loud.evaluate("window.__sounds") > 10
-    if loud.locator(".settlement .win-box").count():  # each win laid out as it came
+    boxes = loud.locator(".settlement .win-box").count()  # (read once: the deal closes it)
+    if boxes:  # each win laid out as it came
         wins = loud.evaluate("window.__wins")
-        assert len(wins) == loud.locator(".settlement .win-box").count(), wins
+        assert len(wins) == boxes, wins
         assert all(re.search("(胡|自摸)!", w) for w in wins), wins
     assert quiet.evaluate("window.__sounds") == 0 and quiet.evaluate("window.__callouts")
     assert loud.errors == quiet.errors == []

@@ -233,6 +233,19 @@ def test_a_practice_match_is_played_to_its_end_and_its_hands_are_stored(server: 
     assert server.client.get(f"/api/hands/{ends[0]['record']}", headers=stranger).status_code == 404
 
 
+def test_a_stored_hand_names_its_seats_for_the_replay(server: Server) -> None:
+    """The replay shows who sat where, not winds only (issue 41): each seat's name as the
+    table showed it, a bot's too."""
+    headers, code = practice(server, "baishan")
+    with server.client.websocket_connect("/ws") as ws:
+        me = Seat(ws)
+        me.hello(headers, code)
+        me.send({"type": "auto", "on": True})
+        first = next(f for f in me.frames if f["type"] == "hand_end")
+    one = server.client.get(f"/api/hands/{first['record']}", headers=headers).json()
+    assert one["names"] == ["Ann", "efficient bot", "efficient bot", "efficient bot"]
+
+
 def test_four_people_play_a_hand_with_scripted_clients(server: Server) -> None:
     c = server.client
     people = [server.session(n) for n in ("Ann", "Bob", "Cai", "Dan")]

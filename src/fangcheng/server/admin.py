@@ -397,8 +397,8 @@ def _reproduces(record: dict[str, Any]) -> bool:
 @_operated(write=False)
 async def dispute(request: Request, operator: Operator) -> Response:
     """A stored hand laid open (``id``: its stored id, or a coin hand's ledger id): its
-    record (every hand shown: the record's own events), settlement, journal lines and
-    whether it replays. A hand being played has no dispute view (``state``)."""
+    record (every hand shown: the record's own events), seats' names, settlement,
+    journal lines and whether it replays. A hand being played has no dispute view (``state``)."""
     hub = hub_of(request)
     text = request.path_params["id"]
     live = [
@@ -428,6 +428,7 @@ async def dispute(request: Request, operator: Operator) -> Response:
             {
                 "id": hand_id,
                 "table": stored["table"],
+                "names": stored["names"],
                 "record": record,
                 "settlement": record.get("settlement"),
                 "coins": booked,

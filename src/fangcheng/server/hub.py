@@ -436,6 +436,7 @@ class Hub:
                 record=hand.record,
                 views=hand.views,
                 seats=hand.seats,
+                names=hand.names,
                 also=stored,
             )
         except Exception:

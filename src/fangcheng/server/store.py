@@ -61,6 +61,18 @@ hand_seats = sa.Table(
     sa.Column("total", sa.Integer, nullable=False),
 )
 
+#: The name each seat had (a person's, a bot's "efficient bot"), for the replay: a table
+#: of its own, not a column of ``hand_seats``, because ``create_all`` adds a missing table
+#: to an older database but never a column (its hands have no names: the replay shows
+#: winds).
+hand_names = sa.Table(
+    "hand_names",
+    metadata,
+    sa.Column("hand_id", sa.ForeignKey("hands.id"), primary_key=True),
+    sa.Column("seat", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(40), nullable=False),
+)
+
 
 #: One row per table, live until the table closes (`fangcheng.server.log`).
 table_logs = sa.Table(
@@ -195,10 +207,12 @@ class Store:
         record: dict[str, Any],
         views: list[list[Any]],
         seats: list[int | None],
+        names: list[str] | None = None,
         also: Callable[[sa.Connection, int], None] | None = None,
     ) -> int:
         """Store a finished hand; ``seats``: the session sitting at each seat (None: a bot);
-        ``also(db, id)`` writes more in the same transaction (the table's log entry)."""
+        ``names``: each seat's name then ("" for none); ``also(db, id)`` writes more in the
+        same transaction (the table's log entry)."""
         totals = record["settlement"]["total"]
         with self.engine.begin() as db:
             result = db.execute(
@@ -222,6 +236,11 @@ class Store:
                     for s, p in enumerate(seats)
                 ],
             )
+            named = [
+                {"hand_id": hand_id, "seat": s, "name": n} for s, n in enumerate(names or []) if n
+            ]
+            if named:
+                db.execute(hand_names.insert(), named)
             if also is not None:
                 also(db, hand_id)
         return hand_id
@@ -248,9 +267,19 @@ class Store:
         keys = ("id", "table", "hand", "rules", "finished", "seat", "total")
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
+    @staticmethod
+    def _names(db: sa.Connection, hand_id: int) -> list[str | None]:
+        """Each seat's name at a stored hand (None: not kept, a hand stored before)."""
+        names: list[str | None] = [None] * 4
+        query = sa.select(hand_names.c.seat, hand_names.c.name)
+        for seat, name in db.execute(query.where(hand_names.c.hand_id == hand_id)):
+            names[seat] = name
+        return names
+
     def stored_hand(self, hand_id: int) -> dict[str, Any] | None:
         """Any stored hand, for an operator's dispute view: where it was played, its
-        record and the session at each seat; None: no such hand."""
+        record, the session at each seat and each seat's name (None where not kept);
+        None: no such hand."""
         with self.engine.connect() as db:
             row = db.execute(
                 sa.select(hands.c.table_code, hands.c.match, hands.c.hand, hands.c.record).where(
@@ -264,6 +293,7 @@ class Store:
                     hand_seats.c.hand_id == hand_id
                 )
             ).all()
+            names = self._names(db, hand_id)
         return {
             "id": hand_id,
             "table": row.table_code,
@@ -271,6 +301,7 @@ class Store:
             "hand": row.hand,
             "record": json.loads(row.record),
             "sessions": [p for _, p in sorted(seats)],
+            "names": names,
         }
 
     def stored_id(self, table: str, match: int, hand: int) -> list[int]:
@@ -283,7 +314,8 @@ class Store:
             return [int(i) for i in db.execute(query).scalars()]
 
     def hand(self, hand_id: int, person: int) -> dict[str, Any] | None:
-        """A hand ``person`` played: its record and views; None otherwise (D87)."""
+        """A hand ``person`` played: its record, views and each seat's name (None where
+        it is not known); None otherwise (D87)."""
         query = (
             sa.select(hands.c.record, hands.c.views, hand_seats.c.seat)
             .join(hand_seats, hand_seats.c.hand_id == hands.c.id)
@@ -291,11 +323,13 @@ class Store:
         )
         with self.engine.connect() as db:
             row = db.execute(query).first()
-        if row is None:
-            return None
+            if row is None:
+                return None
+            names = self._names(db, hand_id)
         return {
             "id": hand_id,
             "seat": row[2],
+            "names": names,
             "record": json.loads(row[0]),
             "views": json.loads(row[1]),
         }

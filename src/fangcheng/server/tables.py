@@ -162,6 +162,7 @@ class Finished:
     record: dict[str, Any]  # its `record_of`
     seats: list[int | None]
     views: list[list[dict[str, Any]]]
+    names: list[str] = field(default_factory=list)  # each seat's, as the table showed it
 
 
 @dataclass
@@ -845,6 +846,7 @@ class Table:
             record=record,
             seats=[s.person if s.kind in ("person", "outside") else None for s in self.seats],
             views=[self.events_for(s) for s in (0, 1, 2, 3, None)],
+            names=[s.name for s in self.seats],
         )
 
     def retry_stores(self, now: int) -> bool:

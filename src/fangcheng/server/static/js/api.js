@@ -13,19 +13,29 @@ export class ApiError extends Error {
   constructor(status, code, message) { super(message); this.status = status; this.code = code; }
 }
 
-export async function call(method, path, body) {
+/** One JSON call with ``token`` as its bearer (none: anonymous); an error answer thrown
+ *  as an `ApiError` with the server's code and message. */
+export async function request(method, path, body, token) {
   const headers = { "Content-Type": "application/json" };
-  const s = session();
-  if (s) headers.Authorization = `Bearer ${s.token}`;
+  if (token) headers.Authorization = `Bearer ${token}`;
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   let data = null;
   try { data = await res.json(); } catch { /* an empty answer */ }
   if (!res.ok) {
     const err = (data && data.error) || {};
-    if (res.status === 401) forget();
     throw new ApiError(res.status, err.code || String(res.status), err.message || res.statusText);
   }
   return data;
+}
+
+/** A call with this person's session (forgotten when the server no longer knows it). */
+export async function call(method, path, body) {
+  try {
+    return await request(method, path, body, session()?.token);
+  } catch (e) {
+    if (e.status === 401) forget();
+    throw e;
+  }
 }
 
 export async function login(name) {

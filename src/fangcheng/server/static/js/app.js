@@ -3,27 +3,15 @@
 import * as api from "./api.js";
 import { h } from "./board.js";
 import { accountBar, accountForm, leadersPage, profilePage, roomsPanel } from "./coins.js";
+import { field, input } from "./forms.js";
 import { replayPage } from "./replay.js";
 import { rulesPage } from "./rulespage.js";
 import { BOT_LEVELS, TableView } from "./table.js";
-import { RULES, WINDS, rulesName } from "./text.js";
+import { ROOMS, RULES, WINDS, rulesName } from "./text.js";
 import { tilesEl } from "./tiles.js";
 
 const root = document.getElementById("app");
-const ROOMS = [["free", "自由场 free"], ["junior", "初级场 junior"], ["intermediate", "中级场 intermediate"], ["anti_cheat", "高级防作弊场 anti-cheat"]];
 let current = null; // the open TableView
-
-function field(label, input) {
-  return h("label", "field", h("span", "", label), input);
-}
-
-function input(type, value, attrs = {}) {
-  const el = h("input", "");
-  el.type = type;
-  if (type === "checkbox") el.checked = !!value; else el.value = value;
-  Object.assign(el, attrs);
-  return el;
-}
 
 function rulesSelect(value = "sichuan") {
   const sel = h("select", "rules");
@@ -115,7 +103,7 @@ async function startPage() {
   const spect = input("checkbox", true), pub = input("checkbox", true);
   const cap = input("number", "", { min: 1, max: 1000, name: "cap", placeholder: "规则默认 the rules' own" });
   const room = h("select", "room");
-  for (const [v, label] of ROOMS) { const o = h("option", "", label); o.value = v; room.append(o); }
+  for (const [v, label] of Object.entries(ROOMS)) { const o = h("option", "", label); o.value = v; room.append(o); }
   const roomField = field("场 Room", room);
   const capField = field("封顶 Cap", cap);
   const showRules = () => {

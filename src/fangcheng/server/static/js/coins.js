@@ -2,18 +2,12 @@
 // match per room, the profile and the leaderboard (docs/protocol.md, accounts).
 import * as api from "./api.js";
 import { h } from "./board.js";
-
-function field(label, input) { return h("label", "field", h("span", "", label), input); }
-
-function input(type, name, placeholder) {
-  const el = h("input", ""); el.type = type; el.name = name; el.placeholder = placeholder; el.required = true;
-  return el;
-}
+import { field, input } from "./forms.js";
 
 /** Sign up (2,000 coins) or log in with a name and a password. */
 export function accountForm(done) {
-  const name = input("text", "account-name", "名字 name");
-  const password = input("password", "password", "密码 password (8+)");
+  const name = input("text", "", { name: "account-name", placeholder: "名字 name", required: true });
+  const password = input("password", "", { name: "password", placeholder: "密码 password (8+)", required: true });
   const err = h("p", "error", "");
   const signUp = h("button", "primary sign-up", "注册 Sign up"), logIn = h("button", "log-in", "登录 Log in");
   const form = h("form", "panel account", h("h2", "", "金币场 Coin tables: an account"),

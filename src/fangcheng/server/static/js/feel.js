@@ -76,6 +76,20 @@ function layer() {
   return el;
 }
 
+/** When the calls shown now will have been seen (ms since the epoch): a settlement
+ *  waits for them rather than open under them. */
+let seenAt = 0;
+const CALL_MS = 1400;
+
+/** How long until the calls shown have been seen (0: none showing). */
+export const callsLeft = () => Math.max(0, seenAt - Date.now());
+
+/** Take every call and laid-out win off the page (the settlement shows the win now). */
+export function clearCalls() {
+  document.querySelector(".feel-layer")?.replaceChildren();
+  seenAt = 0;
+}
+
 /** "碰!" large over the seat's place on the board, for a moment. */
 export function shout(seat, words) {
   const at = document.querySelector(`.board .seat[data-seat="${seat}"]`);
@@ -86,7 +100,8 @@ export function shout(seat, words) {
   el.style.left = `${box.left + box.width / 2}px`;
   el.style.top = `${box.top + box.height / 2}px`;
   layer().append(el);
-  setTimeout(() => el.remove(), 1400);
+  seenAt = Math.max(seenAt, Date.now() + CALL_MS);
+  setTimeout(() => el.remove(), CALL_MS);
 }
 
 /** The claimed tile from where it lay to the caller's newest meld (rects of before the
@@ -114,5 +129,6 @@ export function winBanner(e, who, hand, melds, fans) {
   }
   if (fans.length) el.append(h("div", "win-fans", fans.join(" · ")));
   layer().append(el);
+  seenAt = Math.max(seenAt, Date.now() + CALL_MS); // a settlement may replace it after the call
   setTimeout(() => el.remove(), 3500);
 }

@@ -84,7 +84,8 @@ export function settlementEl(end, events, model, who, rules = "") {
   const s = end.settlement;
   const panel = h("div", "settlement");
   const wins = events.filter((e) => e.type === "win");
-  const how = { win: "胡牌 A hand won", draw: wins.length ? "牌墙摸完 The wall ran out" : "流局 Drawn hand", escape: "逃跑 Abandoned" }[s.end] || s.end;
+  const how = { win: "胡牌 A hand won", draw: wins.length ? "牌墙摸完 The wall ran out" : "流局 Drawn hand", escape: "逃跑 Abandoned",
+    abandoned: "运营关桌 Closed by an operator: no win payments, no fees" }[s.end] || s.end;
   panel.append(h("h2", "", `第${end.hand + 1}盘 Hand ${end.hand + 1} · ${how}`));
   const details = end.wins || [];
   const winsBox = h("div", "wins");

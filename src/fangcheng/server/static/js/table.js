@@ -53,6 +53,9 @@ export class TableView {
     this.ws.onmessage = (m) => this.receive(JSON.parse(m.data));
     this.ws.onclose = (e) => {
       if (this.closed) return;
+      if (this.closedBy) { // an operator's close or freeze: no coming back (the page says why)
+        this.gone = true; this.connected = false; clearInterval(this.timer); api.lastTable.set(null); this.render(); return;
+      }
       if (this.escaped) { this.closed = true; clearInterval(this.timer); api.lastTable.set(null); this.render(); return; }
       if (e.code === 4401 || e.code === 4404 || e.code === 4403) { this.fail(e.reason || "refused"); return; }
       this.connected = false; this.render();
@@ -122,10 +125,15 @@ export class TableView {
       case "hand_end": { // a hand none of whose events came (an escape at once) shows none of the last one's
         const events = f.hand === this.hand ? [...this.events] : [];
         this.ending = { base: this.obs?.base, cap: this.info?.settings?.options?.cap, ...f, events, arrived: Date.now() };
-        this.showEnd = true; this.prompt = null; break;
+        // calls about to be shown (the win's, felt after this redraw) or still showing:
+        // the settlement waits for them; none, it opens now
+        this.endDue = this.news.some((e) => feel.callOf(e)) || feel.callsLeft() > 0;
+        this.showEnd = !this.endDue; this.prompt = null; break;
       }
       case "match_end":
         this.matchEnd = f; break;
+      case "closed": // an operator closed the table (D92) or froze this account (D90)
+        this.closedBy = f; break;
       case "error":
         if (f.code === "confirm") { // a coin table mid-hand: leaving is 逃跑 (D85)
           this.escapeAsk = f.message; // the server's next leave in this hand is the escape
@@ -145,6 +153,22 @@ export class TableView {
     }
     this.render();
     if (f.type !== "events" || this.seat === null) this.flushNews();
+    if (this.endDue) this.openEnd();
+  }
+
+  /** The settlement once the hand's last calls have been seen (never under them: the
+   *  "胡!" over its buttons, the laid-out win over its payers), then in their place. */
+  openEnd() {
+    this.endDue = false;
+    const end = this.ending, hand = this.hand;
+    clearTimeout(this.endTimer);
+    this.endTimer = setTimeout(() => {
+      if (this.ending !== end || this.hand !== hand) return; // the next hand dealt meanwhile
+      feel.clearCalls();
+      this.showEnd = true;
+      if (!this.closed) this.render();
+      else if (this.escaped) this.root.querySelector(".table-page")?.append(this.endEl()); // the seat given up
+    }, feel.callsLeft());
   }
 
   flushNews() {
@@ -348,12 +372,13 @@ export class TableView {
       h("button", "link fans-button", "番表 Fans"),
       h("button", "link rules-button", "规则 Rules"),
       h("button", "link mute", feel.muted() ? "静音 muted" : "声音 sound on"),
-      h("span", `conn ${this.connected ? "on" : "off"}`, this.connected ? "● 在线 online" : "○ 重连中 reconnecting…"));
+      h("span", `conn ${this.connected ? "on" : "off"}`, this.connected ? "● 在线 online" : this.gone ? "○ 已断开 closed" : "○ 重连中 reconnecting…"));
     top.querySelector(".home").href = "#/";
     top.querySelector(".fans-button").onclick = () => { this.showFans = !this.showFans; this.render(); };
     top.querySelector(".rules-button").onclick = () => this.openRules(info?.rules || this.obs?.rules);
     top.querySelector(".mute").onclick = () => { feel.setMuted(!feel.muted()); this.render(); };
     const page = h("div", "table-page", top);
+    if (this.closedBy) page.append(this.closedEl());
     const watching = this.seat === null && this.events.length > 0; // a spectator: events alone
     if (!this.obs && !watching && (!info || info.status === "waiting" || info.status === "finished")) page.append(this.waitingEl());
     else if (this.obs || watching) page.append(this.playEl());
@@ -638,11 +663,13 @@ export class TableView {
     const end = this.ending;
     const model = fromEvents(end.events, this.seatsInfo(), this.seat ?? 0);
     const panel = settlementEl(end, end.events, model, this.who, this.info?.rules || this.obs?.rules);
+    if (this.closedBy) panel.prepend(this.closedEl());
     if (end.coins) panel.append(coinsEl(end.coins, this.seat, this.info?.coins));
     const buttons = h("div", "row");
     if (this.matchEnd) {
       buttons.append(this.standingsEl());
-      if (this.info?.coins) buttons.append(this.matchAgainEl());
+      if (this.closedBy) buttons.append(h("span", "note", "没有下一局 no next match: the table is closed"));
+      else if (this.info?.coins) buttons.append(this.matchAgainEl());
       else if (this.isOwner()) {
         const again = h("button", "primary again", "再来一局 Play again");
         again.onclick = () => { this.showEnd = false; this.matchEnd = null; this.ending = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
@@ -655,7 +682,7 @@ export class TableView {
     } else if (!this.escaped && this.readyTable()) {
       if (end.next_deal != null) panel.append(h("p", "next-deal", ""));
       buttons.append(this.readyEl());
-    } else if (!this.escaped) {
+    } else if (!this.escaped && !this.closedBy) {
       if (end.next_deal != null) panel.append(h("p", "next-deal", ""));
       // ready for the next hand (托管 stays as it is: only its own button ends it)
       const next = h("button", "primary next", "下一盘 Next hand →");
@@ -681,6 +708,16 @@ export class TableView {
     buttons.append(leave);
     panel.append(buttons);
     return h("div", "overlay", panel);
+  }
+
+  /** What an operator did, in their words: closed the table (the hand abandoned, no
+   *  逃跑), or froze this account (托管 plays the hand out, then the seat is left). */
+  closedEl() {
+    const f = this.closedBy;
+    const what = f.what === "account"
+      ? "你的账户已被运营冻结 Your account was frozen by an operator — 托管 plays this hand to its end, then the seat is left (no 逃跑)"
+      : "牌桌已被运营关闭 This table was closed by an operator — the hand is abandoned: no win payments, no fees, no 逃跑";
+    return h("div", `panel closed-note closed-${f.what}`, h("b", "", what), h("p", "reason", `原因 Reason: ${f.reason || "—"}`));
   }
 
   /** A private table of people between hands: each says when ready (all ready: dealt at once). */
@@ -721,9 +758,10 @@ export class TableView {
 
   matchEndEl() {
     const panel = h("div", "settlement", h("h2", "", "终局 The match is over"), this.standingsEl());
+    if (this.closedBy) panel.prepend(this.closedEl());
     const row = h("div", "row");
     if (this.info?.coins) row.append(this.matchAgainEl());
-    else if (this.isOwner()) {
+    else if (this.isOwner() && !this.closedBy) {
       const again = h("button", "primary again", "再来一局 Play again");
       again.onclick = () => { this.matchEnd = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
       row.append(again);

@@ -9,6 +9,10 @@ export const RULES = {
   sichuan: "四川 血战 Sichuan",
 };
 export const rulesName = (r) => RULES[r] || r;
+/** The coin rooms (§3.7), in their order. */
+export const ROOMS = {
+  free: "自由场 free", junior: "初级场 junior", intermediate: "中级场 intermediate", anti_cheat: "高级防作弊场 anti-cheat",
+};
 
 const BY = {
   discard: "点炮 on a discard",
@@ -81,7 +85,7 @@ export function eventLine(e, who, hand) {
     case "fenzhang": return "分张 the last tiles, one to each seat";
     case "flower_pig": return `${who(e.seat)} passed a win in the last four tiles: 花猪 flower pig`;
     case "reveal": return "亮牌 every hand laid open";
-    case "end": return { win: "本盘结束 hand over", draw: "流局 drawn hand", escape: "逃跑 hand abandoned" }[e.how];
+    case "end": return { win: "本盘结束 hand over", draw: "流局 drawn hand", escape: "逃跑 hand abandoned", abandoned: "运营关桌 closed by an operator" }[e.how];
     default: return null;
   }
 }
