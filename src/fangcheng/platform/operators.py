@@ -562,6 +562,25 @@ class Operators(Accounts):
             PersonRow(r.id, r.name, r.balance, r.points, r.frozen_reason is not None) for r in rows
         ]
 
+    def booked_lines(self, hand_id: str) -> list[dict[str, Any]]:
+        """A coin hand's journal lines in the order booked (none: not booked): its
+        account, seat, amount and memo each, as a dispute lays them open."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(
+                    t.journal_lines.c.account_id,
+                    t.journal_lines.c.seat,
+                    t.journal_lines.c.amount,
+                    t.journal_lines.c.memo,
+                )
+                .join(t.journals, t.journals.c.id == t.journal_lines.c.journal_id)
+                .where(t.journals.c.key == f"hand:{hand_id}")
+                .order_by(t.journal_lines.c.id)
+            ).all()
+        return [
+            {"account": a, "seat": s, "amount": amount, "memo": memo} for a, s, amount, memo in rows
+        ]
+
     def admin_profile(self, person_id: int) -> dict[str, Any]:
         """Everything an operator reads of a person, as JSON: balance, 积分, title, its
         freeze, its recent hands with their journals' lines, its sessions (when made,
