@@ -20,7 +20,6 @@ with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
 
 from fangcheng.engine import replay
 from fangcheng.platform import check_ledger
-from fangcheng.platform import schema as t
 from fangcheng.players import EfficientBot
 from fangcheng.server.coins import CoinTable
 from fangcheng.server.log import read_log
@@ -99,20 +98,8 @@ def _until_closed(seat: Seat) -> list[dict[str, Any]]:
 
 def _lines_of(server: Server, hand_id: str) -> list[tuple[int, int | None, int, str]]:
     """The journal lines booked for a hand: (account, seat, amount, memo)."""
-    import sqlalchemy as sa
-
-    with server.hub.platform.engine.connect() as db:
-        rows = db.execute(
-            sa.select(
-                t.journal_lines.c.account_id,
-                t.journal_lines.c.seat,
-                t.journal_lines.c.amount,
-                t.journal_lines.c.memo,
-            )
-            .join(t.journals, t.journals.c.id == t.journal_lines.c.journal_id)
-            .where(t.journals.c.key == f"hand:{hand_id}")
-        ).all()
-    return [(a, s, m, memo) for a, s, m, memo in rows]
+    lines = server.hub.platform.booked_lines(hand_id)
+    return [(line["account"], line["seat"], line["amount"], line["memo"]) for line in lines]
 
 
 def test_d92_an_operators_close_abandons_the_hand_kongs_stay_no_fee_no_escape(

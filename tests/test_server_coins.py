@@ -75,20 +75,23 @@ def _seat(table: CoinTable, server: Server, headers: dict[str, str]) -> int:
     return seat
 
 
+#: What a test's coin server runs with (beside its database and clock): bots and
+#: hands without waits, no timers, fast hashing, no limits by address.
+TEST_SETTINGS: dict[str, Any] = {
+    "bot_ms": 0,
+    "between_ms": 0,
+    "timers": False,
+    "seed": 5,
+    "burst": 1e6,
+    "hasher": FAST_HASHER,
+    "match_wait_ms": WAIT_MS,
+    "address_checks": False,
+}
+
+
 def _server(url: str, **overrides: Any) -> Iterator[Server]:
     clock = Clock()
-    options: dict[str, Any] = {
-        "bot_ms": 0,
-        "between_ms": 0,
-        "timers": False,
-        "seed": 5,
-        "burst": 1e6,
-        "hasher": FAST_HASHER,
-        "match_wait_ms": WAIT_MS,
-        "address_checks": False,
-        **overrides,
-    }
-    settings = ServerSettings(db=url, clock=clock, **options)
+    settings = ServerSettings(db=url, clock=clock, **{**TEST_SETTINGS, **overrides})
     app = create_app(settings)
     with TestClient(app) as client:
         yield Server(client, clock, app.state.hub, url)

@@ -25,8 +25,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from clustering import RedisServer, free_port, redis_problem
-from ledgerdb import FAST_HASHER, _pg_admin, database
-from test_server_coins import WAIT_MS, _play_hand
+from ledgerdb import _pg_admin, database
+from test_server_coins import TEST_SETTINGS, WAIT_MS, _play_hand
 from test_server_protocol import T0, Clock, Seat
 
 with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
@@ -74,14 +74,7 @@ def serving(db: str = "sqlite://", **options: Any) -> Iterator[Server]:
         db=db,
         clock=clock,
         **{
-            "bot_ms": 0,
-            "between_ms": 0,
-            "timers": False,
-            "seed": 5,
-            "burst": 1e6,
-            "hasher": FAST_HASHER,
-            "match_wait_ms": WAIT_MS,
-            "address_checks": False,
+            **TEST_SETTINGS,
             "trusted_proxies": frozenset({PROXY[0]}),
             "freeze_s": None,
             **options,

@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -416,22 +416,24 @@ def _serve(args: argparse.Namespace) -> int:
 
 # --- fangcheng ledger: the coin platform's operator commands ---------------------------
 
+#: The ``--db`` of the ledger, admin and db commands.
+DB_HELP = "SQLAlchemy database URL (default: $FANGCHENG_DB, else data/fangcheng.db)"
+
 
 def _ledger_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ledger = sub.add_parser("ledger", help="check the coin ledger, or grant coins (operator)")
     commands = ledger.add_subparsers(dest="ledger_command", required=True)
-    db_help = "SQLAlchemy database URL (default: $FANGCHENG_DB, else data/fangcheng.db)"
     check = commands.add_parser(
         "check",
         help="reconcile balances, journals and every hand's record; exit 1 at a mismatch",
     )
-    check.add_argument("--db", help=db_help)
+    check.add_argument("--db", help=DB_HELP)
     check.set_defaults(run=_ledger_check)
     grant = commands.add_parser("grant", help="grant coins from issuance to a person")
     grant.add_argument("name", help="the person's account name")
     grant.add_argument("amount", type=int, help="coins, a positive whole number")
     grant.add_argument("--reason", required=True, help="why (kept in the journal)")
-    grant.add_argument("--db", help=db_help)
+    grant.add_argument("--db", help=DB_HELP)
     grant.set_defaults(run=_ledger_grant)
 
 
@@ -465,6 +467,23 @@ def _ledger_database(
         return None
 
 
+def _on_platform(args: argparse.Namespace, command: str, act: Callable[[Platform], int]) -> int:
+    """``act``'s exit code on the platform of ``--db``; 2 after saying why where the
+    database does not open (``fangcheng GROUP: …``, the group of ``command``) or the
+    platform refuses (a `PlatformError`: ``fangcheng COMMAND: …``)."""
+    from fangcheng.platform.errors import PlatformError
+    from fangcheng.platform.service import Platform
+
+    engine = _ledger_database(args, command.partition(" ")[0])
+    if engine is None:
+        return 2
+    try:
+        return act(Platform(engine))
+    except PlatformError as exc:
+        print(f"fangcheng {command}: {exc}", file=sys.stderr)
+        return 2
+
+
 def _ledger_check(args: argparse.Namespace) -> int:
     from fangcheng.platform.check import check_ledger
 
@@ -487,22 +506,16 @@ def _ledger_check(args: argparse.Namespace) -> int:
 
 
 def _ledger_grant(args: argparse.Namespace) -> int:
-    from fangcheng.platform.errors import PlatformError
-    from fangcheng.platform.service import Platform
-
-    engine = _ledger_database(args)
-    if engine is None:
-        return 2
-    platform = Platform(engine)
-    try:
+    def act(platform: Platform) -> int:
         journal = platform.grant(args.name, args.amount, args.reason)
         person = platform.person(args.name)
-    except PlatformError as exc:
-        print(f"fangcheng ledger grant: {exc}", file=sys.stderr)
-        return 2
-    balance = platform.balance(person.id)
-    print(f"granted {args.amount} coins to {person.name} (journal {journal}); balance {balance}")
-    return 0
+        balance = platform.balance(person.id)
+        print(
+            f"granted {args.amount} coins to {person.name} (journal {journal}); balance {balance}"
+        )
+        return 0
+
+    return _on_platform(args, "ledger grant", act)
 
 
 # --- fangcheng admin: operators and their acts, for scripts ---------------------------
@@ -513,7 +526,6 @@ def _admin_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "admin", help="operators: create one; freeze, unfreeze or adjust an account; the audit"
     )
     commands = admin.add_subparsers(dest="admin_command", required=True)
-    db_help = "SQLAlchemy database URL (default: $FANGCHENG_DB, else data/fangcheng.db)"
     create = commands.add_parser(
         "create", help="a new operator (its password asked twice, or read from stdin)"
     )
@@ -527,7 +539,7 @@ def _admin_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     create.add_argument(
         "--password-stdin", action="store_true", help="read the password from stdin's first line"
     )
-    create.add_argument("--db", help=db_help)
+    create.add_argument("--db", help=DB_HELP)
     create.set_defaults(run=_admin_create)
     for name, verb in (("freeze", "freeze"), ("unfreeze", "unfreeze")):
         act = commands.add_parser(
@@ -537,7 +549,7 @@ def _admin_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         act.add_argument("--operator", required=True, metavar="OP", help="an admin operator")
         act.add_argument("name", help="the person's account name, or #ID")
         act.add_argument("--reason", required=True, help="why (kept in the audit)")
-        act.add_argument("--db", help=db_help)
+        act.add_argument("--db", help=DB_HELP)
         act.set_defaults(run=_admin_freeze, unfreeze=name == "unfreeze")
     adjust = commands.add_parser(
         "adjust",
@@ -555,12 +567,12 @@ def _admin_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     adjust.add_argument(
         "--counts-in-score", action="store_true", help="count it in the person's 积分 too"
     )
-    adjust.add_argument("--db", help=db_help)
+    adjust.add_argument("--db", help=DB_HELP)
     adjust.set_defaults(run=_admin_adjust)
     audit = commands.add_parser("audit", help="the operators' audit, newest first")
     audit.add_argument("--limit", type=int, default=50, help="rows (1..1000, default 50)")
     audit.add_argument("--target", help="only of one target, e.g. person:17 or table:ABCD")
-    audit.add_argument("--db", help=db_help)
+    audit.add_argument("--db", help=DB_HELP)
     audit.set_defaults(run=_admin_audit)
 
 
@@ -568,17 +580,8 @@ def _admin_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 CLI_ADDRESS = "cli"
 
 
-def _admin_platform(args: argparse.Namespace) -> Platform | None:
-    from fangcheng.platform.service import Platform
-
-    engine = _ledger_database(args, "admin")
-    return None if engine is None else Platform(engine)
-
-
 def _admin_create(args: argparse.Namespace) -> int:
     import getpass
-
-    from fangcheng.platform.errors import PlatformError
 
     if args.password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
@@ -592,16 +595,13 @@ def _admin_create(args: argparse.Namespace) -> int:
         if password != again:
             print("fangcheng admin create: the passwords differ", file=sys.stderr)
             return 2
-    platform = _admin_platform(args)
-    if platform is None:
-        return 2
-    try:
+
+    def act(platform: Platform) -> int:
         operator = platform.create_operator(args.name, password, args.role)
-    except PlatformError as exc:
-        print(f"fangcheng admin create: {exc}", file=sys.stderr)
-        return 2
-    print(f"operator {operator.name} created ({operator.role}, id {operator.id})")
-    return 0
+        print(f"operator {operator.name} created ({operator.role}, id {operator.id})")
+        return 0
+
+    return _on_platform(args, "admin create", act)
 
 
 def _admin_person(platform: Platform, name: str) -> int:
@@ -618,32 +618,20 @@ def _admin_person(platform: Platform, name: str) -> int:
 
 
 def _admin_freeze(args: argparse.Namespace) -> int:
-    from fangcheng.platform.errors import PlatformError
-
-    command = "unfreeze" if args.unfreeze else "freeze"
-    platform = _admin_platform(args)
-    if platform is None:
-        return 2
-    try:
+    def act(platform: Platform) -> int:
         operator = platform.operator_named(args.operator)
         person_id = _admin_person(platform, args.name)
-        act = platform.unfreeze if args.unfreeze else platform.freeze
-        person = act(operator, person_id, args.reason, CLI_ADDRESS)
-    except PlatformError as exc:
-        print(f"fangcheng admin {command}: {exc}", file=sys.stderr)
-        return 2
-    done = "unfrozen" if args.unfreeze else "frozen"
-    print(f"{person.name} (#{person.id}) {done} by {operator.name}: {args.reason}")
-    return 0
+        change = platform.unfreeze if args.unfreeze else platform.freeze
+        person = change(operator, person_id, args.reason, CLI_ADDRESS)
+        done = "unfrozen" if args.unfreeze else "frozen"
+        print(f"{person.name} (#{person.id}) {done} by {operator.name}: {args.reason}")
+        return 0
+
+    return _on_platform(args, "admin unfreeze" if args.unfreeze else "admin freeze", act)
 
 
 def _admin_adjust(args: argparse.Namespace) -> int:
-    from fangcheng.platform.errors import PlatformError
-
-    platform = _admin_platform(args)
-    if platform is None:
-        return 2
-    try:
+    def act(platform: Platform) -> int:
         operator = platform.operator_named(args.operator)
         person_id = _admin_person(platform, args.name)
         done = platform.adjust(
@@ -655,39 +643,31 @@ def _admin_adjust(args: argparse.Namespace) -> int:
             counts_in_score=args.counts_in_score,
             address=CLI_ADDRESS,
         )
-    except PlatformError as exc:
-        print(f"fangcheng admin adjust: {exc}", file=sys.stderr)
-        return 2
-    booked = "adjusted" if done.applied else "already adjusted under this key"
-    print(
-        f"{booked}: {done.amount:+d} coins to #{done.person_id} (journal {done.journal_id});"
-        f" balance {done.balance}"
-    )
-    return 0
+        booked = "adjusted" if done.applied else "already adjusted under this key"
+        print(
+            f"{booked}: {done.amount:+d} coins to #{done.person_id} (journal {done.journal_id});"
+            f" balance {done.balance}"
+        )
+        return 0
+
+    return _on_platform(args, "admin adjust", act)
 
 
 def _admin_audit(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
-    from fangcheng.platform.errors import PlatformError
+    def act(platform: Platform) -> int:
+        for row in platform.audit_rows(limit=args.limit, target=args.target):
+            at = datetime.fromtimestamp(row.at, UTC).strftime("%Y-%m-%d %H:%M:%S")
+            change = json.dumps({"before": row.before, "after": row.after}, ensure_ascii=False)
+            why = f" — {row.reason}" if row.reason else ""
+            print(
+                f"{row.id}  {at}Z  {row.operator}  {row.action}  {row.target}"
+                f"  from {row.address or '-'}{why}  {change}"
+            )
+        return 0
 
-    platform = _admin_platform(args)
-    if platform is None:
-        return 2
-    try:
-        rows = platform.audit_rows(limit=args.limit, target=args.target)
-    except PlatformError as exc:
-        print(f"fangcheng admin audit: {exc}", file=sys.stderr)
-        return 2
-    for row in rows:
-        at = datetime.fromtimestamp(row.at, UTC).strftime("%Y-%m-%d %H:%M:%S")
-        change = json.dumps({"before": row.before, "after": row.after}, ensure_ascii=False)
-        why = f" — {row.reason}" if row.reason else ""
-        print(
-            f"{row.id}  {at}Z  {row.operator}  {row.action}  {row.target}"
-            f"  from {row.address or '-'}{why}  {change}"
-        )
-    return 0
+    return _on_platform(args, "admin audit", act)
 
 
 # --- fangcheng db: the schema and SQLite's backups ---------------------------------------
@@ -699,18 +679,17 @@ PG_BACKUP_DOC = "docs/operations.md (Backups)"
 def _db_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     db = sub.add_parser("db", help="the database: upgrade its schema; back up or restore SQLite")
     commands = db.add_subparsers(dest="db_command", required=True)
-    db_help = "SQLAlchemy database URL (default: $FANGCHENG_DB, else data/fangcheng.db)"
     upgrade = commands.add_parser(
         "upgrade",
         help="migrate the schema to the newest (as fangcheng serve does at its start)",
     )
-    upgrade.add_argument("--db", help=db_help)
+    upgrade.add_argument("--db", help=DB_HELP)
     upgrade.set_defaults(run=_db_upgrade)
     backup = commands.add_parser(
         "backup", help="copy a SQLite database, consistently while it is in use, to FILE"
     )
     backup.add_argument("file", help="the backup to write (not an existing file)")
-    backup.add_argument("--db", help=db_help)
+    backup.add_argument("--db", help=DB_HELP)
     backup.set_defaults(run=_db_backup)
     restore = commands.add_parser(
         "restore",
@@ -722,7 +701,7 @@ def _db_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         action="store_true",
         help="overwrite the database if it exists (stop the server first)",
     )
-    restore.add_argument("--db", help=db_help)
+    restore.add_argument("--db", help=DB_HELP)
     restore.set_defaults(run=_db_restore)
 
 

@@ -88,6 +88,12 @@ def kept_address(address: str | None) -> str | None:
     return None if address is None else str(address)[:64]
 
 
+def login_key(name: object) -> str:
+    """The key a name logs in by (case-folded, as `name_key`); a name with a control
+    character is no one's ("": PostgreSQL refuses a NUL)."""
+    return name_key(name.strip()) if isinstance(name, str) and name.isprintable() else ""
+
+
 def _utc_day(moment: float) -> str:
     return datetime.fromtimestamp(moment, UTC).date().isoformat()
 
@@ -196,8 +202,7 @@ class Accounts(Ledger):
         """A new session for the right name and password; `LoginFailed` otherwise, and
         `Frozen` for a frozen account (D90). ``address``: where it logs in from, if
         known (kept with the session, for operators)."""
-        # (a name with a control character is no account's: PostgreSQL refuses a NUL)
-        key = name_key(name.strip()) if isinstance(name, str) and name.isprintable() else ""
+        key = login_key(name)
         with self.engine.connect() as conn:
             row = conn.execute(
                 sa.select(
@@ -245,19 +250,43 @@ class Accounts(Ledger):
     def _new_session(
         self, conn: sa.Connection, person: Person, address: str | None = None
     ) -> Session:
+        owner = {"person_id": person.id}
+        token, expires = self._open_session(
+            conn, t.login_sessions, owner, self.session_seconds, address
+        )
+        return Session(token, person, expires)
+
+    def _open_session(
+        self,
+        conn: sa.Connection,
+        sessions: sa.Table,
+        owner: dict[str, int],
+        seconds: float,
+        address: str | None,
+    ) -> tuple[str, float]:
+        """A new token and when it expires, only its hash stored in ``sessions`` (a
+        person's or an operator's: the same columns) with ``owner`` (its column and id)."""
         token = secrets.token_urlsafe(32)
         now = self.clock()
-        expires = now + self.session_seconds
+        expires = now + seconds
         conn.execute(
-            t.login_sessions.insert().values(
-                person_id=person.id,
+            sessions.insert().values(
+                **owner,
                 token_hash=token_hash(token),
                 created_at=now,
                 expires_at=expires,
                 address=kept_address(address),
             )
         )
-        return Session(token, person, expires)
+        return token, expires
+
+    def _end_session(self, sessions: sa.Table, token: object) -> None:
+        """Delete a token's session from ``sessions`` (a token already unknown is no
+        error)."""
+        digest = token_hash(token) if isinstance(token, str) else ""
+        self._run(
+            lambda conn: conn.execute(sessions.delete().where(sessions.c.token_hash == digest))
+        )
 
     def authenticate(self, token: str) -> Person:
         """The person a token belongs to; `InvalidToken` if forged, logged out or expired,
@@ -279,11 +308,7 @@ class Accounts(Ledger):
         if row is None:
             raise InvalidToken("unknown or logged-out session token")
         if row.expires_at <= self.clock():
-            self._run(
-                lambda conn: conn.execute(
-                    t.login_sessions.delete().where(t.login_sessions.c.token_hash == digest)
-                )
-            )
+            self._end_session(t.login_sessions, token)
             raise InvalidToken("the session has expired: log in again")
         if row.frozen_reason is not None:  # a session begun as its account was frozen
             raise Frozen(row.frozen_reason)
@@ -291,12 +316,7 @@ class Accounts(Ledger):
 
     def log_out(self, token: str) -> None:
         """End one session (a token already unknown is no error)."""
-        digest = token_hash(token) if isinstance(token, str) else ""
-        self._run(
-            lambda conn: conn.execute(
-                t.login_sessions.delete().where(t.login_sessions.c.token_hash == digest)
-            )
-        )
+        self._end_session(t.login_sessions, token)
 
     def log_out_everywhere(self, person_id: int) -> int:
         """End every session of a person; how many there were."""

@@ -11,7 +11,6 @@ goes unrecorded, and nothing is recorded that did not happen.
 from __future__ import annotations
 
 import json
-import secrets
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -23,6 +22,7 @@ from fangcheng.platform.accounts import (
     Person,
     checked_name,
     kept_address,
+    login_key,
     token_hash,
 )
 from fangcheng.platform.errors import (
@@ -184,52 +184,41 @@ class Operators(Accounts):
     def operator_named(self, name: str) -> Operator:
         """The operator of a name (compared case-folded, as people's); `Unauthorized` if
         none or disabled (what the commands act as: ``--operator NAME``)."""
-        key = name_key(name.strip()) if isinstance(name, str) and name.isprintable() else ""
-        with self.engine.connect() as conn:
-            row = conn.execute(
-                sa.select(t.operators).where(
-                    t.operators.c.name_key == key, t.operators.c.disabled.is_(False)
-                )
-            ).first()
+        row = self._operator_row(name)
         if row is None:
             raise Unauthorized(f"no operator is named {name!r}")
         return Operator(row.id, row.name, row.role)
+
+    def _operator_row(self, name: object) -> Any:
+        """The enabled operator of a name, compared case-folded as people's (None: none)."""
+        with self.engine.connect() as conn:
+            return conn.execute(
+                sa.select(t.operators).where(
+                    t.operators.c.name_key == login_key(name), t.operators.c.disabled.is_(False)
+                )
+            ).first()
 
     def operator_log_in(
         self, name: str, password: str, address: str | None = None
     ) -> OperatorSession:
         """A new operator session for the right name and password (`Unauthorized`
         otherwise, the same for an unknown name); audited."""
-        key = name_key(name.strip()) if isinstance(name, str) and name.isprintable() else ""
-        with self.engine.connect() as conn:
-            row = conn.execute(
-                sa.select(t.operators).where(
-                    t.operators.c.name_key == key, t.operators.c.disabled.is_(False)
-                )
-            ).first()
+        row = self._operator_row(name)
         ok, new_hash = self._verify(row.password_hash if row else None, password)
         if row is None or not ok:
             raise Unauthorized("wrong operator name or password")
         operator = Operator(row.id, row.name, row.role)
-        token = secrets.token_urlsafe(32)
 
         def work(conn: sa.Connection) -> OperatorSession:
-            now = self.clock()
             if new_hash is not None:
                 conn.execute(
                     sa.update(t.operators)
                     .where(t.operators.c.id == operator.id)
                     .values(password_hash=new_hash)
                 )
-            expires = now + OPERATOR_SESSION_S
-            conn.execute(
-                t.operator_sessions.insert().values(
-                    operator_id=operator.id,
-                    token_hash=token_hash(token),
-                    created_at=now,
-                    expires_at=expires,
-                    address=kept_address(address),
-                )
+            owner = {"operator_id": operator.id}
+            token, expires = self._open_session(
+                conn, t.operator_sessions, owner, OPERATOR_SESSION_S, address
             )
             after = {"expires": expires}
             self._audit(conn, operator, "log_in", f"operator:{operator.id}", address, None, after)
@@ -264,12 +253,7 @@ class Operators(Accounts):
 
     def operator_log_out(self, token: str) -> None:
         """End one operator session (a token already unknown is no error)."""
-        digest = token_hash(token) if isinstance(token, str) else ""
-        self._run(
-            lambda conn: conn.execute(
-                t.operator_sessions.delete().where(t.operator_sessions.c.token_hash == digest)
-            )
-        )
+        self._end_session(t.operator_sessions, token)
 
     # --- the audit --------------------------------------------------------------------
 
@@ -576,6 +560,25 @@ class Operators(Accounts):
             ).all()
         return [
             PersonRow(r.id, r.name, r.balance, r.points, r.frozen_reason is not None) for r in rows
+        ]
+
+    def booked_lines(self, hand_id: str) -> list[dict[str, Any]]:
+        """A coin hand's journal lines in the order booked (none: not booked): its
+        account, seat, amount and memo each, as a dispute lays them open."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(
+                    t.journal_lines.c.account_id,
+                    t.journal_lines.c.seat,
+                    t.journal_lines.c.amount,
+                    t.journal_lines.c.memo,
+                )
+                .join(t.journals, t.journals.c.id == t.journal_lines.c.journal_id)
+                .where(t.journals.c.key == f"hand:{hand_id}")
+                .order_by(t.journal_lines.c.id)
+            ).all()
+        return [
+            {"account": a, "seat": s, "amount": amount, "memo": memo} for a, s, amount, memo in rows
         ]
 
     def admin_profile(self, person_id: int) -> dict[str, Any]:

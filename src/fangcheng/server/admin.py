@@ -362,26 +362,13 @@ def _journal(platform: Platform, stored: dict[str, Any]) -> dict[str, Any] | Non
             sa.select(t.coin_hands.c.hand_id, t.coin_hands.c.journal_id, t.coin_hands.c.record)
             .where(t.coin_hands.c.hand_id.like(pattern))
         ).all()  # fmt: skip
-        booked = next((r for r in found if json.loads(r.record) == stored["record"]), None)
-        if booked is None:
-            return None
-        lines = db.execute(
-            sa.select(
-                t.journal_lines.c.account_id,
-                t.journal_lines.c.seat,
-                t.journal_lines.c.amount,
-                t.journal_lines.c.memo,
-            )
-            .where(t.journal_lines.c.journal_id == booked.journal_id)
-            .order_by(t.journal_lines.c.id)
-        ).all()
+    booked = next((r for r in found if json.loads(r.record) == stored["record"]), None)
+    if booked is None:
+        return None
     return {
         "hand_id": booked.hand_id,
         "journal_id": booked.journal_id,
-        "lines": [
-            {"account": a, "seat": s, "amount": amount, "memo": memo}
-            for a, s, amount, memo in lines
-        ],
+        "lines": platform.booked_lines(booked.hand_id),
     }
 
 
