@@ -187,3 +187,71 @@ def test_outside_a_loop_an_entry_is_committed_at_once_or_not_written(store: Stor
         log.write("sit", {"person": 2})
     assert log.n == 2 and not log.failing
     assert len(read_log(store.engine, "u1")) == 2
+
+
+def test_one_transaction_commits_what_every_table_wrote_in_a_turn(store: Store) -> None:
+    """Group commit: the entries three tables write in one turn of the loop are committed
+    together, in one transaction (each table's used to be its own)."""
+
+    async def test() -> None:
+        logs = [_open(store, f"u{i}") for i in range(3)]
+        commits: list[int] = []
+        sa.event.listen(store.engine, "commit", lambda conn: commits.append(1))
+        for i, log in enumerate(logs):
+            log.write("sit", {"person": i})
+            log.write("start", {"person": i})
+        await asyncio.gather(*(log.wait(log.n) for log in logs))
+        assert len(commits) == 1
+        for i in range(3):
+            assert [k for k, _ in read_log(store.engine, f"u{i}")] == ["open", "sit", "start"]
+
+    asyncio.run(test())
+
+
+def test_each_table_in_a_failed_group_meets_its_own_entries_fate(store: Store) -> None:
+    """The database refuses one table's entries and another's were written elsewhere,
+    in the same group as a third's: the third's are committed and its frame sent at
+    once; the refused table's frame is not sent, its table refuses changes
+    (`Unwritable`) until its entries are committed a second later, then it is sent; the
+    fenced table is dropped and its frame never sent."""
+
+    async def test() -> None:
+        ok, refused, taken = (_open(store, uid) for uid in ("ok", "refused", "taken"))
+        TableLog(store.engine, "taken", 1).write("sit", {"person": 9})  # another process
+        fails = [2]  # the group's transaction and the refused table's own
+
+        def refuse(
+            conn: Any, cursor: Any, statement: Any, params: Any, context: Any, many: Any
+        ) -> None:
+            rows = context.compiled_parameters if context is not None else []
+            if fails[0] and any(row.get("uid") == "refused" for row in rows):
+                fails[0] -= 1
+                raise ConnectionError("the database refused the table's rows")
+
+        sa.event.listen(store.engine, "before_cursor_execute", refuse)
+        dropped: list[str] = []
+        taken.on_fenced = lambda: dropped.append("taken")
+        sockets = {log.uid: Socket() for log in (ok, refused, taken)}
+        writers = []
+        for log in (ok, refused, taken):
+            conn = Connection(0, log)
+            writers.append(asyncio.create_task(_writer(sockets[log.uid], conn)))  # type: ignore[arg-type]
+            log.write("sit", {"person": 1})
+            conn.send({"type": log.uid})
+        assert await asyncio.wait_for(ok.wait(ok.n), 5)
+        await asyncio.sleep(0.2)
+        assert sockets["ok"].sent == ['{"type":"ok"}']
+        assert sockets["refused"].sent == [] and refused.failing and refused.durable == 1
+        with pytest.raises(Unwritable):
+            refused.write("start", {"person": 1})
+        assert dropped == ["taken"] and taken.fenced and sockets["taken"].sent == []
+        assert await asyncio.wait_for(refused.wait(refused.n), 5)
+        await asyncio.sleep(0.05)
+        assert sockets["refused"].sent == ['{"type":"refused"}'] and not refused.failing
+        assert [d for _, d in read_log(store.engine, "taken")][1:] == [{"person": 9}]
+        assert [d for _, d in read_log(store.engine, "refused")][1:] == [{"person": 1}]
+        for writer in writers[:2]:
+            writer.cancel()
+        await writers[2]  # fenced: its writer ended by itself
+
+    asyncio.run(test())

@@ -25,6 +25,7 @@ import os
 import signal
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
@@ -137,11 +138,12 @@ class TableLog:
     many entries are committed (those below it).
 
     An entry is numbered and kept when it is written, and committed after: inside an
-    event loop by a task of the log's own, one batch at a time in a worker thread (the
-    loop goes on meanwhile, and what was written while a batch committed is the next
-    batch, in order); outside one, or on an in-memory SQLite database (one connection,
-    which no other thread may use), at once. Whatever the table's change leads to waits
-    for `durable` to pass its entries: frames to clients (`wait`), a settlement, the
+    event loop by its database's `_Group`, which commits every table's written entries in
+    one transaction in a worker thread, once per turn of the loop (the loop goes on
+    meanwhile, and what was written while a batch committed is the next batch, in
+    order); outside one, or on an in-memory SQLite database (one connection, which no
+    other thread may use), at once. Whatever the table's change leads to waits for
+    `durable` to pass its entries: frames to clients (`wait`), a settlement, the
     platform's seat, a stored record (`commit`). ``on_fenced`` is called when a batch
     finds its entry taken."""
 
@@ -153,7 +155,6 @@ class TableLog:
         self.on_fenced: Callable[[], None] | None = None
         self._pending: list[dict[str, Any]] = []  # written, not yet committed
         self._turn = threading.Condition()  # batches committed one at a time, in order
-        self._flusher: asyncio.Task[None] | None = None
         self._waiters: list[tuple[int, asyncio.Future[bool]]] = []
         self._inline = isinstance(engine.pool, StaticPool)
         self.failing = False  # the last batch failed (`Unwritable`)
@@ -191,7 +192,7 @@ class TableLog:
                 self.failing = False
                 raise
         else:
-            self._flush_soon()
+            _group(self.engine).want(self)
 
     def commit(self) -> None:
         """Commit every entry written so far, now (after a batch already on its way): the
@@ -206,36 +207,9 @@ class TableLog:
         except Exception:
             self._pending[:0] = batch
             if _looping():
-                self._flush_soon()
+                _group(self.engine).want(self)
             raise
         self._committed()
-
-    def _flush_soon(self) -> None:
-        if self._flusher is None:
-            self._flusher = asyncio.get_running_loop().create_task(self._flush())
-
-    async def _flush(self) -> None:
-        """Commit the written entries batch by batch off the event loop; a failed batch
-        is tried again each second (`Unwritable` meanwhile), its frames held."""
-        try:
-            while self._pending and not self.fenced:
-                batch, self._pending = self._pending, []
-                try:
-                    await asyncio.to_thread(self._insert, batch, batch[0]["n"])
-                except Fenced:
-                    raise
-                except Exception:
-                    self._pending[:0] = batch
-                    log_event("log_failed", 40, uid=self.uid, exc_info=True)
-                    await asyncio.sleep(1)
-                    continue
-                self._committed()
-        except Fenced:
-            self._committed()
-            if self.on_fenced is not None:
-                self.on_fenced()
-        finally:
-            self._flusher = None
 
     def _insert(self, batch: list[dict[str, Any]], start: int) -> None:
         """Commit ``batch``, entries ``start`` on, in one transaction (any thread), once
@@ -263,13 +237,15 @@ class TableLog:
                 self.failing = True
                 raise
             else:
-                self.failing = False
-                self.durable = batch[-1]["n"] + 1
+                self._landed(batch)
             finally:
                 self._turn.notify_all()
-        for row in batch:
-            if row["kind"] == "act":
-                crash_point("act")
+        _acted(batch)
+
+    def _landed(self, batch: list[dict[str, Any]]) -> None:
+        """``batch`` was committed (under ``_turn``, in the committing thread)."""
+        self.failing = False
+        self.durable = batch[-1]["n"] + 1
 
     def _committed(self) -> None:
         """Wake the waiters whose entries are committed (all of them when fenced)."""
@@ -330,6 +306,121 @@ class TableLog:
             db.execute(
                 table_logs.update().where(table_logs.c.uid == self.uid).values(closed=time.time())
             )
+
+    def _met(self, batch: list[dict[str, Any]], fate: BaseException | None) -> None:
+        """On the loop: what became of a batch `_Group` took (None: committed)."""
+        if isinstance(fate, Fenced):
+            self._committed()
+            if self.on_fenced is not None:
+                self.on_fenced()
+        elif fate is not None:
+            self._pending[:0] = batch
+            log_event("log_failed", 40, uid=self.uid, exc_info=fate)
+            _group(self.engine).want(self)
+        else:
+            self._committed()
+
+
+class _Group:
+    """Group commit for every table's log on one database: the entries all tables wrote
+    in a turn of the event loop (and in the turns while the last batch committed) go in
+    one transaction, one executemany, in one hop to a worker thread, where each used to
+    take its own. A group the database fails is committed again table by table, so that
+    each table meets its own entries' fate: one whose entry is taken is fenced, one the
+    database fails waits (`Unwritable`) and is tried again each second, the others go on
+    at once."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self.engine = engine
+        self._logs: dict[TableLog, None] = {}  # with entries to commit, in order of writing
+        self._resting: set[TableLog] = set()  # failed: tried again in a second
+        self._task: asyncio.Task[None] | None = None
+
+    def want(self, log: TableLog) -> None:
+        """``log`` has entries to commit: in the next batch, or in a second if its last
+        batch failed."""
+        loop = asyncio.get_running_loop()
+        if log.failing:
+            if log not in self._resting:
+                self._resting.add(log)
+                loop.call_later(1, self._rested, log)
+            return
+        self._logs[log] = None
+        if self._task is None:
+            self._task = loop.create_task(self._run())
+
+    def _rested(self, log: TableLog) -> None:
+        """A second after ``log``'s batch failed: it is tried again (its table still
+        refusing changes, `Unwritable`, until it is committed)."""
+        self._resting.discard(log)
+        self._logs[log] = None
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        """Commit batch after batch while there are entries to commit."""
+        try:
+            while self._logs:
+                logs, self._logs = self._logs, {}
+                batches = []
+                for log in logs:
+                    if log._pending and not log.fenced:
+                        batches.append((log, log._pending))
+                        log._pending = []
+                if batches:
+                    fates = await asyncio.to_thread(self._commit, batches)
+                    for (log, batch), fate in zip(batches, fates, strict=True):
+                        log._met(batch, fate)
+        finally:
+            self._task = None
+
+    def _commit(
+        self, batches: list[tuple[TableLog, list[dict[str, Any]]]]
+    ) -> list[BaseException | None]:
+        """In the worker thread: every batch in one transaction, or (one batch, or the
+        group failed) each in its own; what became of each."""
+        if len(batches) > 1 and all(log.durable == b[0]["n"] for log, b in batches):
+            try:
+                with self.engine.begin() as db:
+                    db.execute(_INSERT, [row for _, batch in batches for row in batch])
+            except Exception:  # told table by table, below
+                pass
+            else:
+                for log, batch in batches:
+                    with log._turn:
+                        log._landed(batch)
+                        log._turn.notify_all()
+                for _, batch in batches:
+                    _acted(batch)
+                return [None] * len(batches)
+        fates: list[BaseException | None] = []
+        for log, batch in batches:
+            try:
+                log._insert(batch, batch[0]["n"])
+            except Exception as failed:
+                fates.append(failed)
+            else:
+                fates.append(None)
+        return fates
+
+
+_GROUPS: weakref.WeakKeyDictionary[Any, _Group] = weakref.WeakKeyDictionary()
+
+
+def _group(engine: sa.Engine) -> _Group:
+    """The group commit of the logs on ``engine``."""
+    group = _GROUPS.get(engine)
+    if group is None:
+        group = _GROUPS[engine] = _Group(engine)
+    return group
+
+
+def _acted(batch: list[dict[str, Any]]) -> None:
+    """``act``, a crash point: after a decision's entry is committed, before anything it
+    led to is shown."""
+    for row in batch:
+        if row["kind"] == "act":
+            crash_point("act")
 
 
 def _looping() -> bool:
