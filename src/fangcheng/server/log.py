@@ -27,6 +27,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -330,11 +331,15 @@ class _Group:
     database fails waits (`Unwritable`) and is tried again each second, the others go on
     at once."""
 
-    def __init__(self, engine: sa.Engine) -> None:
-        self.engine = engine
+    def __init__(self) -> None:
+        # (not the engine: `_GROUPS` is keyed by it, and would keep it alive)
         self._logs: dict[TableLog, None] = {}  # with entries to commit, in order of writing
         self._resting: set[TableLog] = set()  # failed: tried again in a second
         self._task: asyncio.Task[None] | None = None
+        #: The group's own thread (one batch is on its way at a time): a hop to it costs
+        #: about half of one through `asyncio.to_thread`'s shared pool.
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="fangcheng-log")
+        weakref.finalize(self, self._thread.shutdown, wait=False)
 
     def want(self, log: TableLog) -> None:
         """``log`` has entries to commit: in the next batch, or in a second if its last
@@ -368,7 +373,8 @@ class _Group:
                         batches.append((log, log._pending))
                         log._pending = []
                 if batches:
-                    fates = await asyncio.to_thread(self._commit, batches)
+                    loop = asyncio.get_running_loop()
+                    fates = await loop.run_in_executor(self._thread, self._commit, batches)
                     for (log, batch), fate in zip(batches, fates, strict=True):
                         log._met(batch, fate)
         finally:
@@ -381,7 +387,7 @@ class _Group:
         group failed) each in its own; what became of each."""
         if len(batches) > 1 and all(log.durable == b[0]["n"] for log, b in batches):
             try:
-                with self.engine.begin() as db:
+                with batches[0][0].engine.begin() as db:
                     db.execute(_INSERT, [row for _, batch in batches for row in batch])
             except Exception:  # told table by table, below
                 pass
@@ -411,7 +417,7 @@ def _group(engine: sa.Engine) -> _Group:
     """The group commit of the logs on ``engine``."""
     group = _GROUPS.get(engine)
     if group is None:
-        group = _GROUPS[engine] = _Group(engine)
+        group = _GROUPS[engine] = _Group()
     return group
 
 
