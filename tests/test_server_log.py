@@ -15,7 +15,7 @@ import pytest
 import sqlalchemy as sa
 
 from fangcheng.server.connection import Connection, _writer
-from fangcheng.server.log import Fenced, TableLog, Unwritable, read_log
+from fangcheng.server.log import Fenced, TableLog, Unwritable, _group, read_log
 from fangcheng.server.store import Store
 from ledgerdb import BACKENDS, database
 
@@ -29,20 +29,27 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 
 
 class Gate:
-    """Holds the log's commits (in the worker thread) until opened; counts the batches."""
+    """Holds the log's batches in the group's thread until opened; counts the batches
+    committed (the group's, and the barrier's own)."""
 
     def __init__(self, log: TableLog) -> None:
         self.open = threading.Event()
         self.batches: list[list[int]] = []
-        self.insert = log._insert
+        group, insert = _group(log.engine), log._insert
+        commit = group._commit
 
-        def held(batch: list[dict[str, Any]], start: int) -> None:
-            if threading.current_thread() is not threading.main_thread():
-                assert self.open.wait(10)
-            self.insert(batch, start)
+        def held(batches: list[tuple[TableLog, list[dict[str, Any]]]]) -> list[Any]:
+            assert self.open.wait(10)
+            fates = commit(batches)
+            self.batches += [[row["n"] for row in batch] for _, batch in batches]
+            return fates
+
+        def barrier(batch: list[dict[str, Any]], start: int) -> None:
+            insert(batch, start)
             self.batches.append([row["n"] for row in batch])
 
-        log._insert = held  # type: ignore[method-assign]
+        group._commit = held  # type: ignore[method-assign]
+        log._insert = barrier  # type: ignore[method-assign]
 
 
 class Away:
@@ -52,10 +59,17 @@ class Away:
         self.engine, self.fails = engine, fails
 
     def begin(self) -> Any:
+        self._away()
+        return self.engine.begin()
+
+    def connect(self) -> Any:
+        self._away()
+        return self.engine.connect()
+
+    def _away(self) -> None:
         if self.fails:
             self.fails -= 1
             raise ConnectionError("the database is away")
-        return self.engine.begin()
 
 
 class Socket:
@@ -160,7 +174,7 @@ def test_a_failed_batch_is_committed_again_and_nothing_more_is_written_meanwhile
 
     async def test() -> None:
         log = _open(store)
-        log.engine = Away(log.engine, 1)  # type: ignore[assignment]
+        log.engine = Away(log.engine, 2)  # type: ignore[assignment]  # the group's, its own
         log.write("sit", {"person": 1})
         await asyncio.sleep(0.1)
         assert log.failing and log.durable == 1
