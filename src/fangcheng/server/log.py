@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import threading
@@ -324,64 +325,90 @@ class TableLog:
 
 class _Group:
     """Group commit for every table's log on one database: the entries all tables wrote
-    in a turn of the event loop (and in the turns while the last batch committed) go in
-    one transaction, one executemany, in one hop to a worker thread, where each used to
-    take its own. A group the database fails is committed again table by table, so that
-    each table meets its own entries' fate: one whose entry is taken is fenced, one the
-    database fails waits (`Unwritable`) and is tried again each second, the others go on
-    at once."""
+    in a turn of the event loop (and in the turns while their last batch committed) go in
+    one transaction, one executemany, in one hop to a thread of the group's, where each
+    used to take its own. A table's batches are committed one at a time, in order; on
+    PostgreSQL, whose commits wait for the disk but may overlap, up to `_FLYING` batches
+    of different tables are on their way at once (on SQLite, one writer at a time, one).
+    A batch the database fails is committed again table by table, so that each table
+    meets its own entries' fate: one whose entry is taken is fenced, one the database
+    fails waits (`Unwritable`) and is tried again each second, the others go on at once."""
 
-    def __init__(self) -> None:
+    def __init__(self, flying: int) -> None:
         # (not the engine: `_GROUPS` is keyed by it, and would keep it alive)
         self._logs: dict[TableLog, None] = {}  # with entries to commit, in order of writing
         self._resting: set[TableLog] = set()  # failed: tried again in a second
-        self._task: asyncio.Task[None] | None = None
-        #: The group's own thread (one batch is on its way at a time): a hop to it costs
-        #: about half of one through `asyncio.to_thread`'s shared pool.
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="fangcheng-log")
-        weakref.finalize(self, self._thread.shutdown, wait=False)
-        #: That thread's connection, kept from batch to batch (on PostgreSQL the pool's
+        self._flying: set[TableLog] = set()  # whose batch is on its way
+        self._batches = 0  # on their way
+        self._most = flying
+        self._due = False  # a send is scheduled for this turn
+        #: The group's own threads: a hop to one costs about half of one through
+        #: `asyncio.to_thread`'s shared pool.
+        self._threads = ThreadPoolExecutor(flying, thread_name_prefix="fangcheng-log")
+        weakref.finalize(self, self._threads.shutdown, wait=False)
+        #: Each thread's connection, kept from batch to batch (on PostgreSQL the pool's
         #: checkout and ping were a third of a batch's CPU); dropped when a batch fails.
-        self._db: sa.Connection | None = None
+        self._local = threading.local()
 
     def want(self, log: TableLog) -> None:
         """``log`` has entries to commit: in the next batch, or in a second if its last
         batch failed."""
-        loop = asyncio.get_running_loop()
         if log.failing:
             if log not in self._resting:
                 self._resting.add(log)
-                loop.call_later(1, self._rested, log)
+                asyncio.get_running_loop().call_later(1, self._rested, log)
             return
         self._logs[log] = None
-        if self._task is None:
-            self._task = loop.create_task(self._run())
+        self._send_soon()
 
     def _rested(self, log: TableLog) -> None:
         """A second after ``log``'s batch failed: it is tried again (its table still
         refusing changes, `Unwritable`, until it is committed)."""
         self._resting.discard(log)
         self._logs[log] = None
-        if self._task is None:
-            self._task = asyncio.get_running_loop().create_task(self._run())
+        self._send_soon()
 
-    async def _run(self) -> None:
-        """Commit batch after batch while there are entries to commit."""
-        try:
-            while self._logs:
-                logs, self._logs = self._logs, {}
-                batches = []
-                for log in logs:
-                    if log._pending and not log.fenced:
-                        batches.append((log, log._pending))
-                        log._pending = []
-                if batches:
-                    loop = asyncio.get_running_loop()
-                    fates = await loop.run_in_executor(self._thread, self._commit, batches)
-                    for (log, batch), fate in zip(batches, fates, strict=True):
-                        log._met(batch, fate)
-        finally:
-            self._task = None
+    def _send_soon(self) -> None:
+        if not self._due:
+            self._due = True
+            asyncio.get_running_loop().call_soon(self._send)
+
+    def _send(self) -> None:
+        """At the end of a turn: what the tables with no batch on its way wrote, as one
+        batch to a thread (if one is free; else when a batch comes back)."""
+        self._due = False
+        if self._batches >= self._most:
+            return
+        batches = []
+        for log in list(self._logs):
+            if log in self._flying:  # its entries follow the batch on its way
+                continue
+            del self._logs[log]
+            if log._pending and not log.fenced:
+                batches.append((log, log._pending))
+                log._pending = []
+                self._flying.add(log)
+        if not batches:
+            return
+        self._batches += 1
+        loop = asyncio.get_running_loop()
+        sent = loop.run_in_executor(self._threads, self._commit, batches)
+        sent.add_done_callback(functools.partial(self._back, batches))
+
+    def _back(
+        self,
+        batches: list[tuple[TableLog, list[dict[str, Any]]]],
+        sent: asyncio.Future[list[BaseException | None]],
+    ) -> None:
+        """On the loop: a batch came back; each table learns its entries' fate."""
+        self._batches -= 1
+        error = sent.exception()
+        fates = sent.result() if error is None else [error] * len(batches)
+        for (log, batch), fate in zip(batches, fates, strict=True):
+            self._flying.discard(log)
+            log._met(batch, fate)
+        if self._logs:
+            self._send_soon()
 
     def _commit(
         self, batches: list[tuple[TableLog, list[dict[str, Any]]]]
@@ -391,10 +418,11 @@ class _Group:
         (`TableLog._insert`); what became of each."""
         if all(log.durable == b[0]["n"] for log, b in batches):
             try:
-                if self._db is None:
-                    self._db = batches[0][0].engine.connect()
-                with self._db.begin():
-                    self._db.execute(_INSERT, [row for _, batch in batches for row in batch])
+                db = getattr(self._local, "db", None)
+                if db is None:
+                    db = self._local.db = batches[0][0].engine.connect()
+                with db.begin():
+                    db.execute(_INSERT, [row for _, batch in batches for row in batch])
             except Exception:  # told table by table, below, on a fresh connection
                 self._drop()
             else:
@@ -417,12 +445,14 @@ class _Group:
 
     def _drop(self) -> None:
         """Forget the thread's connection (the database may have ended it)."""
-        db, self._db = self._db, None
+        db, self._local.db = getattr(self._local, "db", None), None
         if db is not None:
             with contextlib.suppress(Exception):
                 db.close()
 
 
+#: Batches of different tables on their way at once on PostgreSQL.
+_FLYING: Final = 4
 _GROUPS: weakref.WeakKeyDictionary[Any, _Group] = weakref.WeakKeyDictionary()
 
 
@@ -430,7 +460,8 @@ def _group(engine: sa.Engine) -> _Group:
     """The group commit of the logs on ``engine``."""
     group = _GROUPS.get(engine)
     if group is None:
-        group = _GROUPS[engine] = _Group()
+        sqlite = getattr(getattr(engine, "dialect", None), "name", "sqlite") == "sqlite"
+        group = _GROUPS[engine] = _Group(1 if sqlite else _FLYING)
     return group
 
 
