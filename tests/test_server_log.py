@@ -269,3 +269,22 @@ def test_each_table_in_a_failed_group_meets_its_own_entries_fate(store: Store) -
         await writers[2]  # fenced: its writer ended by itself
 
     asyncio.run(test())
+
+
+def test_a_loop_that_ended_with_a_batch_on_its_way_leaves_the_next_loop_writing(
+    store: Store,
+) -> None:
+    """Tools and tests run one loop after another on one database: a loop that ended
+    while its batch was on its way does not hold up the next one's entries."""
+    log = _open(store)
+
+    async def first() -> None:
+        log.write("sit", {"person": 1})  # sent at the end of the turn; the loop ends
+
+    async def second() -> None:
+        log.write("sit", {"person": 2})
+        assert await asyncio.wait_for(log.wait(log.n), 5)
+
+    asyncio.run(first())
+    asyncio.run(second())
+    assert [d for _, d in read_log(store.engine, "u1")][1:] == [{"person": 1}, {"person": 2}]

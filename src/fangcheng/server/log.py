@@ -453,15 +453,22 @@ class _Group:
 
 #: Batches of different tables on their way at once on PostgreSQL.
 _FLYING: Final = 4
-_GROUPS: weakref.WeakKeyDictionary[Any, _Group] = weakref.WeakKeyDictionary()
+_GROUPS: weakref.WeakKeyDictionary[Any, weakref.WeakKeyDictionary[Any, _Group]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _group(engine: sa.Engine) -> _Group:
-    """The group commit of the logs on ``engine``."""
-    group = _GROUPS.get(engine)
+    """The group commit of the logs on ``engine`` in the running event loop (one per
+    loop: a loop that ended, as tests' and tools' do, takes its group with it)."""
+    loop = asyncio.get_running_loop()
+    groups = _GROUPS.get(engine)
+    if groups is None:
+        groups = _GROUPS[engine] = weakref.WeakKeyDictionary()
+    group = groups.get(loop)
     if group is None:
         sqlite = getattr(getattr(engine, "dialect", None), "name", "sqlite") == "sqlite"
-        group = _GROUPS[engine] = _Group(1 if sqlite else _FLYING)
+        group = groups[loop] = _Group(1 if sqlite else _FLYING)
     return group
 
 
