@@ -15,7 +15,7 @@ import pytest
 import sqlalchemy as sa
 
 from fangcheng.server.connection import Connection, _writer
-from fangcheng.server.log import Fenced, TableLog, Unwritable, read_log
+from fangcheng.server.log import Fenced, TableLog, Unwritable, _group, read_log
 from fangcheng.server.store import Store
 from ledgerdb import BACKENDS, database
 
@@ -29,20 +29,27 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 
 
 class Gate:
-    """Holds the log's commits (in the worker thread) until opened; counts the batches."""
+    """Holds the log's batches in the group's thread until opened; counts the batches
+    committed (the group's, and the barrier's own)."""
 
     def __init__(self, log: TableLog) -> None:
         self.open = threading.Event()
         self.batches: list[list[int]] = []
-        self.insert = log._insert
+        group, insert = _group(log.engine), log._insert
+        commit = group._commit
 
-        def held(batch: list[dict[str, Any]], start: int) -> None:
-            if threading.current_thread() is not threading.main_thread():
-                assert self.open.wait(10)
-            self.insert(batch, start)
+        def held(batches: list[tuple[TableLog, list[dict[str, Any]]]]) -> list[Any]:
+            assert self.open.wait(10)
+            fates = commit(batches)
+            self.batches += [[row["n"] for row in batch] for _, batch in batches]
+            return fates
+
+        def barrier(batch: list[dict[str, Any]], start: int) -> None:
+            insert(batch, start)
             self.batches.append([row["n"] for row in batch])
 
-        log._insert = held  # type: ignore[method-assign]
+        group._commit = held  # type: ignore[method-assign]
+        log._insert = barrier  # type: ignore[method-assign]
 
 
 class Away:
@@ -52,10 +59,17 @@ class Away:
         self.engine, self.fails = engine, fails
 
     def begin(self) -> Any:
+        self._away()
+        return self.engine.begin()
+
+    def connect(self) -> Any:
+        self._away()
+        return self.engine.connect()
+
+    def _away(self) -> None:
         if self.fails:
             self.fails -= 1
             raise ConnectionError("the database is away")
-        return self.engine.begin()
 
 
 class Socket:
@@ -160,7 +174,7 @@ def test_a_failed_batch_is_committed_again_and_nothing_more_is_written_meanwhile
 
     async def test() -> None:
         log = _open(store)
-        log.engine = Away(log.engine, 1)  # type: ignore[assignment]
+        log.engine = Away(log.engine, 2)  # type: ignore[assignment]  # the group's, its own
         log.write("sit", {"person": 1})
         await asyncio.sleep(0.1)
         assert log.failing and log.durable == 1
@@ -187,3 +201,90 @@ def test_outside_a_loop_an_entry_is_committed_at_once_or_not_written(store: Stor
         log.write("sit", {"person": 2})
     assert log.n == 2 and not log.failing
     assert len(read_log(store.engine, "u1")) == 2
+
+
+def test_one_transaction_commits_what_every_table_wrote_in_a_turn(store: Store) -> None:
+    """Group commit: the entries three tables write in one turn of the loop are committed
+    together, in one transaction (each table's used to be its own)."""
+
+    async def test() -> None:
+        logs = [_open(store, f"u{i}") for i in range(3)]
+        commits: list[int] = []
+        sa.event.listen(store.engine, "commit", lambda conn: commits.append(1))
+        for i, log in enumerate(logs):
+            log.write("sit", {"person": i})
+            log.write("start", {"person": i})
+        await asyncio.gather(*(log.wait(log.n) for log in logs))
+        assert len(commits) == 1
+        for i in range(3):
+            assert [k for k, _ in read_log(store.engine, f"u{i}")] == ["open", "sit", "start"]
+
+    asyncio.run(test())
+
+
+def test_each_table_in_a_failed_group_meets_its_own_entries_fate(store: Store) -> None:
+    """The database refuses one table's entries and another's were written elsewhere,
+    in the same group as a third's: the third's are committed and its frame sent at
+    once; the refused table's frame is not sent, its table refuses changes
+    (`Unwritable`) until its entries are committed a second later, then it is sent; the
+    fenced table is dropped and its frame never sent."""
+
+    async def test() -> None:
+        ok, refused, taken = (_open(store, uid) for uid in ("ok", "refused", "taken"))
+        TableLog(store.engine, "taken", 1).write("sit", {"person": 9})  # another process
+        fails = [2]  # the group's transaction and the refused table's own
+
+        def refuse(
+            conn: Any, cursor: Any, statement: Any, params: Any, context: Any, many: Any
+        ) -> None:
+            rows = context.compiled_parameters if context is not None else []
+            if fails[0] and any(row.get("uid") == "refused" for row in rows):
+                fails[0] -= 1
+                raise ConnectionError("the database refused the table's rows")
+
+        sa.event.listen(store.engine, "before_cursor_execute", refuse)
+        dropped: list[str] = []
+        taken.on_fenced = lambda: dropped.append("taken")
+        sockets = {log.uid: Socket() for log in (ok, refused, taken)}
+        writers = []
+        for log in (ok, refused, taken):
+            conn = Connection(0, log)
+            writers.append(asyncio.create_task(_writer(sockets[log.uid], conn)))  # type: ignore[arg-type]
+            log.write("sit", {"person": 1})
+            conn.send({"type": log.uid})
+        assert await asyncio.wait_for(ok.wait(ok.n), 5)
+        await asyncio.sleep(0.2)
+        assert sockets["ok"].sent == ['{"type":"ok"}']
+        assert sockets["refused"].sent == [] and refused.failing and refused.durable == 1
+        with pytest.raises(Unwritable):
+            refused.write("start", {"person": 1})
+        assert dropped == ["taken"] and taken.fenced and sockets["taken"].sent == []
+        assert await asyncio.wait_for(refused.wait(refused.n), 5)
+        await asyncio.sleep(0.05)
+        assert sockets["refused"].sent == ['{"type":"refused"}'] and not refused.failing
+        assert [d for _, d in read_log(store.engine, "taken")][1:] == [{"person": 9}]
+        assert [d for _, d in read_log(store.engine, "refused")][1:] == [{"person": 1}]
+        for writer in writers[:2]:
+            writer.cancel()
+        await writers[2]  # fenced: its writer ended by itself
+
+    asyncio.run(test())
+
+
+def test_a_loop_that_ended_with_a_batch_on_its_way_leaves_the_next_loop_writing(
+    store: Store,
+) -> None:
+    """Tools and tests run one loop after another on one database: a loop that ended
+    while its batch was on its way does not hold up the next one's entries."""
+    log = _open(store)
+
+    async def first() -> None:
+        log.write("sit", {"person": 1})  # sent at the end of the turn; the loop ends
+
+    async def second() -> None:
+        log.write("sit", {"person": 2})
+        assert await asyncio.wait_for(log.wait(log.n), 5)
+
+    asyncio.run(first())
+    asyncio.run(second())
+    assert [d for _, d in read_log(store.engine, "u1")][1:] == [{"person": 1}, {"person": 2}]

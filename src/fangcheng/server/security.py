@@ -75,18 +75,20 @@ class RateLimit:
 
 
 def log_event(
-    event: str, level: int = logging.INFO, *, exc_info: bool = False, **fields: Any
+    event: str, level: int = logging.INFO, *, exc_info: bool | BaseException = False, **fields: Any
 ) -> None:
     """One structured line. Callers pass identifiers and codes, never tiles or frames;
-    ``exc_info``: the exception being handled, by type and place only — put into the
-    fields here rather than handed to `logging`, so no handler (ours or one an embedding
-    application installs) prints its message, which may name a hand's tiles."""
+    ``exc_info``: the exception being handled (True) or the one given, by type and place
+    only — put into the fields here rather than handed to `logging`, so no handler (ours
+    or one an embedding application installs) prints its message, which may name a
+    hand's tiles."""
     if exc_info:
-        kind, _, tb = sys.exc_info()
-        if kind is not None:
-            fields["error"] = kind.__name__
+        error = exc_info if isinstance(exc_info, BaseException) else sys.exc_info()[1]
+        if error is not None:
+            fields["error"] = type(error).__name__
             fields["where"] = [
-                f"{f.filename}:{f.lineno} {f.name}" for f in traceback.extract_tb(tb)
+                f"{f.filename}:{f.lineno} {f.name}"
+                for f in traceback.extract_tb(error.__traceback__)
             ]
     log.log(level, event, extra={"fields": fields})
 

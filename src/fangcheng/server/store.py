@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import sqlalchemy as sa
 from sqlalchemy.pool import StaticPool
 
@@ -96,6 +97,12 @@ table_log_entries = sa.Table(
     sa.Column("kind", sa.String(10), nullable=False),
     sa.Column("data", sa.Text, nullable=False),  # JSON
 )
+
+
+#: A hand's record and views as stored: compact JSON, several times faster than `json`'s
+#: (a hand's end runs on the event loop).
+_ENCODE = msgspec.json.Encoder()
+_INSERT_HAND = hands.insert()
 
 
 def default_url(data: Path) -> str:
@@ -214,18 +221,17 @@ class Store:
         ``names``: each seat's name then ("" for none); ``also(db, id)`` writes more in the
         same transaction (the table's log entry)."""
         totals = record["settlement"]["total"]
+        row = {
+            "table_code": table,
+            "match": match,
+            "hand": hand,
+            "rules": record["rules"],
+            "finished": time.time(),
+            "record": _ENCODE.encode(record).decode(),
+            "views": _ENCODE.encode(views).decode(),
+        }
         with self.engine.begin() as db:
-            result = db.execute(
-                hands.insert().values(
-                    table_code=table,
-                    match=match,
-                    hand=hand,
-                    rules=record["rules"],
-                    finished=time.time(),
-                    record=json.dumps(record, ensure_ascii=False),
-                    views=json.dumps(views, ensure_ascii=False),
-                )
-            )
+            result = db.execute(_INSERT_HAND, row)  # one compiled statement, reused
             key = result.inserted_primary_key
             assert key is not None
             hand_id = int(key[0])
