@@ -52,6 +52,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -140,6 +141,14 @@ def cyclic_garbage() -> dict[str, Any]:
     }
 
 
+def orphaned(parent: int) -> None:
+    """Stop the server once its generator has gone without stopping it (killed, or
+    out of its time): else a thousand tables' server plays on by itself."""
+    while os.getppid() == parent:
+        time.sleep(1)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
 def serve(
     port: int,
     flat: bool,
@@ -154,6 +163,8 @@ def serve(
     import uvicorn
 
     from fangcheng.server.app import ServerSettings, create_app
+
+    threading.Thread(target=orphaned, args=(os.getppid(),), daemon=True).start()
 
     limits: dict[str, Any] = {"rate": 1e9, "burst": 1e9, "bot_ms": 0} if flat else {}
     folder = tempfile.mkdtemp(prefix="bench_server_")
