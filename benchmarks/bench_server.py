@@ -62,7 +62,7 @@ from typing import Any
 import httpx
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import InvalidHandshake
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from fangcheng.ai.expert import TABLE_WORKERS
 
@@ -184,6 +184,7 @@ def serve(
         access_log=False,
         timeout_keep_alive=120,
         backlog=4096,
+        ws_ping_timeout=120,  # a loaded generator's pongs come late: not a lost person
     )
     server = uvicorn.Server(config)
     profiler = cProfile.Profile() if profile else None
@@ -359,7 +360,10 @@ class Generator:
             table.sockets.append(await self.attach(table, seat, self.port_of(table, seat)))
         for seat, ws in enumerate(table.sockets):
             self.tasks.append(asyncio.create_task(self.read(table, seat, ws)))
-        await table.sockets[0].send('{"type": "start", "fill": "efficient"}')
+        try:
+            await table.sockets[0].send('{"type": "start", "fill": "efficient"}')
+        except ConnectionClosed:  # the stage goes on without it, the loss counted
+            self.stats.lost += 1
         return table
 
     async def open_practice(self, http: httpx.AsyncClient, index: int, bot: str) -> Table:
@@ -413,8 +417,14 @@ class Generator:
         opening handshake (a loaded server's listen queue full) is tried again."""
         for attempt in itertools.count():
             try:
+                # No pings of its own: a generator starved of CPU answers late, and its
+                # pings unanswered for 20 s closed every socket of a 500-table run.
                 ws = await connect(
-                    f"ws://{HOST}:{port}/ws", max_size=2**22, compression=None, open_timeout=60
+                    f"ws://{HOST}:{port}/ws",
+                    max_size=2**22,
+                    compression=None,
+                    open_timeout=60,
+                    ping_interval=None,
                 )
                 break
             except (OSError, TimeoutError, InvalidHandshake):

@@ -26,7 +26,7 @@ async def collector(
 ) -> None:
     """The server's garbage-collector policy, for as long as it runs.
 
-    Left alone, CPython's full collections walk every object it tracks (about 650 a
+    Left alone, CPython's full collections walk every object it tracks (about 950 a
     table: the coroutines, closures, dicts and lists of each websocket and table), and at
     500 tables each stopped the event loop for 0.2-0.8 s, several times a minute, which
     every answer then waited out (benchmarks/RESULTS.md, "Server"). So every ``every_s``
