@@ -1,6 +1,7 @@
 """What a process pays to start: the CPU time of ``import fangcheng``, of ``fangcheng
 --help`` and of importing the server (what ``fangcheng serve`` pays before it listens),
-each in a fresh interpreter, a bare interpreter's subtracted.
+each in a fresh interpreter, a bare interpreter's subtracted, and the peak memory
+(RSS) each leaves.
 
     .venv/bin/python benchmarks/bench_import.py [--repeat N] [--compare SRC]
 
@@ -40,13 +41,13 @@ CASES = {
 PROBE = (
     "import resource\n{statement}\n"
     "used = resource.getrusage(resource.RUSAGE_SELF)\n"
-    "print(used.ru_utime + used.ru_stime)"
+    "print(used.ru_utime + used.ru_stime, used.ru_maxrss)"
 )
 
 
-def cpu(statement: str, src: Path, cache: Path) -> float:
+def cpu(statement: str, src: Path, cache: Path) -> tuple[float, int]:
     """Seconds of CPU a fresh interpreter takes to run ``statement`` with ``src`` first
-    on its path."""
+    on its path, and its peak RSS, KiB."""
     env = dict(os.environ, PYTHONPATH=str(src))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     done = subprocess.run(
@@ -56,7 +57,8 @@ def cpu(statement: str, src: Path, cache: Path) -> float:
         text=True,
         check=True,
     )
-    return float(done.stdout.split()[-1])
+    seconds, rss = done.stdout.split()[-2:]
+    return float(seconds), int(rss)
 
 
 def main() -> None:
@@ -68,6 +70,7 @@ def main() -> None:
     if args.compare is not None:
         trees["compared"] = args.compare.resolve()
     best: dict[tuple[str, str], float] = {}
+    memory: dict[tuple[str, str], int] = {}
     with tempfile.TemporaryDirectory(prefix="bench_import_") as folder:
         caches = {name: Path(folder) / str(i) for i, name in enumerate(trees)}
         for name, src in trees.items():  # the bytecode cached, as an installed package's
@@ -76,8 +79,9 @@ def main() -> None:
         for _ in range(args.repeat):
             for case, statement in CASES.items():
                 for name, src in trees.items():
-                    took = cpu(statement, src, caches[name])
+                    took, rss = cpu(statement, src, caches[name])
                     best[name, case] = min(best.get((name, case), took), took)
+                    memory[name, case] = rss
     print(
         f"CPU ms, least of {args.repeat} runs, the bare interpreter's subtracted;"
         f" load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
@@ -86,7 +90,7 @@ def main() -> None:
         line = f"  {case:22s}"
         for name in trees:
             own = (best[name, case] - best[name, "bare interpreter"]) * 1000
-            line += f"  {name} {own:7.1f}"
+            line += f"  {name} {own:7.1f} ({memory[name, case] / 1024:.0f} MiB RSS)"
         if len(trees) == 2:
             mine, theirs = (best[name, case] - best[name, "bare interpreter"] for name in trees)
             line += f"  ratio {theirs / mine:5.2f}x"
