@@ -42,6 +42,7 @@ import asyncio
 import contextlib
 import cProfile
 import gc
+import itertools
 import os
 import random
 import shutil
@@ -51,6 +52,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -60,6 +62,7 @@ from typing import Any
 import httpx
 import msgspec
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from fangcheng.ai.expert import TABLE_WORKERS
 
@@ -77,6 +80,7 @@ class LagProbe:
         self.app, self.lags = app, []
         self.task: asyncio.Task[None] | None = None
         self.collections: list[float] = []  # seconds of each full (oldest-generation) GC
+        self.all_collections: list[float] = []  # the same since the server started
         self.gc_at = 0.0
         gc.callbacks.append(self.on_gc)
 
@@ -87,6 +91,7 @@ class LagProbe:
             self.gc_at = time.perf_counter()
         else:
             self.collections.append(time.perf_counter() - self.gc_at)
+            self.all_collections.append(self.collections[-1])
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if self.task is None and scope["type"] in ("http", "websocket"):
@@ -99,17 +104,49 @@ class LagProbe:
             self.collections.clear()
             figures = {"p99": quantile(ms, 0.99), "max": max(ms, default=0)}
             figures |= {"gcs": len(gcs), "gc_max": max(gcs, default=0)}
+            figures["gcs_all"] = [round(x * 1000) for x in self.all_collections]
             if scope.get("query_string") == b"objects":  # what the collector walks
                 kinds = Counter(type(o).__name__ for o in gc.get_objects())
                 figures["objects"] = sum(kinds.values())
                 figures["frozen"] = gc.get_freeze_count()
                 figures["kinds"] = kinds.most_common(8)
+                figures["garbage"] = cyclic_garbage()
             body = msgspec.json.encode(figures)
             headers = [(b"content-type", b"application/json")]
             await send({"type": "http.response.start", "status": 200, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
         await self.app(scope, receive, send)
+
+
+def cyclic_garbage() -> dict[str, Any]:
+    """What the collector would free now, frozen or not: the cyclic garbage made since
+    the last full collection (by type, the most common), and what a full one costs."""
+    gc.unfreeze()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    start = time.process_time()
+    gc.collect()
+    took = time.process_time() - start
+    gc.set_debug(0)
+    kinds = Counter(type(o).__name__ for o in gc.garbage)
+    gc.garbage.clear()
+    gc.collect()
+    heap = Counter(type(o).__name__ for o in gc.get_objects())
+    return {
+        "objects": sum(kinds.values()),
+        "kinds": kinds.most_common(12),
+        "ms": took * 1000,
+        "heap": sum(heap.values()),
+        "heap_kinds": heap.most_common(20),
+    }
+
+
+def orphaned(parent: int) -> None:
+    """Stop the server once its generator has gone without stopping it (killed, or
+    out of its time): else a thousand tables' server plays on by itself."""
+    while os.getppid() == parent:
+        time.sleep(1)
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def serve(
@@ -127,6 +164,8 @@ def serve(
 
     from fangcheng.server.app import ServerSettings, create_app
 
+    threading.Thread(target=orphaned, args=(os.getppid(),), daemon=True).start()
+
     limits: dict[str, Any] = {"rate": 1e9, "burst": 1e9, "bot_ms": 0} if flat else {}
     folder = tempfile.mkdtemp(prefix="bench_server_")
     if freeze is not None:  # the server's collector policy (`collector`); 0 turns it off
@@ -134,7 +173,19 @@ def serve(
     limits["expert_workers"] = workers
     settings = ServerSettings(db=db or f"sqlite:///{folder}/tables.db", **limits)
     app = LagProbe(create_app(settings))
-    config = uvicorn.Config(app, host=HOST, port=port, log_level="warning", access_log=False)
+    # Kept-alive setup connections stay open while a thousand tables are opened (uvicorn's
+    # 5 s default closes them under a client that is about to reuse them), and the listen
+    # queue holds a burst of websockets.
+    config = uvicorn.Config(
+        app,
+        host=HOST,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        timeout_keep_alive=120,
+        backlog=4096,
+        ws_ping_timeout=120,  # a loaded generator's pongs come late: not a lost person
+    )
     server = uvicorn.Server(config)
     profiler = cProfile.Profile() if profile else None
     if profiler is not None:
@@ -253,7 +304,7 @@ class Stats:
     hands: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     lost: int = 0  # connections closed under the generator
-    setup_retries: int = 0  # setup requests answered 503 and tried again
+    setup_retries: int = 0  # setup requests answered 503 or failed, and tried again
     recording: bool = False
 
     def clear(self) -> None:
@@ -309,7 +360,10 @@ class Generator:
             table.sockets.append(await self.attach(table, seat, self.port_of(table, seat)))
         for seat, ws in enumerate(table.sockets):
             self.tasks.append(asyncio.create_task(self.read(table, seat, ws)))
-        await table.sockets[0].send('{"type": "start", "fill": "efficient"}')
+        try:
+            await table.sockets[0].send('{"type": "start", "fill": "efficient"}')
+        except ConnectionClosed:  # the stage goes on without it, the loss counted
+            self.stats.lost += 1
         return table
 
     async def open_practice(self, http: httpx.AsyncClient, index: int, bot: str) -> Table:
@@ -338,9 +392,20 @@ class Generator:
         self, http: httpx.AsyncClient, path: str, body: Any, headers: dict[str, str] | None = None
     ) -> httpx.Response:
         """A setup request; one answered 503 (``unavailable``: a cluster's process not
-        ready for it yet) is tried again after a pause, up to 5 s, and counted."""
-        for _ in range(100):
-            answer = await http.post(path, json=body, headers=headers)
+        ready for it yet) is tried again after a pause, up to 5 s, and counted, and so is
+        one whose connection failed (on a loaded machine a kept-alive connection may be
+        closed as the request goes out: httpx.ReadError). Every setup request may be
+        repeated: a join answers the seat already held, and a table opened twice leaves
+        one unused."""
+        for attempt in range(100):
+            try:
+                answer = await http.post(path, json=body, headers=headers)
+            except httpx.TransportError:
+                if attempt >= 20:
+                    raise
+                self.stats.setup_retries += 1
+                await asyncio.sleep(0.2)
+                continue
             if answer.status_code != 503:
                 return answer.raise_for_status()
             self.stats.setup_retries += 1
@@ -348,8 +413,25 @@ class Generator:
         return answer.raise_for_status()
 
     async def attach(self, table: Table, seat: int, port: int) -> ClientConnection:
-        """A websocket to the server at ``port``, the seat's ``hello`` sent."""
-        ws = await connect(f"ws://{HOST}:{port}/ws", max_size=2**22, compression=None)
+        """A websocket to the server at ``port``, the seat's ``hello`` sent; a failed
+        opening handshake (a loaded server's listen queue full) is tried again."""
+        for attempt in itertools.count():
+            try:
+                # No pings of its own: a generator starved of CPU answers late, and its
+                # pings unanswered for 20 s closed every socket of a 500-table run.
+                ws = await connect(
+                    f"ws://{HOST}:{port}/ws",
+                    max_size=2**22,
+                    compression=None,
+                    open_timeout=60,
+                    ping_interval=None,
+                )
+                break
+            except (OSError, TimeoutError, InvalidHandshake):
+                if attempt >= 20:
+                    raise
+                self.stats.setup_retries += 1
+                await asyncio.sleep(0.2)
         hello = {"type": "hello", "v": 1, "token": table.tokens[seat], "table": table.code}
         await ws.send(msgspec.json.encode(hello).decode())
         return ws
@@ -456,6 +538,8 @@ class Result:
     server_cpu: float  # share of one core
     errors: dict[str, int]
     lost: int
+    retries: int  # setup requests tried again
+    load: tuple[float, float, float]  # the machine's load averages as the stage ended
 
     def line(self) -> str:
         errors = ", ".join(f"{k} {v}" for k, v in sorted(self.errors.items())) or "none"
@@ -466,7 +550,8 @@ class Result:
             f"  loop lag p99 server {self.server_lag99:5.1f} ms (max {self.server_lag_max:5.1f};"
             f" {self.server_gcs} full GCs, longest {self.server_gc_max:5.1f} ms)"
             f" generator {self.lag99:5.1f} ms  server CPU {self.server_cpu:4.0%}  errors: {errors}"
-            f"  lost: {self.lost}"
+            f"  lost: {self.lost}  setup retries: {self.retries}"
+            f"  load average {self.load[0]:.1f} {self.load[1]:.1f} {self.load[2]:.1f}"
         )
 
 
@@ -490,11 +575,17 @@ async def stage(
                 async with gate:
                     opened.append(await generator.open_table([http], index))
 
+            opening = time.monotonic()
             await asyncio.gather(*(one(i) for i in range(tables)))
+            print(
+                f"  {tables} tables opened in {time.monotonic() - opening:.1f} s"
+                f" ({generator.stats.setup_retries} requests tried again)",
+                flush=True,
+            )
             for i in range(args.expert_tables):  # beside them: tables whose experts think
                 opened.append(await generator.open_practice(http, tables + i, "expert"))
         await asyncio.sleep(warmup)
-        async with httpx.AsyncClient(base_url=server.http) as http:
+        async with httpx.AsyncClient(base_url=server.http, timeout=300) as http:
             await http.get("/bench/lag")  # the server's loop lag from now on
         lags: list[float] = []
         stop = asyncio.Event()
@@ -507,12 +598,14 @@ async def stage(
         stats.recording = False
         stop.set()
         await lag_task
-        async with httpx.AsyncClient(base_url=server.http) as http:
+        async with httpx.AsyncClient(base_url=server.http, timeout=300) as http:
             server_lag = (await http.get("/bench/lag?objects")).json()
         print(
             f"  the server's heap: {server_lag['objects']} objects the collector tracks,"
             f" {server_lag['frozen']} of them frozen;"
-            f" most: {server_lag['kinds']}",
+            f" most: {server_lag['kinds']}; cyclic garbage since the last full collection:"
+            f" {server_lag['garbage']}; full collections since the start, ms:"
+            f" {server_lag['gcs_all']}",
             flush=True,
         )
         ms = [x * 1000 for x in stats.latencies]
@@ -533,6 +626,8 @@ async def stage(
             server_cpu=used / elapsed,
             errors=dict(stats.errors),
             lost=stats.lost,
+            retries=stats.setup_retries,
+            load=os.getloadavg(),
         )
     finally:
         await generator.close(opened)

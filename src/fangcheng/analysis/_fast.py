@@ -2,8 +2,9 @@
 handed over: `kernel` gives the module, or None (and a `RuntimeWarning` says so, once:
 `fangcheng.analysis.hand` calls it on import).
 
-The kernel copies `fangcheng.analysis.tables` into dense arrays of its own, so neither
-this module nor `fangcheng.analysis.hand` needs numpy.
+The kernel copies the table file's arrays (`fangcheng.analysis.tables.read`, not the
+dicts `load` builds from them) into dense arrays of its own, so neither this module nor
+`fangcheng.analysis.hand` needs numpy, and loading it takes milliseconds.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ import warnings
 from array import array
 from types import ModuleType
 
-from fangcheng.analysis.tables import Tables
+from fangcheng.analysis.tables import Packed
 
 
-def kernel(t: Tables) -> ModuleType | None:
+def kernel(t: Packed) -> ModuleType | None:
     try:
         from fangcheng.analysis import _kernel
     except ImportError:
@@ -27,25 +28,19 @@ def kernel(t: Tables) -> ModuleType | None:
             stacklevel=2,
         )
         return None
-    if array("i").itemsize != 4:  # the kernel reads int32: never so on a mainstream platform
+    if array("i").itemsize != 4 or array("I").itemsize != 4:  # never so on a mainstream platform
         return None
     suit = t.suit
     _kernel.load_suit(
-        b"".join(suit.entries),
-        array("i", suit.entries.values()),
-        b"".join(suit.waits),
-        array("i", suit.waits.values()),
-        array("i", t.two_suits),
-        suit.size,
+        suit.entries, suit.wait_at, suit.wait_words, array("i", t.two_suits), suit.size
     )
     for kind, honours in enumerate((t.honours, t.dragon_set)):
         c = honours.component
         _kernel.load_honours(
             kind,
-            b"".join(c.entries),
-            array("i", c.entries.values()),
-            b"".join(c.waits),
-            array("i", c.waits.values()),
+            c.entries,
+            c.wait_at,
+            c.wait_words,
             array("i", honours.pairs),
             honours.final,
             c.size,

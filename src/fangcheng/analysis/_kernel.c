@@ -41,34 +41,52 @@ static long n_suit_ids;
 static const long P5[9] = {1, 5, 25, 125, 625, 3125, 15625, 78125, 390625};
 static const int ORPHANS[13] = {0, 9, 18, 8, 17, 26, 27, 28, 29, 30, 31, 32, 33};
 
-/* A dense copy of one dict: keys (count bytes of `faces` faces, joined) -> int32 values;
- * `fill` where no key is. */
-static int32_t *dense(PyObject *keys, PyObject *values, int faces, int32_t fill) {
-    Py_buffer k, v;
-    if (PyObject_GetBuffer(keys, &k, PyBUF_SIMPLE) < 0) return NULL;
-    if (PyObject_GetBuffer(values, &v, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&k);
+/* The base-5 index (face j's count times 5^j) of each count vector of `faces` faces
+ * holding at most 14 tiles, in the order the table file keeps them (tables.configs:
+ * lexicographic, the first face most significant); returns how many. */
+static long ordinals(int faces, int face, int tiles, long at, long *out, long n) {
+    if (face == faces) {
+        out[n] = at;
+        return n + 1;
+    }
+    for (int c = 0; c <= 4 && tiles + c <= 14; c++)
+        n = ordinals(faces, face + 1, tiles + c, at + c * P5[face], out, n);
+    return n;
+}
+
+/* A dense copy of one table of the file: `values` (int32) are by config in the file's
+ * order, or, with `where` (int32 config ordinals), for those configs only; `fill`
+ * elsewhere. */
+static int32_t *dense(PyObject *values, PyObject *where, int faces, int32_t fill) {
+    Py_buffer v, w = {0};
+    if (PyObject_GetBuffer(values, &v, PyBUF_SIMPLE) < 0) return NULL;
+    if (where != Py_None && PyObject_GetBuffer(where, &w, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&v);
         return NULL;
     }
-    long count = (long)(k.len / faces), size = P5[faces - 1] * 5;
+    long size = P5[faces - 1] * 5, count = (long)(v.len / sizeof(int32_t));
+    long *order = PyMem_RawMalloc(size * sizeof(long));
+    long configs = order ? ordinals(faces, 0, 0, 0, order, 0) : 0;
     int32_t *out = NULL;
-    if (v.len != count * (Py_ssize_t)sizeof(int32_t)) {
-        PyErr_SetString(PyExc_ValueError, "one int32 value per key");
+    if (!order) {
+        PyErr_NoMemory();
+    } else if (v.len % sizeof(int32_t) ||
+               (where == Py_None ? count != configs : w.len != count * (Py_ssize_t)sizeof(int32_t))) {
+        PyErr_SetString(PyExc_ValueError, "one int32 value per config (or per ordinal given)");
     } else if (!(out = PyMem_RawMalloc(size * sizeof(int32_t)))) {
         PyErr_NoMemory();
     } else {
         for (long i = 0; i < size; i++) out[i] = fill;
-        const uint8_t *key = k.buf;
-        const int32_t *value = v.buf;
-        for (long i = 0; i < count; i++, key += faces) {
-            long at = 0;
-            for (int j = 0; j < faces; j++) at += key[j] * P5[j];
-            if (at >= size) continue; /* not a count vector: not from the tables */
-            out[at] = value[i];
+        const int32_t *value = v.buf, *ordinal = w.buf;
+        for (long i = 0; i < count; i++) {
+            long c = where == Py_None ? i : ordinal[i];
+            if (c < 0 || c >= configs) continue; /* no config: not from the tables */
+            out[order[c]] = value[i];
         }
     }
-    PyBuffer_Release(&k);
+    PyMem_RawFree(order);
     PyBuffer_Release(&v);
+    if (where != Py_None) PyBuffer_Release(&w);
     return out;
 }
 
@@ -84,13 +102,14 @@ static void *copy_of(PyObject *obj) {
     return out;
 }
 
-/* load_suit(keys, entries, wait_keys, wait_words, two_suits int32, n_suit) */
+/* load_suit(entries, wait_ordinals, wait_words, two_suits, n_suit): int32 buffers as
+ * the file keeps them (`fangcheng.analysis.tables.Packed`) */
 static PyObject *load_suit(PyObject *self, PyObject *args) {
-    PyObject *keys, *entries, *wkeys, *words, *two;
+    PyObject *entries, *where, *words, *two;
     long n;
-    if (!PyArg_ParseTuple(args, "OOOOOl", &keys, &entries, &wkeys, &words, &two, &n)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOOOl", &entries, &where, &words, &two, &n)) return NULL;
     if (suit_entries) Py_RETURN_NONE;
-    int32_t *e = dense(keys, entries, 9, -1), *w = e ? dense(wkeys, words, 9, INCOMPLETE) : NULL;
+    int32_t *e = dense(entries, Py_None, 9, -1), *w = e ? dense(words, where, 9, INCOMPLETE) : NULL;
     int32_t *t = w ? copy_of(two) : NULL;
     if (!t) {
         PyMem_RawFree(e);
@@ -104,14 +123,14 @@ static PyObject *load_suit(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* load_honours(kind, keys, entries, wait_keys, wait_words, pairs int32, final bytes,
+/* load_honours(kind, entries, wait_ordinals, wait_words, pairs int32, final bytes,
  * n_honours, size), after load_suit */
 static PyObject *load_honours(PyObject *self, PyObject *args) {
     int which;
-    PyObject *keys, *entries, *wkeys, *words, *pairs, *final;
+    PyObject *entries, *where, *words, *pairs, *final;
     long n_hon, size;
-    if (!PyArg_ParseTuple(args, "iOOOOOOll", &which, &keys, &entries, &wkeys, &words, &pairs,
-                          &final, &n_hon, &size))
+    if (!PyArg_ParseTuple(args, "iOOOOOll", &which, &entries, &where, &words, &pairs, &final,
+                          &n_hon, &size))
         return NULL;
     if (which < 0 || which > 1 || !suit_entries) {
         PyErr_SetString(PyExc_ValueError, "kind is 0 or 1, after load_suit");
@@ -119,7 +138,7 @@ static PyObject *load_honours(PyObject *self, PyObject *args) {
     }
     Kind *k = &kinds[which];
     if (k->loaded) Py_RETURN_NONE;
-    int32_t *e = dense(keys, entries, 7, -1), *w = e ? dense(wkeys, words, 7, INCOMPLETE) : NULL;
+    int32_t *e = dense(entries, Py_None, 7, -1), *w = e ? dense(words, where, 7, INCOMPLETE) : NULL;
     int32_t *p = w ? copy_of(pairs) : NULL;
     uint8_t *f = p ? copy_of(final) : NULL;
     if (!f) {

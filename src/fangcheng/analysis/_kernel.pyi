@@ -3,13 +3,12 @@
 from typing import Any
 
 def load_suit(
-    keys: bytes, entries: Any, wait_keys: bytes, wait_words: Any, two_suits: Any, n_suit: int, /
+    entries: Any, wait_at: Any, wait_words: Any, two_suits: Any, n_suit: int, /
 ) -> None: ...
 def load_honours(
     kind: int,
-    keys: bytes,
     entries: Any,
-    wait_keys: bytes,
+    wait_at: Any,
     wait_words: Any,
     pairs: Any,
     final: bytes,

@@ -31,7 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from fangcheng.analysis import hand as _hand
 from fangcheng.analysis import tables
-from fangcheng.analysis.hand import _T, CLASSIC, Shapes
+from fangcheng.analysis.hand import CLASSIC, Shapes, _dicts
 from fangcheng.tiles.notation import KINDS, TileCountError, format_counts
 
 __all__ = [
@@ -90,14 +90,15 @@ def _flat(entries: dict[bytes, int], faces: int, fill: int) -> NDArray[np.int32]
 def _dense(dragon_set: bool) -> _Dense:
     """Built on first use (a fraction of a second; about 17 MB, shared by both kinds'
     suit arrays)."""
-    honours = _T.dragon_set if dragon_set else _T.honours
+    t = _dicts()
+    honours = t.dragon_set if dragon_set else t.honours
     return _Dense(
         suit=_suit_entries(),
         suit_waits=_suit_waits(),
         honours=_flat(honours.component.entries, 7, -1),
         honour_waits=_flat(honours.component.waits, 7, tables.INCOMPLETE),
-        two_suits=np.array(_T.two_suits, np.int32),
-        n_suit=_T.suit.size,
+        two_suits=np.array(t.two_suits, np.int32),
+        n_suit=t.suit.size,
         pairs=np.array(honours.pairs, np.int32),
         n_honours=honours.component.size,
         size=honours.size,
@@ -107,12 +108,12 @@ def _dense(dragon_set: bool) -> _Dense:
 
 @cache
 def _suit_entries() -> NDArray[np.int32]:
-    return _flat(_T.suit.entries, 9, -1)
+    return _flat(_dicts().suit.entries, 9, -1)
 
 
 @cache
 def _suit_waits() -> NDArray[np.int32]:
-    return _flat(_T.suit.waits, 9, tables.INCOMPLETE)
+    return _flat(_dicts().suit.waits, 9, tables.INCOMPLETE)
 
 
 def _rows(hands: ArrayLike) -> NDArray[np.uint8]:

@@ -11,9 +11,11 @@ seven pairs, whether a quad counts as two of them, thirteen orphans, and baichen
 dict probe per suit, its key cut from the hand by one `struct` unpack. Where the package
 was installed with a C compiler, the win check, shanten, waits, draw and discard shanten
 run in a compiled kernel over dense copies of the same tables (``_kernel.c``, about 17 MB
-and 70 ms at import), 2.5–12× faster a call, and so do the standard readings of
-`decompositions` (by the walk of its Python code, 2× faster); the Python code stays as
-the fallback and as the kernel's reference (``tests/test_analysis_kernel.py``).
+and a few milliseconds at import), 2.5–12× faster a call, and so do the standard readings
+of `decompositions` (by the walk of its Python code, 2× faster); the Python code stays as
+the fallback and as the kernel's reference (``tests/test_analysis_kernel.py``). Its dicts
+take a quarter of a second to build, so they are built on its first call (`_dicts`),
+which a process with the kernel seldom makes.
 """
 
 from __future__ import annotations
@@ -177,26 +179,31 @@ _new: Final = tuple.__new__
 
 # --- tables ----------------------------------------------------------------------------
 
-_T: Final = tables.load()
-#: The compiled kernel (`fangcheng.analysis._fast`), or None: every function below then runs
-#: its Python code, which is also the kernel's reference.
-_K = _fast.kernel(_T)
+#: The compiled kernel (`fangcheng.analysis._fast`), its tables copied from the file's
+#: arrays, or None: every function below then runs its Python code, which is also the
+#: kernel's reference.
+_K = _fast.kernel(tables.read())
 #: The same, for the bots' own measures in it (`fangcheng.players.bots`), tables loaded.
 KERNEL: Final = _K
 if _K is not None:  # its decompositions hand back these very groups (kind × 34 + tile)
     _K.load_groups(tuple(Group(kind, t) for kind in GroupKind for t in range(KINDS)))
-_SUIT: Final = _T.suit.entries
-_HONOURS: Final = _T.honours.component.entries
-_DRAGONS: Final = _T.dragon_set.component.entries
-_SUIT_WAITS: Final = _T.suit.waits
-_TWO_SUITS: Final = _T.two_suits
-_N_SUIT: Final = _T.suit.size
 _INCOMPLETE: Final = tables.INCOMPLETE
 _W0: Final = tables.W0_SHIFT
 _W1: Final = tables.W1_SHIFT
 _ID: Final = tables.ID_SHIFT
 _COUNT: Final = tables.COUNT_SHIFT
 _WIN_MASK: Final = (1 << _COUNT) - 1
+
+# The tables as dicts, for the Python code: empty until `_dicts` fills them, which every
+# Python path that reads them calls first (``_T or _dicts()``).
+_T: tables.Tables | None = None
+_SUIT: dict[bytes, int] = {}
+_SUIT_WAITS: dict[bytes, int] = {}
+_TWO_SUITS: list[int] = []
+_N_SUIT = 0
+_WIN_SUIT: dict[bytes, int] = {}
+_WIN_HONOURS: dict[bytes, int] = {}
+_WIN_DRAGONS: dict[bytes, int] = {}
 
 
 def _complete(entries: dict[bytes, int]) -> dict[bytes, int]:
@@ -205,9 +212,27 @@ def _complete(entries: dict[bytes, int]) -> dict[bytes, int]:
     return {k: e & _WIN_MASK for k, e in entries.items() if e & _WIN_MASK < tables.NOT_COMPLETE}
 
 
-_WIN_SUIT: Final = _complete(_SUIT)
-_WIN_HONOURS: Final = _complete(_HONOURS)
-_WIN_DRAGONS: Final = _complete(_DRAGONS)
+def _dicts() -> tables.Tables:
+    """The tables as dicts (`tables.load`) and what the Python code derives from them,
+    built on the first call: the module's globals above, then `_AFTER`."""
+    global _T, _SUIT, _SUIT_WAITS, _TWO_SUITS, _N_SUIT, _WIN_SUIT, _WIN_HONOURS, _WIN_DRAGONS
+    if _T is not None:
+        return _T
+    t = tables.load()
+    _SUIT, _SUIT_WAITS, _TWO_SUITS, _N_SUIT = t.suit.entries, t.suit.waits, t.two_suits, t.suit.size
+    _WIN_SUIT = _complete(_SUIT)
+    _WIN_HONOURS = _complete(t.honours.component.entries)
+    _WIN_DRAGONS = _complete(t.dragon_set.component.entries)
+    rows = ((t.honours, _rows(t.honours)), (t.dragon_set, _rows(t.dragon_set)))
+    _AFTER.update({1: _after(rows), -1: _after(rows)})
+    _MASK_TILES.update(
+        (base, [tuple(base + i for i in range(9) if mask >> i & 1) for mask in range(512)])
+        for base in (0, 9, 18, 27)
+    )
+    _T = t
+    return t
+
+
 _NO_WIN: Final = 1000
 #: One pair and k melds: the complete concealed hands of 14 - 3k tiles.
 _WIN_CODES: Final = frozenset(16 * melds + 1 for melds in range(5))
@@ -221,11 +246,9 @@ _EVEN_COUNTS: Final = bytes((0, 2, 4))
 _ORPHAN_FACES: Final = (0, 9, 18, 8, 17, 26, 27, 28, 29, 30, 31, 32, 33)
 _ORPHAN_SET: Final = frozenset(TERMINALS_AND_HONOURS)
 
-#: For each component offset, wait mask -> the faces it names.
-_MASK_TILES: Final = {
-    base: [tuple(base + i for i in range(9) if mask >> i & 1) for mask in range(512)]
-    for base in (0, 9, 18, 27)
-}
+#: For each component offset, wait mask -> the faces it names (`_dicts` fills it: only
+#: the Python code's waits read it).
+_MASK_TILES: Final[dict[int, list[tuple[int, ...]]]] = {}
 
 
 # --- input -----------------------------------------------------------------------------
@@ -317,6 +340,7 @@ def is_win(hand: Hand, *, shapes: Shapes = CLASSIC) -> bool:
         )
         if found is not None:
             return found
+    _T or _dicts()
     m, p, s, z = _SPLIT(h)
     honours = _WIN_HONOURS if shapes is CLASSIC or not shapes.dragon_set else _WIN_DRAGONS
     # A component missing from the tables (incomplete) adds _NO_WIN: no win code then.
@@ -357,7 +381,8 @@ def _standard(
 ) -> tuple[int, int]:
     """(standard-form shanten, tile count) of a checked hand, toward ``melds`` melds and a
     pair (by default as many melds as its tile count holds)."""
-    honours = _T.dragon_set if dragon_set else _T.honours
+    t = _T or _dicts()
+    honours = t.dragon_set if dragon_set else t.honours
     m, p, s, z = _SPLIT(h)
     try:
         a, b, c, d = _SUIT[m], _SUIT[p], _SUIT[s], honours.component.entries[z]
@@ -525,18 +550,15 @@ class _After(NamedTuple):
     honours_memo: dict[bytes, _Neighbours]  # the same of the honours
 
 
-_HONOUR_ROWS: Final = ((_T.honours, _rows(_T.honours)), (_T.dragon_set, _rows(_T.dragon_set)))
-
-
-def _after() -> tuple[_After, ...]:
-    """The plain honours' and baicheng's (中发白 a meld) `_After` for one step: the rows
-    are shared by both steps, the memos are the step's own."""
+def _after(rows: tuple[tuple[tables.Honours, _Rows], ...]) -> tuple[_After, ...]:
+    """The plain honours' and baicheng's (中发白 a meld) `_After` for one step, from
+    their ``rows``: the rows are shared by both steps, the memos are the step's own."""
     suit_memo: dict[bytes, _Neighbours] = {}
-    return tuple(_After(rows, honours, suit_memo, {}) for honours, rows in _HONOUR_ROWS)
+    return tuple(_After(r, honours, suit_memo, {}) for honours, r in rows)
 
 
-#: By step (1: a draw, -1: a discard), then by whether 中发白 is a meld.
-_AFTER: Final = {1: _after(), -1: _after()}
+#: By step (1: a draw, -1: a discard), then by whether 中发白 is a meld (`_dicts` fills it).
+_AFTER: Final[dict[int, tuple[_After, ...]]] = {}
 
 
 def _neighbour_ids(
@@ -563,6 +585,7 @@ def _standard_after_each(h: bytes, step: int, dragon_set: bool) -> tuple[bytes, 
     """Standard-form shanten + 1 after one more (or one fewer) of each face, one byte each,
     by lookups — only the changed tile's component moves; the other three stay joined —
     the hand's own standard shanten, and its tile count."""
+    _T or _dicts()
     rows, honours, suit_memo, hon_memo = _AFTER[step][dragon_set]
     two_rows, by_suit, by_honours, by_two, by_joined = rows
     m, p, s, z = _SPLIT(h)
@@ -739,7 +762,8 @@ def discard_shanten(hand: Hand, *, shapes: Shapes = CLASSIC) -> tuple[int, ...]:
 
 
 def _standard_waits(h: bytes, dragon_set: bool) -> tuple[int, ...]:
-    hw = (_T.dragon_set if dragon_set else _T.honours).component.waits
+    t = _T or _dicts()
+    hw = (t.dragon_set if dragon_set else t.honours).component.waits
     sw = _SUIT_WAITS
     m, p, s, z = _SPLIT(h)
     a, b, c, d = (

@@ -15,16 +15,20 @@ generator (``tools/gen_tables.py``) stores:
 
 Distance vectors repeat a lot (126 distinct ones for a suit), so the file keeps each
 once and the per-config entry is a small id; the pairwise combinations of ids are
-tabulated too. The file is ``data/tables.bin`` (zlib); `load` turns it into dicts keyed
-by the component's count bytes, so a lookup is one slice of the hand and one dict probe.
+tabulated too. The file is ``data/tables.bin`` (zlib). `read` gives its arrays as they
+are (`Packed`, a few milliseconds: what the compiled kernel copies); `load` turns them
+into dicts keyed by the component's count bytes, so a lookup is one slice of the hand and
+one dict probe (a quarter of a second: what the Python code reads, built on its first use).
 """
 
 from __future__ import annotations
 
+import pkgutil
 import struct
+import sys
 import zlib
+from array import array
 from dataclasses import dataclass
-from importlib import resources
 from typing import Final
 
 #: Index of ``d[m][p]`` in a flattened distance vector.
@@ -69,6 +73,36 @@ def configs(faces: int, limit: int = MAX_TILES) -> list[bytes]:
 
 
 @dataclass(frozen=True, slots=True)
+class PackedComponent:
+    """One component as the file keeps it: an entry per config (in `configs` order), and
+    the wait words of the configs that have one, by their ordinal in that order."""
+
+    size: int  # number of distinct distance vectors
+    entries: array[int]  # 'I'
+    wait_at: array[int]  # 'I'
+    wait_words: array[int]  # 'I'
+
+
+@dataclass(frozen=True, slots=True)
+class PackedHonours:
+    component: PackedComponent
+    pairs: array[int]  # 'H': suit id * component.size + honour id -> joined id
+    size: int
+    final: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Packed:
+    """The whole file, its arrays as they are."""
+
+    suit: PackedComponent
+    two_suits: array[int]  # 'H'
+    two_suits_size: int
+    honours: PackedHonours
+    dragon_set: PackedHonours
+
+
+@dataclass(frozen=True, slots=True)
 class Component:
     """One component's tables."""
 
@@ -100,24 +134,27 @@ class _Reader:
     def __init__(self, data: bytes, pos: int) -> None:
         self.data, self.pos = data, pos
 
-    def array(self) -> bytes | list[int]:
+    def array(self) -> array[int]:
         count, size = struct.unpack_from("<IB", self.data, self.pos)
         self.pos += 5
-        raw = self.data[self.pos : self.pos + count * size]
+        out = array({1: "B", 2: "H", 4: "I"}[size])
+        out.frombytes(self.data[self.pos : self.pos + count * size])
+        if sys.byteorder == "big":
+            out.byteswap()
         self.pos += count * size
-        if size == 1:
-            return raw
-        return list(struct.unpack(f"<{count}{'H' if size == 2 else 'I'}", raw))
+        return out
 
     def number(self) -> int:
         (value,) = self.array()
         return value
 
-    def component(self, keys: list[bytes]) -> Component:
+    def component(self) -> PackedComponent:
+        return PackedComponent(self.number(), self.array(), self.array(), self.array())
+
+    def honours(self, component: PackedComponent) -> PackedHonours:
+        pairs = self.array()
         size = self.number()
-        entries = dict(zip(keys, self.array(), strict=True))
-        where, words = self.array(), self.array()
-        return Component(size, entries, {keys[i]: w for i, w in zip(where, words, strict=True)})
+        return PackedHonours(component, pairs, size, self.array().tobytes())
 
 
 def write_array(values: list[int] | bytes, size: int) -> bytes:
@@ -126,23 +163,38 @@ def write_array(values: list[int] | bytes, size: int) -> bytes:
     return struct.pack(f"<IB{len(values)}{code}", len(values), size, *values)
 
 
-def load(blob: bytes | None = None) -> Tables:
-    """Read ``data/tables.bin`` (or ``blob``) into lookup dicts."""
+def read(blob: bytes | None = None) -> Packed:
+    """Read ``data/tables.bin`` (or ``blob``) as it is."""
+    if blob is None:  # pkgutil, not importlib.resources: that imports 8 ms of modules
+        blob = pkgutil.get_data("fangcheng.analysis", "data/tables.bin")
     if blob is None:
-        blob = resources.files("fangcheng.analysis").joinpath("data/tables.bin").read_bytes()
+        raise FileNotFoundError("fangcheng.analysis: data/tables.bin is not installed")
     data = zlib.decompress(blob)
     if data[:4] != MAGIC or data[4] != FORMAT_VERSION:
         raise ValueError("data/tables.bin is not a fangcheng table file of this version")
     reader = _Reader(data, 5)
-    honour_keys = configs(7)
-    suit = reader.component(configs(9))
-    plain, dragons = reader.component(honour_keys), reader.component(honour_keys)
-    two_suits = list(reader.array())
+    suit, plain, dragons = reader.component(), reader.component(), reader.component()
+    two_suits = reader.array()
     two_suits_size = reader.number()
+    return Packed(suit, two_suits, two_suits_size, reader.honours(plain), reader.honours(dragons))
 
-    def honours(component: Component) -> Honours:
-        pairs = list(reader.array())
-        size = reader.number()
-        return Honours(component, pairs, size, bytes(reader.array()))
 
-    return Tables(suit, two_suits, two_suits_size, honours(plain), honours(dragons))
+def load(blob: bytes | None = None) -> Tables:
+    """Read ``data/tables.bin`` (or ``blob``) into lookup dicts."""
+    packed = read(blob)
+    suit_keys, honour_keys = configs(9), configs(7)
+
+    def component(c: PackedComponent, keys: list[bytes]) -> Component:
+        waits = {keys[i]: w for i, w in zip(c.wait_at, c.wait_words, strict=True)}
+        return Component(c.size, dict(zip(keys, c.entries, strict=True)), waits)
+
+    def honours(h: PackedHonours) -> Honours:
+        return Honours(component(h.component, honour_keys), list(h.pairs), h.size, h.final)
+
+    return Tables(
+        component(packed.suit, suit_keys),
+        list(packed.two_suits),
+        packed.two_suits_size,
+        honours(packed.honours),
+        honours(packed.dragon_set),
+    )

@@ -14,8 +14,6 @@ from pathlib import Path
 from typing import Any, Final
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import StaticPool
 
@@ -93,7 +91,12 @@ def lock_schema(connection: sa.Connection) -> None:
 
 
 def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest migration (``alembic upgrade head``)."""
+    """Bring the schema to the newest migration (``alembic upgrade head``). Alembic is
+    imported here, not with the module: it costs a quarter of a second of CPU (mako,
+    pygments) that a process which never migrates (an expert worker) need not pay."""
+    from alembic import command
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     with engine.begin() as connection:

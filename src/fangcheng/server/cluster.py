@@ -247,8 +247,11 @@ class RedisDirectory(Directory):
     clustered: ClassVar[bool] = True
 
     def __init__(self, url: str, prefix: str, lease_ms: int, advertise: str) -> None:
+        global _REDIS_ERRORS
         import redis.asyncio
+        from redis.exceptions import RedisError
 
+        _REDIS_ERRORS = (RedisError, OSError)
         timeout = max(0.2, lease_ms / 4000)  # an answer comes well within a renewal
         self.id = secrets.token_hex(6)
         self.redis: Redis = redis.asyncio.from_url(
@@ -721,12 +724,6 @@ def movable(table: Table) -> bool:
     )
 
 
-def _redis_errors() -> tuple[type[BaseException], ...]:
-    try:
-        from redis.exceptions import RedisError
-    except ImportError:  # without the cluster extra no directory talks to Redis
-        return (OSError,)
-    return (RedisError, OSError)
-
-
-_REDIS_ERRORS: Final = _redis_errors()
+#: What a call to Redis may raise: `RedisDirectory` adds redis's own errors as it is
+#: made (importing redis costs a one-process server 50 ms of CPU at its start).
+_REDIS_ERRORS: tuple[type[BaseException], ...] = (OSError,)
