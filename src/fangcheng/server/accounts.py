@@ -36,8 +36,8 @@ class MatchRequest(msgspec.Struct, forbid_unknown_fields=True):
     room: str = "free"
 
 
-def _account(request: Request) -> Person:
-    person = person_of(request)
+async def _account(request: Request) -> Person:
+    person = await person_of(request)
     if person.account is None:
         raise TableError("unauthorized", "this needs an account: sign up or log in")
     return person
@@ -68,7 +68,9 @@ async def _session(request: Request, sign_up: bool) -> Response:
             passwords.failed(body.name, hub.now())
             raise
         passwords.succeeded(body.name)
-    person = hub.store.account_person(session.person.id, session.person.name)
+    person = await run_in_threadpool(
+        hub.store.account_person, session.person.id, session.person.name
+    )
     return JSONResponse(
         {
             "token": session.token,
@@ -92,23 +94,25 @@ async def log_in(request: Request) -> Response:
 
 @guarded
 async def log_out(request: Request) -> Response:
-    person = _account(request)
+    person = await _account(request)
     body = await body_of(request, LogOut)
     platform = hub_of(request).platform
     if body.everywhere:
         assert person.account is not None
-        platform.log_out_everywhere(person.account)
+        await run_in_threadpool(platform.log_out_everywhere, person.account)
     else:
-        platform.log_out(request.headers["authorization"].partition(" ")[2])
+        await run_in_threadpool(
+            platform.log_out, request.headers["authorization"].partition(" ")[2]
+        )
     return JSONResponse({})
 
 
 @guarded
 async def profile(request: Request) -> Response:
-    person = _account(request)
+    person = await _account(request)
     hub = hub_of(request)
     assert person.account is not None
-    p = hub.platform.profile(person.account)
+    p = await run_in_threadpool(hub.platform.profile, person.account)
     code = hub.sitting.get(person.id)
     if code not in hub.tables:  # many processes: it may sit at another's table
         code = await hub.directory.seated_elsewhere(person.id, ())
@@ -130,16 +134,20 @@ async def profile(request: Request) -> Response:
 
 @guarded
 async def relief(request: Request) -> Response:
-    person = _account(request)
+    person = await _account(request)
     assert person.account is not None
-    platform = hub_of(request).platform
-    platform.claim_relief(person.account)
-    return JSONResponse({"balance": platform.balance(person.account)})
+    platform, account = hub_of(request).platform, person.account
+
+    def claim() -> int:
+        platform.claim_relief(account)
+        return platform.balance(account)
+
+    return JSONResponse({"balance": await run_in_threadpool(claim)})
 
 
 @guarded
 async def leaderboard(request: Request) -> Response:
-    leaders = hub_of(request).platform.leaderboard()
+    leaders = await run_in_threadpool(hub_of(request).platform.leaderboard)
     return JSONResponse(
         {
             "leaders": [
@@ -166,7 +174,7 @@ async def rooms(request: Request) -> Response:
 
 @guarded
 async def match(request: Request) -> Response:
-    person = _account(request)
+    person = await _account(request)
     body = await body_of(request, MatchRequest)
     hub = hub_of(request)
     if hub.directory.clustered and RELAYED not in request.headers:

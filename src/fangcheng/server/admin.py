@@ -27,7 +27,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Route
 
 from fangcheng.engine import RecordError, replay
-from fangcheng.platform import Operator, Platform, Unauthorized
+from fangcheng.platform import Operator, Person, Platform, Unauthorized
 from fangcheng.platform import schema as t
 from fangcheng.server import relay
 from fangcheng.server.cluster import RELAYED
@@ -77,13 +77,14 @@ def _token(request: Request) -> tuple[str, bool]:
     return request.cookies.get(COOKIE, ""), True
 
 
-def operator_of(request: Request) -> Operator:
-    """The request's operator; `TableError` ``unauthorized`` for a player's token or none
-    (the platform's `Unauthorized` for one unknown or expired)."""
+async def operator_of(request: Request) -> Operator:
+    """The request's operator, looked up off the event loop; `TableError`
+    ``unauthorized`` for a player's token or none (the platform's `Unauthorized` for one
+    unknown or expired)."""
     token, _ = _token(request)
     if not token:
         raise TableError("unauthorized", "an operator's session is needed: log in at /admin")
-    return hub_of(request).platform.operator(token)
+    return await run_in_threadpool(hub_of(request).platform.operator, token)
 
 
 def _operated(
@@ -96,7 +97,7 @@ def _operated(
         @guarded
         @functools.wraps(endpoint)
         async def checked(request: Request) -> Response:
-            operator = operator_of(request)
+            operator = await operator_of(request)
             if write:
                 if not operator.may_write:
                     raise TableError("forbidden", "a support operator reads only")
@@ -163,9 +164,9 @@ async def log_in(request: Request) -> Response:
 
 @guarded
 async def log_out(request: Request) -> Response:
-    operator_of(request)
+    await operator_of(request)
     token, _ = _token(request)
-    hub_of(request).platform.operator_log_out(token)
+    await run_in_threadpool(hub_of(request).platform.operator_log_out, token)
     answer = JSONResponse({})
     answer.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
     return answer
@@ -176,19 +177,21 @@ async def log_out(request: Request) -> Response:
 
 @_operated(write=False)
 async def people(request: Request, operator: Operator) -> Response:
-    rows = hub_of(request).platform.find_people(request.query_params.get("q", ""))
+    rows = await run_in_threadpool(
+        hub_of(request).platform.find_people, request.query_params.get("q", "")
+    )
     return JSONResponse({"people": [msgspec.to_builtins(r) for r in rows]})
 
 
 @_operated(write=False)
 async def person(request: Request, operator: Operator) -> Response:
-    return JSONResponse(hub_of(request).platform.admin_profile(_id(request)))
+    return JSONResponse(await run_in_threadpool(hub_of(request).platform.admin_profile, _id(request)))
 
 
 async def _seat_elsewhere(request: Request, hub: Hub, account: int) -> Response | None:
     """Many processes: a freeze is made by the process whose table the person sits at
     (D90 there), the request passed on to it; None: here (or nowhere)."""
-    session = hub.store.account_session(account)
+    session = await run_in_threadpool(hub.store.account_session, account)
     if session is None or session in hub.sitting or not hub.directory.clustered:
         return None
     if RELAYED in request.headers:
@@ -206,8 +209,11 @@ async def freeze(request: Request, operator: Operator) -> Response:
     passed = await _seat_elsewhere(request, hub, account)
     if passed is not None:
         return passed
-    frozen = hub.platform.freeze(operator, account, body.reason, address_of(request))
-    session = hub.store.account_session(account)
+    def frozen_session() -> tuple[Person, int | None]:
+        frozen = hub.platform.freeze(operator, account, body.reason, address_of(request))
+        return frozen, hub.store.account_session(account)
+
+    frozen, session = await run_in_threadpool(frozen_session)
     table = None if session is None else hub.freeze_seat(session, body.reason)
     if table is not None:
         await hub.durable(table)
@@ -218,8 +224,8 @@ async def freeze(request: Request, operator: Operator) -> Response:
 @_operated(write=True)
 async def unfreeze(request: Request, operator: Operator) -> Response:
     body = await body_of(request, Reason)
-    person = hub_of(request).platform.unfreeze(
-        operator, _id(request), body.reason, address_of(request)
+    person = await run_in_threadpool(
+        hub_of(request).platform.unfreeze, operator, _id(request), body.reason, address_of(request)
     )
     return JSONResponse({"id": person.id, "name": person.name, "frozen": False})
 
@@ -227,14 +233,17 @@ async def unfreeze(request: Request, operator: Operator) -> Response:
 @_operated(write=True)
 async def adjust(request: Request, operator: Operator) -> Response:
     body = await body_of(request, AdjustRequest)
-    done = hub_of(request).platform.adjust(
-        operator,
+    done = await run_in_threadpool(
+        functools.partial(
+            hub_of(request).platform.adjust,
+            operator,
         _id(request),
         body.amount,
         body.reason,
         body.key,
-        counts_in_score=body.counts_in_score,
-        address=address_of(request),
+            counts_in_score=body.counts_in_score,
+            address=address_of(request),
+        )
     )
     return JSONResponse(msgspec.to_builtins(done))
 
@@ -247,26 +256,43 @@ async def audit(request: Request, operator: Operator) -> Response:
         before = int(query["before"]) if "before" in query else None
     except ValueError:
         raise TableError("malformed", "limit and before are numbers") from None
-    rows = hub_of(request).platform.audit_rows(limit, before, query.get("target"))
+    rows = await run_in_threadpool(
+        hub_of(request).platform.audit_rows, limit, before, query.get("target")
+    )
     return JSONResponse({"audit": [msgspec.to_builtins(r) for r in rows]})
 
 
 # --- tables --------------------------------------------------------------------------------
 
 
+def _seated(table: CoinTable) -> list[int]:
+    """The accounts seated at a coin table, in seat order (read on the loop, as it is)."""
+    return [
+        table.accounts[s.person]
+        for s in table.seats
+        if s.kind == "person" and s.person in table.accounts
+    ]
+
+
+async def _named(hub: Hub, rows: list[tuple[dict[str, Any], list[int]]]) -> None:
+    """Each coin table's row given its people by their accounts' names (防作弊场's too),
+    read in a worker thread: the database off the event loop."""
+    if not rows:
+        return
+    platform = hub.platform
+
+    def names() -> list[list[str]]:
+        return [[platform.profile(a, recent=0).person.name for a in seated] for _, seated in rows]
+
+    for (row, _), people in zip(rows, await run_in_threadpool(names)):
+        row["people"] = people
+
+
 def _row(hub: Hub, table: Table) -> dict[str, Any]:
     """A live table as an operator's list shows it: its people by their names (a coin
-    table's by their accounts', 防作弊场's too)."""
+    table's are its accounts', given by `_named`)."""
     names = [s.name for s in table.seats if s.kind in ("person", "outside")]
-    room = None
-    if isinstance(table, CoinTable):
-        room = table.room
-        platform = hub.platform
-        names = [
-            platform.profile(table.accounts[s.person], recent=0).person.name
-            for s in table.seats
-            if s.kind == "person" and s.person in table.accounts
-        ]
+    room = table.room if isinstance(table, CoinTable) else None
     kind = "coin" if isinstance(table, CoinTable) else "practice" if table.practice else "private"
     return {
         "code": table.code,
@@ -286,7 +312,9 @@ async def tables(request: Request, operator: Operator) -> Response:
     passed on) each other live process's own, asked at once; one that does not answer
     is named in ``unreachable``."""
     hub = hub_of(request)
-    rows = [_row(hub, table) for table in list(hub.tables.values()) if table.closed is None]
+    live = [table for table in hub.tables.values() if table.closed is None]
+    rows = [_row(hub, table) for table in live]
+    await _named(hub, [(r, _seated(t)) for r, t in zip(rows, live) if isinstance(t, CoinTable)])
     unreachable: list[str] = []
     if hub.directory.clustered and RELAYED not in request.headers:
         for process, url in (await hub.directory.processes()).items():
@@ -332,19 +360,29 @@ async def close_table(request: Request, operator: Operator) -> Response:
 async def _close(request: Request) -> Response:
     """D92 on the table's own process (this one or, passed on, its owner)."""
     hub = hub_of(request)
-    operator = operator_of(request)
+    operator = await operator_of(request)
     body = await body_of(request, Reason)
     reason = " ".join(body.reason.split())
     if not 1 <= len(reason) <= 200:
         raise TableError("malformed", "reason: 1 to 200 characters")
     table = _table(request, acting=True)
     before = {"status": table.status, "hand": table.hand, "people": _row(hub, table)["people"]}
+    seated = _seated(table) if isinstance(table, CoinTable) else None
     target = f"table:{table.code}"
     hub.close_by_operator(table, reason)
     await hub.durable(table)
+    if seated is not None:  # the names as they were seated, read after the close
+        await _named(hub, [(before, seated)])
     after = {"status": table.status, "closed": reason}
-    hub.platform.record_audit(
-        operator, "close_table", target, address_of(request), before, after, reason
+    await run_in_threadpool(
+        hub.platform.record_audit,
+        operator,
+        "close_table",
+        target,
+        address_of(request),
+        before,
+        after,
+        reason,
     )
     return JSONResponse({"code": table.code, "closed": reason})
 
@@ -402,7 +440,16 @@ async def dispute(request: Request, operator: Operator) -> Response:
         parts = rest.split(".")
         if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
             raise TableError("not_found", f"no such hand: {text!r}")
-        ids = hub.store.stored_id(table, int(parts[1]), int(parts[2]))
+        ids = await run_in_threadpool(hub.store.stored_id, table, int(parts[1]), int(parts[2]))
+    laid_open = await run_in_threadpool(_laid_open, hub, ids, text)
+    if laid_open is None:
+        raise TableError("not_found", f"no stored hand {text!r}")
+    return JSONResponse(laid_open)
+
+
+def _laid_open(hub: Hub, ids: list[int], text: str) -> dict[str, Any] | None:
+    """The dispute view of the first of ``ids`` stored (and, by ledger id, booked as
+    ``text``); run in a worker thread: the database and the replay, off the event loop."""
     for hand_id in ids:
         stored = hub.store.stored_hand(hand_id)
         if stored is None:
@@ -411,18 +458,16 @@ async def dispute(request: Request, operator: Operator) -> Response:
         if not text.isdigit() and (booked is None or booked["hand_id"] != text):
             continue
         record = stored["record"]
-        return JSONResponse(
-            {
-                "id": hand_id,
-                "table": stored["table"],
-                "names": stored["names"],
-                "record": record,
-                "settlement": record.get("settlement"),
-                "coins": booked,
-                "reproduces": _reproduces(record),
-            }
-        )
-    raise TableError("not_found", f"no stored hand {text!r}")
+        return {
+            "id": hand_id,
+            "table": stored["table"],
+            "names": stored["names"],
+            "record": record,
+            "settlement": record.get("settlement"),
+            "coins": booked,
+            "reproduces": _reproduces(record),
+        }
+    return None
 
 
 # --- the page ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Final, TypeVar
 
 import msgspec
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
@@ -95,10 +96,15 @@ def hub_of(request: Request | WebSocket) -> Hub:
     return hub
 
 
-def person_of(request: Request) -> Person:
+async def person_of(request: Request) -> Person:
+    """The caller's person, looked up in a worker thread: the database is never waited
+    on by the event loop, which every table shares."""
     auth = request.headers.get("authorization", "")
     scheme, _, token = auth.partition(" ")
-    person = hub_of(request).person(token) if scheme.lower() == "bearer" and token else None
+    hub = hub_of(request)
+    person = (
+        await run_in_threadpool(hub.person, token) if scheme.lower() == "bearer" and token else None
+    )
     if person is None:
         raise TableError(
             "unauthorized", "no session: sign up, log in or POST /api/session, then send its token"

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import msgspec
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
@@ -90,7 +91,7 @@ async def session(request: Request) -> Response:
     name = " ".join(body.name.split())[:24] or "guest"
     if not name.isprintable():  # a control character (NUL: PostgreSQL refuses the text)
         raise TableError("malformed", "name: has a control or invisible character")
-    person, token = hub.store.new_session(name)
+    person, token = await run_in_threadpool(hub.store.new_session, name)
     return JSONResponse({"token": token, "name": name, "person": person})
 
 
@@ -104,7 +105,7 @@ async def lobby(request: Request) -> Response:
 
 @_guarded
 async def open_table(request: Request) -> Response:
-    person = _person(request)
+    person = await _person(request)
     body: Any = await _body(request, Any)
     try:
         settings = wire.table_settings(body)
@@ -119,7 +120,7 @@ async def open_table(request: Request) -> Response:
 
 @_guarded
 async def practice(request: Request) -> Response:
-    person = _person(request)
+    person = await _person(request)
     body = await _body(request, PracticeRequest)
     hub = _hub(request)
     try:
@@ -152,7 +153,7 @@ async def table_info(request: Request) -> Response:
 @_guarded
 @routed
 async def join(request: Request) -> Response:
-    person = _person(request)
+    person = await _person(request)
     table = _table(request)
     body = await _body(request, JoinRequest)
     hub = _hub(request)
@@ -175,7 +176,7 @@ class LeaveRequest(msgspec.Struct, forbid_unknown_fields=True):
 @_guarded
 @routed
 async def leave(request: Request) -> Response:
-    person = _person(request)
+    person = await _person(request)
     body = await _body(request, LeaveRequest)
     hub = _hub(request)
     table = hub.tables.get(hub.sitting.get(person.id, ""))
@@ -190,7 +191,7 @@ async def leave(request: Request) -> Response:
 @_guarded
 @routed
 async def bot_token(request: Request) -> Response:
-    person = _person(request)
+    person = await _person(request)
     table = _table(request)
     if person.id != table.owner:
         raise TableError("forbidden", "only the table's owner seats an outside bot")
@@ -200,7 +201,9 @@ async def bot_token(request: Request) -> Response:
         raise TableError("state", "no seat is free for a bot")
     hub = _hub(request)
     hub.admit_session(address_of(request))
-    bot_id, token = hub.store.new_session("outside bot", "outside", table.code)
+    bot_id, token = await run_in_threadpool(
+        hub.store.new_session, "outside bot", "outside", table.code
+    )
     seat = hub.sit(Person(bot_id, "outside bot", "outside", table.code), table)
     await hub.durable(table)
     return JSONResponse({"token": token, "seat": seat})
@@ -208,20 +211,21 @@ async def bot_token(request: Request) -> Response:
 
 @_guarded
 async def my_hands(request: Request) -> Response:
-    person = _person(request)
-    return JSONResponse({"hands": _hub(request).store.hands_of(person.id)})
+    person = await _person(request)
+    hands = await run_in_threadpool(_hub(request).store.hands_of, person.id)
+    return JSONResponse({"hands": hands})
 
 
 @_guarded
 async def one_hand(request: Request) -> Response:
-    person = _person(request)
+    person = await _person(request)
     try:
         hand_id = int(request.path_params["id"])
     except ValueError:
         raise TableError("not_found", "no such hand") from None
     if not 0 < hand_id < 2**63:  # a database's ids are 64-bit
         raise TableError("not_found", "no such hand")
-    hand = _hub(request).store.hand(hand_id, person.id)
+    hand = await run_in_threadpool(_hub(request).store.hand, hand_id, person.id)
     if hand is None:
         raise TableError("not_found", "no hand of yours has that id")
     return JSONResponse(hand)

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 from typing import Any, Final
 
+from starlette.concurrency import run_in_threadpool
 from starlette.websockets import WebSocket
 
 from fangcheng.protocol import wire
@@ -86,7 +87,7 @@ async def _play(ws: WebSocket) -> None:
         await ws.send_json(_err("unauthorized", "the first frame is a hello"))
         await ws.close(4401)
         return
-    person = hub.person(hello.token)
+    person = await run_in_threadpool(hub.person, hello.token)  # the database, off the loop
     if person is None:
         await ws.send_json(_err("unauthorized", "unknown token"))
         await ws.close(4401)
