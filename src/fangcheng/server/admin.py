@@ -185,7 +185,9 @@ async def people(request: Request, operator: Operator) -> Response:
 
 @_operated(write=False)
 async def person(request: Request, operator: Operator) -> Response:
-    return JSONResponse(await run_in_threadpool(hub_of(request).platform.admin_profile, _id(request)))
+    return JSONResponse(
+        await run_in_threadpool(hub_of(request).platform.admin_profile, _id(request))
+    )
 
 
 async def _seat_elsewhere(request: Request, hub: Hub, account: int) -> Response | None:
@@ -209,6 +211,7 @@ async def freeze(request: Request, operator: Operator) -> Response:
     passed = await _seat_elsewhere(request, hub, account)
     if passed is not None:
         return passed
+
     def frozen_session() -> tuple[Person, int | None]:
         frozen = hub.platform.freeze(operator, account, body.reason, address_of(request))
         return frozen, hub.store.account_session(account)
@@ -237,10 +240,10 @@ async def adjust(request: Request, operator: Operator) -> Response:
         functools.partial(
             hub_of(request).platform.adjust,
             operator,
-        _id(request),
-        body.amount,
-        body.reason,
-        body.key,
+            _id(request),
+            body.amount,
+            body.reason,
+            body.key,
             counts_in_score=body.counts_in_score,
             address=address_of(request),
         )
@@ -284,7 +287,7 @@ async def _named(hub: Hub, rows: list[tuple[dict[str, Any], list[int]]]) -> None
     def names() -> list[list[str]]:
         return [[platform.profile(a, recent=0).person.name for a in seated] for _, seated in rows]
 
-    for (row, _), people in zip(rows, await run_in_threadpool(names)):
+    for (row, _), people in zip(rows, await run_in_threadpool(names), strict=True):
         row["people"] = people
 
 
@@ -314,7 +317,9 @@ async def tables(request: Request, operator: Operator) -> Response:
     hub = hub_of(request)
     live = [table for table in hub.tables.values() if table.closed is None]
     rows = [_row(hub, table) for table in live]
-    await _named(hub, [(r, _seated(t)) for r, t in zip(rows, live) if isinstance(t, CoinTable)])
+    await _named(
+        hub, [(r, _seated(t)) for r, t in zip(rows, live, strict=True) if isinstance(t, CoinTable)]
+    )
     unreachable: list[str] = []
     if hub.directory.clustered and RELAYED not in request.headers:
         for process, url in (await hub.directory.processes()).items():
