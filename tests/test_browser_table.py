@@ -84,11 +84,12 @@ def _my_hands_fit(page: Any, url: str) -> None:
     page.wait_for_selector(".hands table.list tr:has(a.replay)")
     for size in (LAPTOP, PHONE):
         page.set_viewport_size(size)
-        inside = page.evaluate(
-            "() => { const p = document.querySelector('.panel.hands');"
-            " return p.scrollWidth <= p.clientWidth + 1; }"
+        # inside the panel, and whole: no sideways scrolling to reach a hand's replay
+        wide = page.evaluate(
+            "() => [...document.querySelectorAll('.panel.hands, .panel.hands .scroll')]"
+            ".filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.className)"
         )
-        assert inside, f"my hands overflow their panel at {size}"
+        assert wide == [], f"my hands overflow at {size}: {wide}"
 
 
 def _press(page: Any, selector: str) -> None:
