@@ -150,16 +150,23 @@ def test_the_settlement_counts_down_and_closes_at_the_deal(
     shown = int(re.match(r"第(\d+)盘", page.locator(".settlement h2").inner_text())[1])
     _press(page, ".settlement button.take-back")  # the next hand then waits for me
     page.wait_for_selector(".settlement button.take-back", state="detached")
-    note = page.locator(".settlement .next-deal")
+    # the countdown on a phone (in view once scrolled to, not cut off) and on a laptop,
+    # each looked at before the deal (8 s): the screenshots after, as slow as they may be
+    page.set_viewport_size(PHONE)
     page.wait_for_function(
-        "() => /next hand in [1-8] s/.test(document.querySelector('.next-deal')?.textContent)"
+        """w => { const el = document.querySelector('.settlement .next-deal');
+          if (!el || !/下一盘.*next hand in [1-8] s/.test(el.textContent)) return false;
+          el.scrollIntoView({ block: "nearest" });
+          const r = el.getBoundingClientRect();
+          return r.left >= 0 && r.right <= w && r.top >= 0 && r.bottom <= innerHeight; }""",
+        arg=PHONE["width"],
     )
-    assert "下一盘" in note.inner_text()
+    page.set_viewport_size(LAPTOP)
+    page.wait_for_function(
+        "() => /下一盘.*next hand in [1-8] s/"
+        ".test(document.querySelector('.next-deal')?.textContent)"
+    )
     _shots(page, f"settlement-countdown-{rules}")
-    page.set_viewport_size(PHONE)  # on a phone: the countdown in view, not cut off
-    note.scroll_into_view_if_needed()
-    box = note.bounding_box()
-    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
     # the next hand begins (8 s; dealt, or its 漂 asked first): the settlement closes by
     # itself, and stays in the log
     page.wait_for_function(
@@ -168,7 +175,6 @@ def test_the_settlement_counts_down_and_closes_at_the_deal(
         timeout=15_000,
     )
     assert page.locator(".settlement").count() == 0
-    page.set_viewport_size(LAPTOP)
     _press(page, ".log .last-end")
     page.wait_for_selector(".settlement .close-end")
     assert page.locator(".settlement .next").count() == 0  # no "next hand": it is dealt
@@ -418,7 +424,7 @@ def test_calls_are_shown_said_and_muted(server: str, browser: Any, rules: str) -
         _press(page, ".actions button.auto:not(.on)")
     # the first call (a callout lasts 1.4 s: waited for as counted, not as an element)
     loud.wait_for_function("() => window.__callouts.length", timeout=HAND_MS)
-    loud.screenshot(path=ARTIFACTS / f"callout-{rules}.png")
+    loud.screenshot(path=ARTIFACTS / f"callout-{rules}.png", timeout=30_000)  # (see _shots)
     for page in (loud, quiet):
         page.wait_for_selector(".settlement", timeout=HAND_MS)
     shouts = loud.evaluate("window.__callouts")
