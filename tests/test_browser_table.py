@@ -153,14 +153,15 @@ def test_the_settlement_counts_down_and_closes_at_the_deal(
     # the countdown on a phone (in view once scrolled to, not cut off) and on a laptop,
     # each looked at before the deal (8 s): the screenshots after, as slow as they may be
     page.set_viewport_size(PHONE)
-    page.wait_for_function(
-        """w => { const el = document.querySelector('.settlement .next-deal');
+    box = page.wait_for_function(
+        """() => { const el = document.querySelector('.settlement .next-deal');
           if (!el || !/下一盘.*next hand in [1-8] s/.test(el.textContent)) return false;
           el.scrollIntoView({ block: "nearest" });
           const r = el.getBoundingClientRect();
-          return r.left >= 0 && r.right <= w && r.top >= 0 && r.bottom <= innerHeight; }""",
-        arg=PHONE["width"],
-    )
+          return { left: r.left, right: r.right, top: r.top, bottom: r.bottom }; }"""
+    ).json_value()
+    assert box["left"] >= 0 and box["right"] <= PHONE["width"] + 1, box
+    assert box["top"] >= 0 and box["bottom"] <= PHONE["height"] + 1, box  # (subpixels)
     page.set_viewport_size(LAPTOP)
     page.wait_for_function(
         "() => /下一盘.*next hand in [1-8] s/"
