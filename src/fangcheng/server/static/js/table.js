@@ -90,6 +90,8 @@ export class TableView {
         this.connected = true; this.seat = f.seat; this.info = f.table; break;
       case "table":
         this.info = f.table;
+        // the next hand begun before its deal (its 漂 first): the settlement closes, as at a deal
+        if (this.ending && !this.matchEnd && this.handNow() !== this.ending.hand) this.showEnd = false;
         if (this.passOnly()) return; // the seat taken back at a claim window with nothing to claim
         break;
       case "events": {
@@ -160,10 +162,10 @@ export class TableView {
    *  "胡!" over its buttons, the laid-out win over its payers), then in their place. */
   openEnd() {
     this.endDue = false;
-    const end = this.ending, hand = this.hand;
+    const end = this.ending, hand = this.handNow();
     clearTimeout(this.endTimer);
     this.endTimer = setTimeout(() => {
-      if (this.ending !== end || this.hand !== hand) return; // the next hand dealt meanwhile
+      if (this.ending !== end || this.handNow() !== hand) return; // the next hand begun meanwhile
       feel.clearCalls();
       this.showEnd = true;
       if (!this.closed) this.render();
@@ -282,6 +284,12 @@ export class TableView {
     return d && d.type === "discard" ? d.tile : null;
   }
 
+  /** The hand at the table now: the events' one, or the next begun before its deal (a
+   *  rule set's 漂 comes first: a prompt with no events of its hand yet). */
+  handNow() {
+    return this.info?.status === "playing" ? Math.max(this.hand, this.info.hand ?? -1) : this.hand;
+  }
+
   /** Whether my seat is in 托管 (the server's word: clicked, a timeout, or away). */
   inAuto() { return this.seat != null && Boolean(this.info?.seats?.[this.seat]?.auto); }
 
@@ -366,7 +374,7 @@ export class TableView {
       h("span", "title", [
         rulesName(info?.rules || this.obs?.rules || ""), `桌 ${this.code}`,
         info?.quan && info?.settings?.quan ? `${info.quan}/${info.settings.quan} 圈 quan` : "",
-        this.hand >= 0 ? `第${this.hand + 1}盘 hand ${this.hand + 1}` : "",
+        this.handNow() >= 0 ? `第${this.handNow() + 1}盘 hand ${this.handNow() + 1}` : "",
         coinLine(info?.coins),
       ].filter(Boolean).join(" · ")),
       h("button", "link fans-button", "番表 Fans"),
@@ -675,7 +683,7 @@ export class TableView {
         again.onclick = () => { this.showEnd = false; this.matchEnd = null; this.ending = null; this.obs = null; this.send({ type: "start", fill: "efficient" }); };
         buttons.append(again);
       }
-    } else if (end.hand !== this.hand) { // reopened from the log while the next hand is played
+    } else if (end.hand !== this.handNow()) { // reopened from the log while the next hand is played
       const close = h("button", "primary close-end", "关闭 Close");
       close.onclick = () => { this.showEnd = false; this.render(); };
       buttons.append(close);
