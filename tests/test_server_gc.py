@@ -70,7 +70,9 @@ def test_collector_sweeps_as_often_as_the_garbage_it_finds_needs(
     """Each period, what was alive (cycles, as a finished table's coroutines and
     closures are) dies while frozen and as much again is made: the sweeps come as
     often as keeps that garbage near its share of the live heap."""
-    per_period, periods = 2_000, 100
+    # a twentieth of the heap a period (2,000 at least): the policy's budget is a share of
+    # the heap, which in a whole suite's process is many times a lone test's
+    per_period, periods = max(2_000, len(gc.get_objects()) // 20), 100
     alive: list[list[object]] = []
 
     def each() -> None:
