@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from fangcheng.engine.record import RecordInput
+    from fangcheng.platform.check import Report as LedgerReport
     from fangcheng.platform.service import Platform
 
 #: Hands the demo analyses when none is given: one of each kind of wait.
@@ -492,15 +493,9 @@ def _ledger_check(args: argparse.Namespace) -> int:
         return 2
     report = check_ledger(engine)
     if report.problems:
-        count = len(report.problems)
-        print(f"fangcheng ledger check: {count} problem(s); the first:", file=sys.stderr)
-        for problem in report.problems:
-            print(f"  {problem}", file=sys.stderr)
+        _print_problems("ledger check", report.problems, "the ledger does not add up")
         return 1
-    print(
-        f"ledger clean: {report.accounts} accounts, {report.journals} journals, "
-        f"{report.hands} hands; {report.issued} coins issued, house {report.house}"
-    )
+    print(f"{_clean(report)}; {report.issued} coins issued, house {report.house}")
     print(f"adjustments: {report.adjustments}, {report.adjusted:+d} coins to people (net)")
     return 0
 
@@ -866,14 +861,20 @@ def _db_restore(args: argparse.Namespace) -> int:
     if report.problems:
         _print_problems("db restore", report.problems, f"{database} was restored")
         return 1
-    print(
-        f"restored {backup} to {database}; ledger clean: {report.accounts} accounts,"
-        f" {report.journals} journals, {report.hands} hands"
-    )
+    print(f"restored {backup} to {database}; {_clean(report)}")
     return 0
 
 
+def _clean(report: LedgerReport) -> str:
+    """A clean ledger's counts, as `ledger check` and `db restore` both say them."""
+    return (
+        f"ledger clean: {report.accounts} accounts, {report.journals} journals,"
+        f" {report.hands} hands"
+    )
+
+
 def _print_problems(command: str, problems: list[str], outcome: str) -> None:
+    """A ledger's problems, every one, after what they mean for the command."""
     count = len(problems)
     print(f"fangcheng {command}: {outcome}; ledger check: {count} problem(s):", file=sys.stderr)
     for problem in problems:
