@@ -14,6 +14,7 @@ is the dispute view's, of a hand that is over and stored.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 from collections.abc import Awaitable, Callable
@@ -322,11 +323,17 @@ async def tables(request: Request, operator: Operator) -> Response:
     )
     unreachable: list[str] = []
     if hub.directory.clustered and RELAYED not in request.headers:
-        for process, url in (await hub.directory.processes()).items():
+
+        async def asked(url: str) -> Response | None:
             try:
-                answer = await relay.http(hub.directory, request, url)
+                return await relay.http(hub.directory, request, url)
             except TableError:
-                answer = None
+                return None
+
+        others = await hub.directory.processes()
+        await request.body()  # read once (cached) before the relays read it at once
+        answers = await asyncio.gather(*(asked(url) for url in others.values()))
+        for process, answer in zip(others, answers, strict=True):
             if answer is None or answer.status_code != 200:
                 unreachable.append(process)
                 continue
