@@ -41,7 +41,7 @@ LAUNCH_ARGS = [
 ]
 #: What a player can do now: a tile to discard, a call button, or the hand is over.
 ACTIONABLE = ".settlement, .hand.mine .tile.playable, .actions button.act:not([disabled])"
-LAPTOP = {"width": 1366, "height": 860}
+LAPTOP = {"width": 1366, "height": 768}  # the laptop of issue 41
 PHONE = {"width": 390, "height": 844}
 WAIT_MS = 10_000  # the longest any one step may take before the test fails
 
