@@ -292,6 +292,13 @@ def test_the_turn_shows_its_own_time_and_the_bank_apart(server: str, browser: An
     secs = int(page.locator(".countdown .secs").inner_text().rstrip("s"))
     assert 1 <= secs <= 10, secs  # the turn's own 10 s, not 30
     assert page.locator(".countdown .bank").inner_text() == "+ 时间库 bank 20s"
+    # the whole table on a laptop's screen: the board, my buttons, toggles and waits
+    sizes = page.evaluate(
+        """() => [document.documentElement.scrollHeight, innerHeight,
+          ...[".topbar", ".board", ".actions", ".toggles", ".aids"]
+            .map((s) => document.querySelector(s)?.getBoundingClientRect().bottom)]"""
+    )
+    assert sizes[0] <= sizes[1], f"the page scrolls at {LAPTOP}: {sizes}"
     _shots(page, "turn-timer")
     windows = [
         f
