@@ -10,6 +10,7 @@ Skipped only where /usr/bin/chromium is absent (CI installs it: ``.ci/run``).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,7 +42,7 @@ LAUNCH_ARGS = [
 ]
 #: What a player can do now: a tile to discard, a call button, or the hand is over.
 ACTIONABLE = ".settlement, .hand.mine .tile.playable, .actions button.act:not([disabled])"
-LAPTOP = {"width": 1366, "height": 860}
+LAPTOP = {"width": 1366, "height": 768}  # the laptop of issue 41
 PHONE = {"width": 390, "height": 844}
 WAIT_MS = 10_000  # the longest any one step may take before the test fails
 
@@ -278,4 +279,48 @@ def test_a_reload_mid_hand_restores_the_seat_and_play_goes_on(server: str, brows
         if not _play_one(page):
             break
     assert page.locator(".settlement").count() or len(_my_river(page)) > before
+    assert page.errors == []
+
+
+def test_a_hint_asked_at_a_claim_window_shows_and_the_window_stays_open(
+    experts: tuple[str, Any], browser: Any
+) -> None:
+    """A discard I may 碰 or 胡 at a practice table: 提示 in the claim window shows the
+    suggestion, and the window stays open for my answer (its 60 s, asked of the practice
+    table, leave the hint no race to run)."""
+    url, _ = experts
+    page = _page(browser)
+
+    def longer_window(route: Any) -> None:
+        body = {**json.loads(route.request.post_data or "{}"), "options": {"claim_window": 60}}
+        route.continue_(post_data=json.dumps(body))
+
+    page.route("**/api/practice", longer_window)
+    _login(page, url, "Hw")
+    page.click(".practice-baishan")
+    page.wait_for_selector(".hand.mine .tile")
+    offer = ".actions .countdown.window ~ .buttons :is(.act-peng, .act-hu):not([disabled])"
+    for _ in range(2000):
+        page.wait_for_selector(ACTIONABLE, state="attached")
+        if page.locator(offer).count():
+            break
+        if page.locator(".settlement").count():  # no such discard this hand: the next
+            page.click(".settlement button.next")
+            page.wait_for_selector(".settlement", state="detached")
+            continue
+        _play_one(page)
+    else:
+        pytest.fail("no discard to 碰 or 胡 was offered")
+    offered = page.locator(offer).first.get_attribute("data-action")
+    page.click(".actions .advise")
+    advice = page.wait_for_selector(".actions .advice")
+    assert "提示 hint" in advice.inner_text()
+    # still the same window: its countdown, the offer and the pass open to me
+    assert page.locator(".actions .countdown.window").count() == 1
+    assert page.locator(f".actions button.act[data-action='{offered}']:not([disabled])").count()
+    assert page.locator(".actions .act-pass:not([disabled])").count() == 1
+    assert page.locator(".actions .hint-late").count() == 0
+    assert page.locator(".actions .advise").is_disabled()  # one hint a decision
+    page.screenshot(path=ARTIFACTS / "hint-claim.png")
+    page.click(".actions .act-pass")
     assert page.errors == []

@@ -135,26 +135,65 @@ def test_tuoguan_stays_on_for_a_whole_hand(server: str, browser: Any, rules: str
 
 @pytest.fixture(scope="module")
 def slower_deal() -> Iterator[str]:
-    """A server whose next hand comes 12 s after the last: the countdown is looked at twice
-    before it, however slow a loaded machine makes the page."""
-    app = create_app(ServerSettings(bot_ms=60, between_ms=12_000, seed=11))
+    """A server whose next hand comes ten minutes after the last: the countdown is looked
+    at as slowly as a loaded machine makes the page, and the test deals (`_say_next`)."""
+    app = create_app(ServerSettings(bot_ms=60, between_ms=600_000, seed=11))
     with serving(app) as url:
         yield url
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="timing under a loaded whole-suite run (issue 41, open): the deal's window can "
-    "pass before the page looks; passes alone in all four rule sets",
-)
+class Relay:
+    """The page's websocket through Playwright (`page.route_web_socket`): the frames go
+    on both ways as they would, and the test may send the server a frame of the page's
+    own (the latest connection's: the page reconnects after a gap)."""
+
+    def __init__(self, page: Any) -> None:
+        self.servers: list[Any] = []
+        page.route_web_socket(re.compile(r"/ws$"), self._route)
+
+    def _route(self, ws: Any) -> None:
+        self.servers.append(ws.connect_to_server())
+
+    def send(self, frame: dict[str, Any]) -> None:
+        self.servers[-1].send(json.dumps(frame))
+
+
+#: Run in the page: whether each selector's element is inside the window and on top at
+#: its centre (nothing over it), as the page is, unscrolled.
+IN_VIEW = """sels => sels.map((s) => {
+  const el = document.querySelector(s);
+  if (!el) return [s, "absent"];
+  const r = el.getBoundingClientRect();
+  const inside = r.left >= 0 && r.top >= 0
+    && r.right <= innerWidth + 1 && r.bottom <= innerHeight + 1;
+  const top = inside ? document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) : null;
+  return [s, inside && top && el.contains(top) ? "seen" : `hidden at ${r.top}..${r.bottom}`];
+})"""
+
+
+def _foot_in_view(page: Any) -> None:
+    """The settlement's "next hand in N s" and its next-hand button seen without scrolling."""
+    page.wait_for_function(
+        "() => /下一盘.*next hand in \\d+ s/"
+        ".test(document.querySelector('.settlement .next-deal')?.textContent)"
+    )
+    seen = page.evaluate(IN_VIEW, [".settlement .next-deal", ".settlement button.primary"])
+    assert all(v == "seen" for _, v in seen), (page.viewport_size, seen)
+
+
 @pytest.mark.parametrize("rules", RULE_SETS)
 def test_the_settlement_counts_down_and_closes_at_the_deal(
     slower_deal: str, browser: Any, rules: str
 ) -> None:
     """The settlement says "next hand in N s" (laptop and phone) and closes when the hand
     is dealt, its result a click away in the log. The same table: at phone size my tiles
-    and the seat's buttons are 40 px touch targets, and "my hands" fits its panel."""
+    and the seat's buttons are 40 px touch targets, and "my hands" fits its panel.
+
+    The deal is the test's: the page's own "ready" frame (what its "Next hand" button
+    sends) said to the server past the settlement, so the page closes it by the deal
+    alone, not by the click."""
     page = _page(browser)
+    relay = Relay(page)
     _login(page, slower_deal, f"Nx{RULE_SETS.index(rules)}")
     page.click(f".practice-{rules}")
     page.wait_for_selector(".actions button.auto:not(.on)")
@@ -164,30 +203,18 @@ def test_the_settlement_counts_down_and_closes_at_the_deal(
     shown = int(re.match(r"第(\d+)盘", page.locator(".settlement h2").inner_text())[1])
     _press(page, ".settlement button.take-back")  # the next hand then waits for me
     page.wait_for_selector(".settlement button.take-back", state="detached")
-    # the countdown on a phone (in view once scrolled to, not cut off) and on a laptop,
-    # each looked at before the deal (12 s): the screenshots after, as slow as they may be
-    page.set_viewport_size(PHONE)
-    box = page.wait_for_function(
-        """() => { const el = document.querySelector('.settlement .next-deal');
-          if (!el || !/下一盘.*next hand in \\d+ s/.test(el.textContent)) return false;
-          el.scrollIntoView({ block: "nearest" });
-          const r = el.getBoundingClientRect();
-          return { left: r.left, right: r.right, top: r.top, bottom: r.bottom }; }"""
-    ).json_value()
-    assert box["left"] >= 0 and box["right"] <= PHONE["width"] + 1, box
-    assert box["top"] >= 0 and box["bottom"] <= PHONE["height"] + 1, box  # (subpixels)
-    page.set_viewport_size(LAPTOP)
-    page.wait_for_function(
-        "() => /下一盘.*next hand in \\d+ s/"
-        ".test(document.querySelector('.next-deal')?.textContent)"
-    )
+    # the countdown and the next hand's button in view on a phone and a laptop, however
+    # long the settlement (sichuan's 血战: a win in turn each), without scrolling
+    for size in (PHONE, LAPTOP):
+        page.set_viewport_size(size)
+        _foot_in_view(page)
     _shots(page, f"settlement-countdown-{rules}")
-    # the next hand begins (12 s; dealt, or its 漂 asked first): the settlement closes by
-    # itself, and stays in the log
+    # the next hand begins (dealt, or its 漂 asked first): the settlement closes by itself,
+    # and stays in the log
+    relay.send({"type": "next"})
     page.wait_for_function(
         "n => document.querySelector('.topbar').textContent.includes(`第${n}盘`)",
         arg=shown + 1,
-        timeout=30_000,
     )
     assert page.locator(".settlement").count() == 0
     _press(page, ".log .last-end")
@@ -265,6 +292,13 @@ def test_the_turn_shows_its_own_time_and_the_bank_apart(server: str, browser: An
     secs = int(page.locator(".countdown .secs").inner_text().rstrip("s"))
     assert 1 <= secs <= 10, secs  # the turn's own 10 s, not 30
     assert page.locator(".countdown .bank").inner_text() == "+ 时间库 bank 20s"
+    # the whole table on a laptop's screen: the board, my buttons, toggles and waits
+    sizes = page.evaluate(
+        """() => [document.documentElement.scrollHeight, innerHeight,
+          ...[".topbar", ".board", ".actions", ".toggles", ".aids"]
+            .map((s) => document.querySelector(s)?.getBoundingClientRect().bottom)]"""
+    )
+    assert sizes[0] <= sizes[1], f"the page scrolls at {LAPTOP}: {sizes}"
     _shots(page, "turn-timer")
     windows = [
         f
@@ -405,11 +439,13 @@ def test_auto_toggles_answer_for_the_seat_and_never_pass_a_win(
 )
 def test_calls_are_shown_said_and_muted(server: str, browser: Any, rules: str) -> None:
     """A hand of bots' calls under 托管: each call shown large over its seat and heard
-    (Web Audio, counted here by the oscillators made), each win laid out with its fans;
+    (Web Audio, counted here by the oscillators made), each win laid out with its fans
+    (once: outside sichuan, a hand has one win however many hands 托管 plays on);
     muted, nothing is heard, and the mute is remembered across a reload. The loud page
     at laptop size, the muted one at phone size: each callout inside the window's width."""
     script = """
       window.__sounds = 0; window.__callouts = []; window.__wins = []; window.__outside = [];
+      window.__winHands = []; // the hand in the top bar as each win is laid out
       const make = AudioContext.prototype.createOscillator;
       AudioContext.prototype.createOscillator = function () {
         window.__sounds++;
@@ -422,7 +458,11 @@ def test_calls_are_shown_said_and_muted(server: str, browser: Any, rules: str) -
           const x = parseFloat(n.style.left), w = n.offsetWidth;
           if (x - w / 2 < 0 || x + w / 2 > innerWidth) window.__outside.push([n.textContent, x, w]);
         }
-        if (n.classList && n.classList.contains("win-banner")) window.__wins.push(n.textContent);
+        if (n.classList && n.classList.contains("win-banner")) {
+          window.__wins.push(n.textContent);
+          const title = document.querySelector(".topbar .title").textContent;
+          window.__winHands.push(title.match(/第(\\d+)盘/)[1]);
+        }
       }))).observe(document, {childList: true, subtree: true});
     """
     loud, quiet = _page(browser), _page(browser)
@@ -457,6 +497,10 @@ def test_calls_are_shown_said_and_muted(server: str, browser: Any, rules: str) -
         assert all(re.search("(胡|自摸)!", w) for w in wins[-boxes:]), wins
     assert quiet.evaluate("window.__sounds") == 0 and quiet.evaluate("window.__callouts")
     assert loud.evaluate("window.__outside") == quiet.evaluate("window.__outside") == []
+    if rules != "sichuan":  # one winner a hand (截胡): its win laid out once, on each page
+        for page in (loud, quiet):
+            hands = page.evaluate("window.__winHands")
+            assert len(hands) == len(set(hands)), (hands, page.evaluate("window.__wins"))
     assert loud.errors == quiet.errors == []
 
 
@@ -589,4 +633,73 @@ def test_my_escape_shows_every_hand_laid_open(coins: str, browser: Any) -> None:
         ".filter((row) => row.querySelector('.tile[data-tile]')).length === 4"
     )
     _shots(page, "escape-open-hands")
+    assert page.errors == []
+
+
+#: Run in the page: "碰!" called over each seat (feel.js's own `shout`), each callout's
+#: box where it rests (centred on its ``left``/``top``, at scale 1) against the seat's
+#: name plate, measured at once (the table redraws at the bots' pace).
+CALLOUTS_AND_PLATES = """async () => {
+  const { shout } = await import("/static/js/feel.js");
+  const out = [];
+  for (const seat of document.querySelectorAll(".board .seat[data-seat]")) {
+    shout(Number(seat.dataset.seat), "碰");
+    const el = [...document.querySelectorAll(".feel-layer .callout")].pop();
+    el.style.animation = "none";  // at rest, for the screenshot
+    const x = parseFloat(el.style.left), y = parseFloat(el.style.top);
+    const w = el.offsetWidth, ht = el.offsetHeight;
+    const p = seat.querySelector(".plate").getBoundingClientRect();
+    const meets = x - w / 2 < p.right && p.left < x + w / 2
+      && y - ht / 2 < p.bottom && p.top < y + ht / 2;
+    out.push({ seat: seat.className, meets, callout: [x - w / 2, y - ht / 2, w, ht],
+               plate: [p.left, p.top, p.width, p.height] });
+  }
+  return out;
+}"""
+
+
+def test_a_callout_leaves_the_name_plate_readable(server: str, browser: Any) -> None:
+    """A "碰!" over a seat, mine above all, does not cover the seat's name plate (who
+    called stays readable), at laptop and phone size."""
+    page = _page(browser)
+    _login(page, server, "Cp")
+    page.click(".practice-baishan")
+    page.wait_for_selector(".hand.mine .tile[data-tile]")
+    for size, name in ((LAPTOP, "callout-plates"), (PHONE, "callout-plates-phone")):
+        page.set_viewport_size(size)
+        page.wait_for_selector(".board .seat.bottom .plate")
+        found = page.evaluate(CALLOUTS_AND_PLATES)
+        assert len(found) == 4, found
+        assert [f for f in found if f["meets"]] == [], (size, found)
+        page.screenshot(path=ARTIFACTS / f"{name}.png")
+    assert page.errors == []
+
+
+@pytest.fixture(scope="module")
+def long_sichuan() -> Iterator[str]:
+    """A server whose first table, a sichuan practice table under 托管, ends its first
+    hand with three wins (seed 1, found by trying; the test says so if it no longer
+    does), its next hand ten minutes after."""
+    app = create_app(ServerSettings(bot_ms=60, between_ms=600_000, seed=1))
+    with serving(app) as url:
+        yield url
+
+
+def test_a_long_settlement_keeps_its_countdown_in_view_on_a_phone(
+    long_sichuan: str, browser: Any
+) -> None:
+    """血战到底 with three wins: on a phone the settlement is longer than the screen, and its
+    "next hand in N s" and next-hand button stay in view at its foot, unscrolled."""
+    page = _page(browser)
+    page.set_viewport_size(PHONE)
+    _login(page, long_sichuan, "Ls")
+    page.click(".practice-sichuan")
+    page.wait_for_selector(".actions button.auto:not(.on)")
+    _press(page, ".actions button.auto:not(.on)")
+    page.wait_for_selector(".settlement", timeout=HAND_MS)
+    assert page.locator(".settlement .win-box").count() == 3, "seed 1 dealt another hand"
+    tall = page.evaluate("() => document.querySelector('.settlement').offsetHeight")
+    assert tall > PHONE["height"], tall  # longer than the screen
+    _foot_in_view(page)
+    page.screenshot(path=ARTIFACTS / "settlement-long-phone.png")
     assert page.errors == []

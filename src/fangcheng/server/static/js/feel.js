@@ -94,14 +94,28 @@ export function clearCalls() {
 export function shout(seat, words) {
   const at = document.querySelector(`.board .seat[data-seat="${seat}"]`);
   if (!at) return;
-  const box = at.getBoundingClientRect();
   const el = h("div", "callout", `${words}!`);
   el.dataset.seat = seat;
-  el.style.left = `${box.left + box.width / 2}px`;
-  el.style.top = `${box.top + box.height / 2}px`;
   layer().append(el);
+  const [x, y] = calloutAt(at, el.offsetWidth, el.offsetHeight);
+  el.style.left = `${x}px`;
+  el.style.top = `${y}px`;
   seenAt = Math.max(seenAt, Date.now() + CALL_MS);
   setTimeout(() => el.remove(), CALL_MS);
+}
+
+/** Where a callout of ``w`` × ``ht`` rests (its centre, at scale 1): over the seat's
+ *  tiles, clear of its name plate (who called stays readable, issue 41), inside the
+ *  window's width. */
+function calloutAt(seat, w, ht) {
+  const over = (seat.querySelector(".handrow") || seat).getBoundingClientRect();
+  const x = Math.min(Math.max(over.left + over.width / 2, w / 2), innerWidth - w / 2);
+  let y = over.top + over.height / 2;
+  const plate = seat.querySelector(".plate")?.getBoundingClientRect();
+  const meets = plate && x - w / 2 < plate.right && plate.left < x + w / 2
+    && y - ht / 2 < plate.bottom && plate.top < y + ht / 2;
+  if (meets) y = plate.top < y ? plate.bottom + ht / 2 + 2 : plate.top - ht / 2 - 2;
+  return [x, y];
 }
 
 /** The claimed tile from where it lay to the caller's newest meld (rects of before the

@@ -673,6 +673,9 @@ export class TableView {
     const panel = settlementEl(end, end.events, model, this.who, this.info?.rules || this.obs?.rules);
     if (this.closedBy) panel.prepend(this.closedEl());
     if (end.coins) panel.append(coinsEl(end.coins, this.seat, this.info?.coins));
+    // the countdown and the buttons kept in view at the panel's foot, however long the
+    // settlement (a phone's 血战 of three wins; issue 41)
+    const foot = h("div", "settle-foot");
     const buttons = h("div", "row");
     if (this.matchEnd) {
       buttons.append(this.standingsEl());
@@ -688,10 +691,10 @@ export class TableView {
       close.onclick = () => { this.showEnd = false; this.render(); };
       buttons.append(close);
     } else if (!this.escaped && this.readyTable()) {
-      if (end.next_deal != null) panel.append(h("p", "next-deal", ""));
+      if (end.next_deal != null) foot.append(h("p", "next-deal", ""));
       buttons.append(this.readyEl());
     } else if (!this.escaped && !this.closedBy) {
-      if (end.next_deal != null) panel.append(h("p", "next-deal", ""));
+      if (end.next_deal != null) foot.append(h("p", "next-deal", ""));
       // ready for the next hand (托管 stays as it is: only its own button ends it)
       const next = h("button", "primary next", "下一盘 Next hand →");
       next.onclick = () => {
@@ -714,7 +717,8 @@ export class TableView {
     const leave = h("button", "leave", "离开 Leave");
     leave.onclick = () => this.leave();
     buttons.append(leave);
-    panel.append(buttons);
+    foot.append(buttons);
+    panel.append(foot);
     return h("div", "overlay", panel);
   }
 
