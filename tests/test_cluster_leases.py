@@ -10,6 +10,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -165,3 +166,28 @@ def test_a_hub_whose_copy_is_fenced_drops_it_and_closes_its_connections(tmp_path
     entries = read_log(second.store.engine, table.uid)
     _play(second, clock, 3)
     assert len(read_log(second.store.engine, table.uid)) > len(entries)  # the owner goes on
+
+
+def test_a_process_back_on_redis_is_asked_for_its_tables_before_it_counts_for_shares(
+    prefix: str,
+) -> None:
+    """Issue 37: for a ttl after (re)gaining Redis a process is not in ``procs`` (the
+    fair share counts it once it takes tables), but it runs its tables all the while: an
+    operator's list of every live table still asks it (its ``proc:`` heartbeat), rather
+    than leaving its tables out as if they had closed."""
+    from fangcheng.server.cluster import RedisDirectory
+
+    async def test() -> None:
+        a = RedisDirectory(REDIS, prefix, TTL, "http://a.invalid")
+        b = RedisDirectory(REDIS, prefix, TTL, "http://b.invalid/")
+        b.hub = SimpleNamespace(tables={}, sitting={}, lobby_tables=list)  # type: ignore[assignment]
+        try:
+            await b._keep_once()  # its first heartbeat: up, not yet counted
+            assert await b.redis.zscore(b._key("procs"), b.id) is None
+            assert await a.processes() == {b.id: "http://b.invalid"}
+            assert await b.processes() == {}  # (not itself)
+        finally:
+            await a.redis.aclose()
+            await b.redis.aclose()
+
+    run(test)
