@@ -431,10 +431,14 @@ class CoinTable(Table):
 
     def _end_match(self) -> None:
         """The match is over: every person stands up from the platform's seat (after the
-        ``end`` entry that says so)."""
+        ``end`` entry that says so). Those taken off their seats (away, D85) are the hub's
+        to forget (`Table.vacated`): nobody sits at a finished coin table again (they
+        quick-match), so one left with nobody closes (issue 37: it stayed open, listed)."""
         if self.platform is not None:
             self.retry_settlements()
+        seated = self.people()
         super()._end_match()
+        self.vacated += [p for p in seated if self.seat_of(p) is None]
         if self.platform is not None and self._replay is None:
             self._stand(self.accounts.values())
 

@@ -205,7 +205,7 @@ class Table:
     #: Why an operator closed the table (D92); None while it is open.
     closed: str | None = None
     #: People the table took off by itself (a frozen account's seat at the hand's end,
-    #: D90; a person still away at the match's end, D85), for the hub to forget where
+    #: D90; a person still away at a coin match's end, D85), for the hub to forget where
     #: they sat and to close a table left with nobody (`Hub._vacated`); it empties the list.
     vacated: list[int] = field(default_factory=list)
     _last_end: list[dict[str, Any]] = field(default_factory=list)  # sent again on return
@@ -907,9 +907,6 @@ class Table:
         self._last_end.append({"type": "match_end", "standings": self.standings()})
         self._send_all(self._last_end[-1])
         for i in data["empty"]:
-            person = self.seats[i].person
-            if self.seats[i].kind in ("person", "outside") and person is not None:
-                self.vacated.append(person)  # the hub forgets the seat (a table left empty closes)
             self.seats[i] = Seat()
         self._broadcast_table()
 
