@@ -305,12 +305,12 @@ class Hub:
         return table
 
     def _vacated(self, table: Table) -> None:
-        """Forget where the people the table took off by itself sat (D90, D85), unless
-        they sit there again; a table left with nobody closes (`retire`)."""
+        """Forget where the people the table took off by itself sat (D90; D85 at a coin
+        table); a table left with nobody closes (`retire`)."""
         if not table.vacated:
             return
         for person in table.vacated:
-            if self.sitting.get(person) == table.code and table.seat_of(person) is None:
+            if self.sitting.get(person) == table.code:
                 del self.sitting[person]
         table.vacated.clear()
         self.directory.changed()
