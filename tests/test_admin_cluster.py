@@ -54,6 +54,25 @@ def _tables(url: str, headers: dict[str, str]) -> list[dict[str, Any]]:
     return rows
 
 
+def _rows(url: str, headers: dict[str, str]) -> list[dict[str, Any]] | None:
+    """The list of every live table, or None while it cannot be made whole (answered
+    ``unavailable``, or a process unreachable: one lost Redis for a moment, as on a
+    loaded machine), to be asked again as a console would."""
+    answer = httpx.get(f"{url}/api/admin/tables", headers=headers, timeout=10)
+    if answer.status_code == 503 and answer.json()["error"]["code"] == "unavailable":
+        return None
+    assert answer.status_code == 200, answer.text
+    if answer.json()["unreachable"]:
+        return None
+    rows: list[dict[str, Any]] = answer.json()["tables"]
+    return rows
+
+
+def _playing(url: str, headers: dict[str, str], code: str) -> bool:
+    rows = _rows(url, headers)
+    return rows is not None and any(r["code"] == code and r["status"] == "playing" for r in rows)
+
+
 def _coin_table(group: Cluster, name: str) -> tuple[str, str, str, int]:
     """An account quick-matched through the first process, house bots in the others'
     seats after the wait; its token, table code, the URL of a process that does not
@@ -78,7 +97,8 @@ def _gone(group: Cluster, code: str, url: str, headers: dict[str, str]) -> bool:
     """Whether table ``code`` is closed: no process lists it, and its log is closed (a
     list that left a process out, as one did for a ttl after it regained Redis, cannot
     pass for a close)."""
-    if any(r["code"] == code for r in _tables(url, headers)):
+    rows = _rows(url, headers)
+    if rows is None or any(r["code"] == code for r in rows):
         return False
     engine = group.engine()
     with engine.connect() as db:
@@ -109,9 +129,7 @@ def _memos(group: Cluster, code: str) -> list[str]:
 def test_d92_the_tables_of_every_process_listed_and_closed_from_any(group: Cluster) -> None:
     token, code, other, _ = _coin_table(group, "ann")
     headers = _admin(other)
-    _until(
-        lambda: any(r["code"] == code and r["status"] == "playing" for r in _tables(other, headers))
-    )
+    _until(lambda: _playing(other, headers, code))
     everywhere = [_tables(url, headers) for url in group.live()]
     assert all(rows == everywhere[0] for rows in everywhere)
     (row,) = [r for r in everywhere[0] if r["code"] == code]
@@ -139,9 +157,7 @@ def test_d90_a_freeze_asked_of_another_process_is_done_where_the_table_runs(
 ) -> None:
     token, code, other, me = _coin_table(group, "bob")
     headers = _admin(other)
-    _until(
-        lambda: any(r["code"] == code and r["status"] == "playing" for r in _tables(other, headers))
-    )
+    _until(lambda: _playing(other, headers, code))
     frozen = httpx.post(
         f"{other}/api/admin/people/{me}/freeze",
         json={"reason": "collusion"},
