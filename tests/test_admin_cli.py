@@ -1,4 +1,4 @@
-"""The operator's commands (issue 37): ``fangcheng admin create|freeze|unfreeze|adjust|
+"""The operator's commands (issue 37): ``fangcheng admin create|disable|freeze|unfreeze|adjust|
 audit`` and ``fangcheng db upgrade|backup|restore``, through `fangcheng.cli.main` on a
 SQLite file (and the PostgreSQL backup recipe of docs/operations.md, run as written)."""
 
@@ -21,6 +21,7 @@ import ledgerdb
 from fangcheng.cli import main
 from fangcheng.platform import Platform, check_ledger, connect, schema
 from fangcheng.platform.database import MIGRATIONS
+from fangcheng.platform.errors import Unauthorized
 from ledgerdb import FAST_HASHER, invariants, settle, sign_up
 
 
@@ -288,3 +289,38 @@ def test_the_postgresql_backup_recipe_restores_a_clean_ledger(
                 pytest.raises(sa.exc.DBAPIError, match="append-only"),
             ):
                 c.execute(sa.delete(schema.audit))
+
+
+def test_admin_disable_ends_an_operators_sessions_and_log_ins_and_is_audited(
+    url: str, platform: Platform, capsys: pytest.CaptureFixture[str]
+) -> None:
+    create(url, "root", "admin", capsys)
+    create(url, "helper", "support", capsys)
+    session = platform.operator_log_in("helper", "operator password")
+    assert platform.operator(session.token).name == "helper"
+    disable = ["admin", "disable", "--operator", "root", "--db", url]
+    code, out, _ = run([*disable, "HELPER", "--reason", "left the team"], capsys)
+    assert code == 0 and out == "operator helper (#2) disabled by root: left the team\n"
+    with pytest.raises(Unauthorized):
+        platform.operator(session.token)
+    with pytest.raises(Unauthorized):
+        platform.operator_log_in("helper", "operator password")
+    (last,) = platform.audit_rows(limit=1)
+    assert (last.action, last.target, last.address, last.reason) == (
+        "operator_disable",
+        "operator:2",
+        "cli",
+        "left the team",
+    )
+    assert last.operator == "root" and last.after == {"disabled": True, "sessions_ended": 1}
+    for argv, problem in (
+        (["helper", "--reason", "r"], "is disabled already"),
+        (["root", "--reason", "r"], "cannot disable itself"),
+        (["nobody", "--reason", "r"], "no operator is named 'nobody'"),
+    ):
+        code, out, err = run([*disable, *argv], capsys)
+        assert code == 2 and problem in err and out == "", argv
+    code, _, err = run(["admin", "disable", "--operator", "helper", "root", "--reason", "r",
+                        "--db", url], capsys)  # fmt: skip
+    assert code == 2 and "no operator is named 'helper'" in err  # (disabled: acts no more)
+    assert platform.operator_log_in("root", "operator password").operator.name == "root"

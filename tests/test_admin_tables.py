@@ -22,7 +22,7 @@ from fangcheng.engine import replay
 from fangcheng.platform import check_ledger
 from fangcheng.players import EfficientBot
 from fangcheng.server.coins import CoinTable
-from fangcheng.server.log import read_log
+from fangcheng.server.log import live_uids, read_log
 from fangcheng.server.matching import quick_match
 from fangcheng.server.recovery import rebuild, recover
 from fangcheng.server.store import table_logs
@@ -290,3 +290,27 @@ def test_d90_a_frozen_seat_between_hands_is_vacated_at_once(tmp_path: Path) -> N
     hub.freeze_seat(person, "collusion")
     assert table.seat_of(person) is None and person not in hub.sitting
     assert table.people() and table.code in hub.tables  # the other person plays on
+
+
+def test_d90_a_frozen_seat_whose_table_an_away_person_shares_closes_at_the_matchs_end(
+    tmp_path: Path,
+) -> None:
+    """Issue 37: a frozen account quick-matched beside a person who is away (the cluster
+    test's "bob" onto "ann"'s table): the frozen seat is vacated at the hand's end, the
+    away person's at the match's end (D85), and the table, nobody left, closes; it was
+    left open, finished and empty, its people still sitting there for the hub."""
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    clock = Clock()
+    hub = _hub(url, clock)
+    table, _ = _coin_table(hub, people=2)
+    _play(hub, clock, 5)
+    assert table.status == "playing" and table.round is not None and not table.round.over
+    frozen = table.people()[0]
+    hub.freeze_seat(frozen, "collusion")
+    for _ in range(20_000):
+        if table.status == "finished":
+            break
+        _play(hub, clock, 1)
+    assert table.status == "finished" and not table.people()
+    assert table.code not in hub.tables and not hub.sitting
+    assert table.uid not in live_uids(hub.store.engine)  # its log closed: not rebuilt

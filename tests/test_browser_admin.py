@@ -224,6 +224,12 @@ def test_the_tables_list_a_spectator_view_and_a_close(server: Served, browser: A
     note = player.wait_for_selector(".closed-note.closed-table")
     assert "server maintenance" in note.inner_text()
     player.wait_for_selector(".settlement h2:has-text('运营关桌')")
+    # the close empties every seat: its settlement and standings still name them as the
+    # hand was played (the house bots by name, not by their winds alone)
+    player.wait_for_selector(".settlement .final .standings li")
+    for shown in (".settlement table.items th.num", ".settlement .final .standings li"):
+        names = player.locator(shown).all_inner_texts()
+        assert len(names) == 4 and sum("efficient bot" in n for n in names) == 3, names
     player.screenshot(path=ARTIFACTS / "console-closed-player.png")
     page.wait_for_function(
         "c => ![...document.querySelectorAll('table.tables a.to-code')]"

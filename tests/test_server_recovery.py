@@ -459,5 +459,9 @@ def test_d85_an_escape_in_the_anti_cheat_room_rebuilt(url: str) -> None:
     assert state(rebuilt(url, table, clock)) == state(table)
     _play(hub, clock, 5)
     assert table.status == "finished"
-    assert state(rebuilt(url, table, clock)) == state(table)
+    # its people away, their seats were emptied: the table closed (its log with it)
+    assert table.code not in hub.tables and not hub.sitting
+    assert table.uid not in live_logs(hub.store.engine)
+    entries = read_log(hub.store.engine, table.uid)
+    assert state(rebuild(_hub(url, clock), table.uid, entries, clock())) == state(table)
     assert check_ledger(hub.platform.engine).problems == []

@@ -518,7 +518,8 @@ def _ledger_grant(args: argparse.Namespace) -> int:
 
 def _admin_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     admin = sub.add_parser(
-        "admin", help="operators: create one; freeze, unfreeze or adjust an account; the audit"
+        "admin",
+        help="operators: create or disable one; freeze, unfreeze or adjust an account; the audit",
     )
     commands = admin.add_subparsers(dest="admin_command", required=True)
     create = commands.add_parser(
@@ -546,6 +547,14 @@ def _admin_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         act.add_argument("--reason", required=True, help="why (kept in the audit)")
         act.add_argument("--db", help=DB_HELP)
         act.set_defaults(run=_admin_freeze, unfreeze=name == "unfreeze")
+    disable = commands.add_parser(
+        "disable", help="disable an operator: it can no longer log in or act (audited)"
+    )
+    disable.add_argument("--operator", required=True, metavar="OP", help="an admin operator")
+    disable.add_argument("name", help="the operator to disable")
+    disable.add_argument("--reason", required=True, help="why (kept in the audit)")
+    disable.add_argument("--db", help=DB_HELP)
+    disable.set_defaults(run=_admin_disable)
     adjust = commands.add_parser(
         "adjust",
         help="a coin adjustment between a person and the house (D91), idempotent by --key",
@@ -623,6 +632,17 @@ def _admin_freeze(args: argparse.Namespace) -> int:
         return 0
 
     return _on_platform(args, "admin unfreeze" if args.unfreeze else "admin freeze", act)
+
+
+def _admin_disable(args: argparse.Namespace) -> int:
+    def act(platform: Platform) -> int:
+        operator = platform.operator_named(args.operator)
+        disabled = platform.disable_operator(operator, args.name, args.reason, CLI_ADDRESS)
+        done = f"disabled by {operator.name}: {args.reason}"
+        print(f"operator {disabled.name} (#{disabled.id}) {done}")
+        return 0
+
+    return _on_platform(args, "admin disable", act)
 
 
 def _admin_adjust(args: argparse.Namespace) -> int:

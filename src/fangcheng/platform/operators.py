@@ -181,6 +181,41 @@ class Operators(Accounts):
         except sa.exc.IntegrityError:
             raise NameTaken(f"an operator is named {name!r}") from None
 
+    def disable_operator(
+        self, operator: Operator, name: str, reason: str, address: str | None = None
+    ) -> Operator:
+        """Disable another operator (``fangcheng admin disable``): it can no longer log
+        in or act, and its sessions end now; audited. Its row stays (the audit names it).
+        An operator does not disable itself (the last admin would lock everyone out)."""
+        self._may_write(operator)
+        reason = _reason(reason)
+
+        def work(conn: sa.Connection) -> Operator:
+            row = conn.execute(
+                sa.select(t.operators)
+                .where(t.operators.c.name_key == login_key(name))
+                .with_for_update()
+            ).first()
+            if row is None:
+                raise Unauthorized(f"no operator is named {name!r}")
+            if row.id == operator.id:
+                raise Conflict(f"operator {row.name} cannot disable itself")
+            if row.disabled:
+                raise Conflict(f"operator {row.name} is disabled already")
+            conn.execute(
+                sa.update(t.operators).where(t.operators.c.id == row.id).values(disabled=True)
+            )
+            ended = conn.execute(
+                t.operator_sessions.delete().where(t.operator_sessions.c.operator_id == row.id)
+            ).rowcount
+            before = {"disabled": False, "role": row.role}
+            after = {"disabled": True, "sessions_ended": int(ended)}
+            target = f"operator:{row.id}"
+            self._audit(conn, operator, "operator_disable", target, address, before, after, reason)
+            return Operator(row.id, row.name, row.role)
+
+        return self._run(work)
+
     def operator_named(self, name: str) -> Operator:
         """The operator of a name (compared case-folded, as people's); `Unauthorized` if
         none or disabled (what the commands act as: ``--operator NAME``)."""

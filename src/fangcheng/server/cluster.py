@@ -26,8 +26,10 @@ that the people reconnect to the owner. Keys, under a prefix (``--redis-prefix``
 
 - ``lease:{uid}`` → process id; ``lease:room:{room}`` → the process matching that room;
 - ``code:{code}`` → table uid (a code reserved with ``SET NX``: unique over processes);
-- ``proc:{id}`` → the process's internal URL (``--advertise``), expiring with the ttl;
-- ``procs`` → a sorted set of the processes, each scored by when it expires (epoch ms);
+- ``proc:{id}`` → the process's internal URL (``--advertise``), expiring with the ttl:
+  the live processes (an operator's list of tables asks each);
+- ``procs`` → a sorted set of the processes, each scored by when it expires (epoch ms):
+  those the fair share counts (a process up on Redis for a ttl);
 - ``sitting:{person}`` → the code of the table the person sits at (one at a time);
 - ``lobby:{id}`` → a hash of the process's lobby rows (code → `TableInfo` JSON), and the
   channel ``lobby`` on which a process names itself when its rows change: every process
@@ -389,13 +391,17 @@ class RedisDirectory(Directory):
         return list((merged | {row["code"]: row for row in rows}).values())
 
     async def processes(self) -> dict[str, str]:
+        """Every other process with a heartbeat (``proc:{id}``), not only those ``procs``
+        counts: one that regained Redis less than a ttl ago runs its tables all the same,
+        and leaving it out would leave them out of an operator's list, as if closed."""
+        start = len(self._key("proc", ""))
         try:
-            live = await self.redis.zrangebyscore(self._key("procs"), time.time() * 1000, "+inf")
-            others = [str(p) for p in live if p != self.id]
-            urls = await self.redis.mget([self._key("proc", p) for p in others]) if others else []
+            keys = [str(k) async for k in self.redis.scan_iter(self._key("proc", "*"))]
+            others = [k for k in keys if k[start:] != self.id]
+            urls = await self.redis.mget(others) if others else []
         except _REDIS_ERRORS:
             raise TableError("unavailable", "the server cannot reach Redis now") from None
-        return {p: str(u) for p, u in zip(others, urls, strict=True) if u is not None}
+        return {k[start:]: str(u) for k, u in zip(others, urls, strict=True) if u is not None}
 
     def http(self) -> httpx.AsyncClient:
         if self._client is None:

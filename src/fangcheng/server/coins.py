@@ -317,15 +317,15 @@ class CoinTable(Table):
             log_event("settle_refused", 40, code=self.code, hand=hand_id, why=type(exc).__name__)
             self.metrics.settled("refused")
             coins: dict[str, Any] = {"hand": hand_id, "error": str(exc)}
-        except Exception:  # the database failed: settled again before the next deal
-            return self._later(hand_id, record)
+        except Exception as exc:  # the database failed: settled again before the next deal
+            return self._later(hand_id, record, exc)
         else:
             crash_point("settled")
             try:  # what it moved, read back (a failure is the booking's: done again)
                 balances = [None if a is None else self.platform.balance(a) for a in start.seats]
                 self._retitle()
-            except Exception:
-                return self._later(hand_id, record)
+            except Exception as exc:
+                return self._later(hand_id, record, exc)
             self.metrics.settled("booked")
             coins = {
                 "hand": hand_id,
@@ -343,10 +343,12 @@ class CoinTable(Table):
             log_event("log_failed", 40, code=self.code, hand=hand_id, exc_info=True)
         return coins
 
-    def _later(self, hand_id: str, record: dict[str, Any]) -> dict[str, Any]:
-        """The database failed a hand's booking: it waits in ``unsettled``, and the
-        table deals no hand until it is booked (`_booked_up`)."""
-        log_event("settle_failed", 40, code=self.code, hand=hand_id, exc_info=True)
+    def _later(self, hand_id: str, record: dict[str, Any], exc: Exception) -> dict[str, Any]:
+        """The database failed a hand's booking (``exc``): it waits in ``unsettled``, and
+        the table deals no hand until it is booked (`_booked_up`). `Fenced` is no failure:
+        another process runs the table now and books it, this copy is dropped (a warning)."""
+        level = 30 if isinstance(exc, Fenced) else 40
+        log_event("settle_failed", level, code=self.code, hand=hand_id, exc_info=exc)
         self.metrics.settled("failed")
         self.unsettled[hand_id] = record
         return {"hand": hand_id, "error": "the ledger failed: settled later"}
@@ -431,10 +433,14 @@ class CoinTable(Table):
 
     def _end_match(self) -> None:
         """The match is over: every person stands up from the platform's seat (after the
-        ``end`` entry that says so)."""
+        ``end`` entry that says so). Those taken off their seats (away, D85) are the hub's
+        to forget (`Table.vacated`): nobody sits at a finished coin table again (they
+        quick-match), so one left with nobody closes (issue 37: it stayed open, listed)."""
         if self.platform is not None:
             self.retry_settlements()
+        seated = self.people()
         super()._end_match()
+        self.vacated += [p for p in seated if self.seat_of(p) is None]
         if self.platform is not None and self._replay is None:
             self._stand(self.accounts.values())
 

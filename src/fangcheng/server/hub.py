@@ -20,7 +20,7 @@ from fangcheng.server import recovery
 from fangcheng.server.cluster import Directory
 from fangcheng.server.coins import CoinTable, coin_settings
 from fangcheng.server.connection import Connection
-from fangcheng.server.log import TableLog, Unwritable, crash_on_commit
+from fangcheng.server.log import Fenced, TableLog, Unwritable, crash_on_commit
 from fangcheng.server.metrics import Metrics
 from fangcheng.server.passwords import Passwords
 from fangcheng.server.security import LOOPBACK, RateLimit, log_event
@@ -305,8 +305,8 @@ class Hub:
         return table
 
     def _vacated(self, table: Table) -> None:
-        """Forget where the people the table took off by itself sat (D90); a table left
-        with nobody closes (`retire`)."""
+        """Forget where the people the table took off by itself sat (D90; D85 at a coin
+        table); a table left with nobody closes (`retire`)."""
         if not table.vacated:
             return
         for person in table.vacated:
@@ -439,8 +439,9 @@ class Hub:
                 names=hand.names,
                 also=stored,
             )
-        except Exception:
-            log_event("store_failed", 40, code=table.code, hand=hand.hand, exc_info=True)
+        except Exception as exc:  # (`Fenced`: another process stores it; this copy is dropped)
+            level = 30 if isinstance(exc, Fenced) else 40
+            log_event("store_failed", level, code=table.code, hand=hand.hand, exc_info=exc)
             return self._stored_after_all(table, hand)
         if log is not None:
             log.advanced()

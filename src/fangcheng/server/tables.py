@@ -205,7 +205,8 @@ class Table:
     #: Why an operator closed the table (D92); None while it is open.
     closed: str | None = None
     #: People the table took off by itself (a frozen account's seat at the hand's end,
-    #: D90), for the hub to forget where they sat (`Hub.tick`); it empties the list.
+    #: D90; a person still away at a coin match's end, D85), for the hub to forget where
+    #: they sat and to close a table left with nobody (`Hub._vacated`); it empties the list.
     vacated: list[int] = field(default_factory=list)
     _last_end: list[dict[str, Any]] = field(default_factory=list)  # sent again on return
     _at_events: int = -1  # events of the round when the prompts were opened

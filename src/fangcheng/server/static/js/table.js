@@ -295,17 +295,21 @@ export class TableView {
 
   // --- names and state ---------------------------------------------------------------
 
-  who = (s) => {
+  /** A seat's name; ``frame``: a hand's or the match's end, whose standings name the
+   *  seats as they were then (a seat emptied since, by an operator's close or a freeze,
+   *  keeps its person's name there, as the stored hand does). */
+  who = (s, frame = null) => {
     if (s === this.seat) return "你 You";
-    const x = this.info?.seats?.[s];
+    const name = endName(frame, s) || this.info?.seats?.[s]?.name;
     const wind = WINDS[s].split(" ")[0];
-    return x && x.name ? `${wind} ${x.name}` : WINDS[s];
+    return name ? `${wind} ${name}` : WINDS[s];
   };
 
-  seatsInfo() {
+  seatsInfo(frame = null) {
     return [0, 1, 2, 3].map((s) => {
       const x = this.info?.seats?.[s] || {};
-      return { ...x, name: s === this.seat ? `${x.name || "you"} (你)` : x.name || (x.kind ? x.kind : "空 empty") };
+      const name = endName(frame, s) || x.name;
+      return { ...x, name: s === this.seat ? `${name || "you"} (你)` : name || (x.kind ? x.kind : "空 empty") };
     });
   }
 
@@ -669,8 +673,8 @@ export class TableView {
 
   endEl() {
     const end = this.ending;
-    const model = fromEvents(end.events, this.seatsInfo(), this.seat ?? 0);
-    const panel = settlementEl(end, end.events, model, this.who, this.info?.rules || this.obs?.rules);
+    const model = fromEvents(end.events, this.seatsInfo(end), this.seat ?? 0);
+    const panel = settlementEl(end, end.events, model, (s) => this.who(s, end), this.info?.rules || this.obs?.rules);
     if (this.closedBy) panel.prepend(this.closedEl());
     if (end.coins) panel.append(coinsEl(end.coins, this.seat, this.info?.coins));
     // the countdown and the buttons kept in view at the panel's foot, however long the
@@ -752,7 +756,7 @@ export class TableView {
     const scores = standingsOf(this.matchEnd.standings);
     const order = [0, 1, 2, 3].sort((a, b) => scores[b] - scores[a]);
     const list = h("ol", "standings");
-    for (const s of order) list.append(h("li", s === this.seat ? "me" : "", `${this.who(s)} ${scores[s] > 0 ? "+" : ""}${scores[s]}`));
+    for (const s of order) list.append(h("li", s === this.seat ? "me" : "", `${this.who(s, this.matchEnd)} ${scores[s] > 0 ? "+" : ""}${scores[s]}`));
     return h("div", "final", h("h3", "", "终局 Final standings"), list);
   }
 
@@ -828,6 +832,12 @@ function coinLine(coins) {
   if (!coins) return "";
   const stake = coins.stake == null ? "" : ` · 底注 ${coins.room === "anti_cheat" ? 2 * coins.stake : coins.stake}`;
   return `${coins.chinese}${stake} · 台费 ${coins.fee_percent}%`;
+}
+
+/** A seat's name as an end frame's standings give it (rows ``{seat, name}``), or null. */
+function endName(frame, s) {
+  const rows = Array.isArray(frame?.standings) ? frame.standings : [];
+  return rows.find((r) => r?.seat === s)?.name || null;
 }
 
 function phaseText(obs, who) {
