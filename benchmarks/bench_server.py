@@ -105,6 +105,7 @@ class LagProbe:
             figures = {"p99": quantile(ms, 0.99), "max": max(ms, default=0)}
             figures |= {"gcs": len(gcs), "gc_max": max(gcs, default=0)}
             figures["gcs_all"] = [round(x * 1000) for x in self.all_collections]
+            figures["rss"] = resident_mib()
             if scope.get("query_string") == b"objects":  # what the collector walks
                 kinds = Counter(type(o).__name__ for o in gc.get_objects())
                 figures["objects"] = sum(kinds.values())
@@ -117,6 +118,15 @@ class LagProbe:
             await send({"type": "http.response.body", "body": body})
             return
         await self.app(scope, receive, send)
+
+
+def resident_mib() -> float:
+    """The process's resident memory (VmRSS), MiB: the tables' cost beside the heap's."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def cyclic_garbage() -> dict[str, Any]:
@@ -536,6 +546,8 @@ class Result:
     server_gc_max: float  # ms, the longest
     worst: float  # ms, the largest latency
     server_cpu: float  # share of one core
+    rss_empty: float  # MiB, the server's resident memory before the tables were opened
+    rss: float  # MiB, as the stage ended
     errors: dict[str, int]
     lost: int
     retries: int  # setup requests tried again
@@ -552,6 +564,8 @@ class Result:
             f" generator {self.lag99:5.1f} ms  server CPU {self.server_cpu:4.0%}  errors: {errors}"
             f"  lost: {self.lost}  setup retries: {self.retries}"
             f"  load average {self.load[0]:.1f} {self.load[1]:.1f} {self.load[2]:.1f}"
+            f"  RSS {self.rss_empty:.0f} MiB empty, {self.rss:.0f} MiB at the end:"
+            f" {(self.rss - self.rss_empty) / self.tables * 100:.1f} MiB per 100 tables"
         )
 
 
@@ -569,6 +583,7 @@ async def stage(
     try:
         limits = httpx.Limits(max_connections=20)
         async with httpx.AsyncClient(base_url=server.http, limits=limits, timeout=60) as http:
+            rss_empty = (await http.get("/bench/lag")).json()["rss"]
             gate = asyncio.Semaphore(20)
 
             async def one(index: int) -> None:
@@ -624,6 +639,8 @@ async def stage(
             server_gc_max=server_lag["gc_max"],
             worst=max(ms, default=float("nan")),
             server_cpu=used / elapsed,
+            rss_empty=rss_empty,
+            rss=server_lag["rss"],
             errors=dict(stats.errors),
             lost=stats.lost,
             retries=stats.setup_retries,
