@@ -43,6 +43,7 @@ import contextlib
 import cProfile
 import gc
 import itertools
+import math
 import os
 import random
 import shutil
@@ -223,11 +224,13 @@ class Server:
     def http(self) -> str:
         return f"http://{HOST}:{self.port}"
 
-    def cpu(self) -> float:
-        """Seconds of CPU the server has used (user + system)."""
+    def cpu(self) -> tuple[float, float]:
+        """Seconds of CPU the server has used: user + system, and system (the kernel's
+        share: the sockets' writes and reads, epoll)."""
         with open(f"/proc/{self.process.pid}/stat") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        tick = os.sysconf("SC_CLK_TCK")
+        return (int(fields[11]) + int(fields[12])) / tick, int(fields[12]) / tick
 
 
 async def start_server(
@@ -546,12 +549,18 @@ class Result:
     server_gc_max: float  # ms, the longest
     worst: float  # ms, the largest latency
     server_cpu: float  # share of one core
+    server_sys: float  # of which in the kernel
     rss_empty: float  # MiB, the server's resident memory before the tables were opened
     rss: float  # MiB, as the stage ended
     errors: dict[str, int]
     lost: int
     retries: int  # setup requests tried again
     load: tuple[float, float, float]  # the machine's load averages as the stage ended
+
+    @property
+    def cpu_per_action(self) -> float:
+        """Milliseconds of the server's CPU an action (issue 38's figure)."""
+        return self.server_cpu * self.seconds / self.actions * 1000 if self.actions else math.nan
 
     def line(self) -> str:
         errors = ", ".join(f"{k} {v}" for k, v in sorted(self.errors.items())) or "none"
@@ -561,7 +570,9 @@ class Result:
             f"  p99 {self.p99:6.1f} ms  max {self.worst:6.1f} ms  ({self.samples} samples)"
             f"  loop lag p99 server {self.server_lag99:5.1f} ms (max {self.server_lag_max:5.1f};"
             f" {self.server_gcs} full GCs, longest {self.server_gc_max:5.1f} ms)"
-            f" generator {self.lag99:5.1f} ms  server CPU {self.server_cpu:4.0%}  errors: {errors}"
+            f" generator {self.lag99:5.1f} ms  server CPU {self.server_cpu:4.0%}"
+            f" (kernel {self.server_sys:4.0%}; {self.cpu_per_action:.2f} ms an action)"
+            f"  errors: {errors}"
             f"  lost: {self.lost}  setup retries: {self.retries}"
             f"  load average {self.load[0]:.1f} {self.load[1]:.1f} {self.load[2]:.1f}"
             f"  RSS {self.rss_empty:.0f} MiB empty, {self.rss:.0f} MiB at the end:"
@@ -606,9 +617,9 @@ async def stage(
         stop = asyncio.Event()
         lag_task = asyncio.create_task(loop_lag(lags, stop))
         generator.stats.clear()
-        cpu, start = server.cpu(), time.monotonic()
+        (cpu, kernel), start = server.cpu(), time.monotonic()
         await asyncio.sleep(seconds)
-        elapsed, used = time.monotonic() - start, server.cpu() - cpu
+        elapsed, (cpu_end, kernel_end) = time.monotonic() - start, server.cpu()
         stats = generator.stats
         stats.recording = False
         stop.set()
@@ -638,7 +649,8 @@ async def stage(
             server_gcs=server_lag["gcs"],
             server_gc_max=server_lag["gc_max"],
             worst=max(ms, default=float("nan")),
-            server_cpu=used / elapsed,
+            server_cpu=(cpu_end - cpu) / elapsed,
+            server_sys=(kernel_end - kernel) / elapsed,
             rss_empty=rss_empty,
             rss=server_lag["rss"],
             errors=dict(stats.errors),
