@@ -107,6 +107,7 @@ class LagProbe:
             figures |= {"gcs": len(gcs), "gc_max": max(gcs, default=0)}
             figures["gcs_all"] = [round(x * 1000) for x in self.all_collections]
             figures["rss"] = resident_mib()
+            figures["collections"] = [g["collections"] for g in gc.get_stats()]
             if scope.get("query_string") == b"objects":  # what the collector walks
                 kinds = Counter(type(o).__name__ for o in gc.get_objects())
                 figures["objects"] = sum(kinds.values())
@@ -631,7 +632,8 @@ async def stage(
             f" {server_lag['frozen']} of them frozen;"
             f" most: {server_lag['kinds']}; cyclic garbage since the last full collection:"
             f" {server_lag['garbage']}; full collections since the start, ms:"
-            f" {server_lag['gcs_all']}",
+            f" {server_lag['gcs_all']}; collections of each generation since the start:"
+            f" {server_lag['collections']}",
             flush=True,
         )
         ms = [x * 1000 for x in stats.latencies]
