@@ -54,7 +54,7 @@ _CHI_MELD, _PENG_MELD, _GANG_MELD = MeldKind.CHI, MeldKind.PENG, MeldKind.MING_G
 #: value, the tile): each prompt writes all its legal actions (a turn's dozen discards),
 #: and a table is read where an f-string and `tile_name` were a Python call each (keyed
 #: by the value, a str: an enum member's hash is Python-level).
-_TEXTS: Final = {
+_TEXTS: Final[dict[tuple[str, int | None], str]] = {
     (kind.value, tile): f"{kind.value} {tile_name(tile)}"
     for kind in _TILE_ACTS
     for tile in range(KINDS)
