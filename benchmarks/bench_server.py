@@ -637,7 +637,7 @@ async def stage(
             flush=True,
         )
         ms = [x * 1000 for x in stats.latencies]
-        return Result(
+        result = Result(
             tables=tables,
             seconds=elapsed,
             actions=stats.actions,
@@ -660,6 +660,8 @@ async def stage(
             retries=stats.setup_retries,
             load=os.getloadavg(),
         )
+        print(result.line(), flush=True)  # before the teardown: 2,000 closes take minutes
+        return result
     finally:
         await generator.close(opened)
         stop_server(server)
@@ -682,7 +684,6 @@ async def run(args: argparse.Namespace) -> None:
                 print("budget spent: stopped", flush=True)
                 break
             result = await stage(n, (1.0, 2.0), args, args.warmup)
-            print(result.line(), flush=True)
             if result.p99 >= 100 or result.lost or not result.samples:
                 break
     if args.flat_tables:
@@ -691,8 +692,7 @@ async def run(args: argparse.Namespace) -> None:
             if time.monotonic() > deadline:
                 print("budget spent: stopped", flush=True)
                 break
-            result = await stage(n, None, args, 2.0)
-            print(result.line(), flush=True)
+            await stage(n, None, args, 2.0)
 
 
 def main() -> None:
