@@ -43,6 +43,7 @@ import contextlib
 import cProfile
 import gc
 import itertools
+import math
 import os
 import random
 import shutil
@@ -105,6 +106,8 @@ class LagProbe:
             figures = {"p99": quantile(ms, 0.99), "max": max(ms, default=0)}
             figures |= {"gcs": len(gcs), "gc_max": max(gcs, default=0)}
             figures["gcs_all"] = [round(x * 1000) for x in self.all_collections]
+            figures["rss"] = resident_mib()
+            figures["collections"] = [g["collections"] for g in gc.get_stats()]
             if scope.get("query_string") == b"objects":  # what the collector walks
                 kinds = Counter(type(o).__name__ for o in gc.get_objects())
                 figures["objects"] = sum(kinds.values())
@@ -117,6 +120,15 @@ class LagProbe:
             await send({"type": "http.response.body", "body": body})
             return
         await self.app(scope, receive, send)
+
+
+def resident_mib() -> float:
+    """The process's resident memory (VmRSS), MiB: the tables' cost beside the heap's."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def cyclic_garbage() -> dict[str, Any]:
@@ -213,11 +225,13 @@ class Server:
     def http(self) -> str:
         return f"http://{HOST}:{self.port}"
 
-    def cpu(self) -> float:
-        """Seconds of CPU the server has used (user + system)."""
+    def cpu(self) -> tuple[float, float]:
+        """Seconds of CPU the server has used: user + system, and system (the kernel's
+        share: the sockets' writes and reads, epoll)."""
         with open(f"/proc/{self.process.pid}/stat") as stat:
             fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        tick = os.sysconf("SC_CLK_TCK")
+        return (int(fields[11]) + int(fields[12])) / tick, int(fields[12]) / tick
 
 
 async def start_server(
@@ -536,10 +550,18 @@ class Result:
     server_gc_max: float  # ms, the longest
     worst: float  # ms, the largest latency
     server_cpu: float  # share of one core
+    server_sys: float  # of which in the kernel
+    rss_empty: float  # MiB, the server's resident memory before the tables were opened
+    rss: float  # MiB, as the stage ended
     errors: dict[str, int]
     lost: int
     retries: int  # setup requests tried again
     load: tuple[float, float, float]  # the machine's load averages as the stage ended
+
+    @property
+    def cpu_per_action(self) -> float:
+        """Milliseconds of the server's CPU an action (issue 38's figure)."""
+        return self.server_cpu * self.seconds / self.actions * 1000 if self.actions else math.nan
 
     def line(self) -> str:
         errors = ", ".join(f"{k} {v}" for k, v in sorted(self.errors.items())) or "none"
@@ -549,9 +571,13 @@ class Result:
             f"  p99 {self.p99:6.1f} ms  max {self.worst:6.1f} ms  ({self.samples} samples)"
             f"  loop lag p99 server {self.server_lag99:5.1f} ms (max {self.server_lag_max:5.1f};"
             f" {self.server_gcs} full GCs, longest {self.server_gc_max:5.1f} ms)"
-            f" generator {self.lag99:5.1f} ms  server CPU {self.server_cpu:4.0%}  errors: {errors}"
+            f" generator {self.lag99:5.1f} ms  server CPU {self.server_cpu:4.0%}"
+            f" (kernel {self.server_sys:4.0%}; {self.cpu_per_action:.2f} ms an action)"
+            f"  errors: {errors}"
             f"  lost: {self.lost}  setup retries: {self.retries}"
             f"  load average {self.load[0]:.1f} {self.load[1]:.1f} {self.load[2]:.1f}"
+            f"  RSS {self.rss_empty:.0f} MiB empty, {self.rss:.0f} MiB at the end:"
+            f" {(self.rss - self.rss_empty) / self.tables * 100:.1f} MiB per 100 tables"
         )
 
 
@@ -569,6 +595,7 @@ async def stage(
     try:
         limits = httpx.Limits(max_connections=20)
         async with httpx.AsyncClient(base_url=server.http, limits=limits, timeout=60) as http:
+            rss_empty = (await http.get("/bench/lag")).json()["rss"]
             gate = asyncio.Semaphore(20)
 
             async def one(index: int) -> None:
@@ -591,9 +618,9 @@ async def stage(
         stop = asyncio.Event()
         lag_task = asyncio.create_task(loop_lag(lags, stop))
         generator.stats.clear()
-        cpu, start = server.cpu(), time.monotonic()
+        (cpu, kernel), start = server.cpu(), time.monotonic()
         await asyncio.sleep(seconds)
-        elapsed, used = time.monotonic() - start, server.cpu() - cpu
+        elapsed, (cpu_end, kernel_end) = time.monotonic() - start, server.cpu()
         stats = generator.stats
         stats.recording = False
         stop.set()
@@ -605,11 +632,12 @@ async def stage(
             f" {server_lag['frozen']} of them frozen;"
             f" most: {server_lag['kinds']}; cyclic garbage since the last full collection:"
             f" {server_lag['garbage']}; full collections since the start, ms:"
-            f" {server_lag['gcs_all']}",
+            f" {server_lag['gcs_all']}; collections of each generation since the start:"
+            f" {server_lag['collections']}",
             flush=True,
         )
         ms = [x * 1000 for x in stats.latencies]
-        return Result(
+        result = Result(
             tables=tables,
             seconds=elapsed,
             actions=stats.actions,
@@ -623,12 +651,17 @@ async def stage(
             server_gcs=server_lag["gcs"],
             server_gc_max=server_lag["gc_max"],
             worst=max(ms, default=float("nan")),
-            server_cpu=used / elapsed,
+            server_cpu=(cpu_end - cpu) / elapsed,
+            server_sys=(kernel_end - kernel) / elapsed,
+            rss_empty=rss_empty,
+            rss=server_lag["rss"],
             errors=dict(stats.errors),
             lost=stats.lost,
             retries=stats.setup_retries,
             load=os.getloadavg(),
         )
+        print(result.line(), flush=True)  # before the teardown: 2,000 closes take minutes
+        return result
     finally:
         await generator.close(opened)
         stop_server(server)
@@ -651,7 +684,6 @@ async def run(args: argparse.Namespace) -> None:
                 print("budget spent: stopped", flush=True)
                 break
             result = await stage(n, (1.0, 2.0), args, args.warmup)
-            print(result.line(), flush=True)
             if result.p99 >= 100 or result.lost or not result.samples:
                 break
     if args.flat_tables:
@@ -660,8 +692,7 @@ async def run(args: argparse.Namespace) -> None:
             if time.monotonic() > deadline:
                 print("budget spent: stopped", flush=True)
                 break
-            result = await stage(n, None, args, 2.0)
-            print(result.line(), flush=True)
+            await stage(n, None, args, 2.0)
 
 
 def main() -> None:

@@ -237,8 +237,11 @@ def test_each_table_in_a_failed_group_meets_its_own_entries_fate(store: Store) -
         def refuse(
             conn: Any, cursor: Any, statement: Any, params: Any, context: Any, many: Any
         ) -> None:
-            rows = context.compiled_parameters if context is not None else []
-            if fails[0] and any(row.get("uid") == "refused" for row in rows):
+            # the entries as the driver takes them: dicts or (SQLite) tuples
+            rows = params if many else [params]
+            values = (row.values() if isinstance(row, dict) else row for row in rows)
+            entries = statement.startswith("INSERT INTO table_log_entries")
+            if fails[0] and entries and any("refused" in row for row in values):
                 fails[0] -= 1
                 raise ConnectionError("the database refused the table's rows")
 

@@ -271,6 +271,20 @@ def test_d87_every_frame_holds_only_what_its_seat_may_know(rules: str) -> None:
     assert [s["score"] for s in sorted(standings, key=lambda s: s["seat"])] == table.match.scores
 
 
+def test_a_hands_streams_hold_one_value_of_each_event_they_see_alike() -> None:
+    """Memory (issue 38): the four seats' and the public streams of a hand hold one JSON
+    value of each event they see alike (a discard, another seat's hidden draw), not one
+    a stream; what each is sent is still its own redaction (the test above)."""
+    table, seen = new_table(TableSettings(rules="baishan"), people=4)
+    table.start(1, "efficient", T0)
+    _play_out(table, seen)
+    streams = [table.events_for(s) for s in (0, 1, 2, 3, None)]
+    values = {id(e): e for stream in streams for e in stream}
+    texts = {msgspec.json.encode(e) for e in values.values()}
+    assert sum(map(len, streams)) > 2 * len(values)  # most are seen alike
+    assert len(values) == len(texts)
+
+
 # --- the strong form: hidden tiles that differ change nothing a seat is sent -------------
 
 

@@ -11,10 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, Final
 
 from fangcheng.tiles.melds import Meld, MeldKind
-from fangcheng.tiles.notation import InvalidNotationError, format_tiles, parse_tiles, tile_name
+from fangcheng.tiles.notation import (
+    KINDS,
+    InvalidNotationError,
+    format_tiles,
+    parse_tiles,
+    tile_name,
+)
 
 __all__ = ["Act", "Action", "IllegalActionError", "called_meld"]
 
@@ -42,6 +48,17 @@ _LONGEST = 40
 # enum members looked up once (a lookup on the class is slow): every call reads them
 _CHI, _PENG, _GANG = Act.CHI, Act.PENG, Act.GANG
 _CHI_MELD, _PENG_MELD, _GANG_MELD = MeldKind.CHI, MeldKind.PENG, MeldKind.MING_GANG
+
+
+#: The text of each tile action on each tile, and of the plain ones, by (the kind's
+#: value, the tile): each prompt writes all its legal actions (a turn's dozen discards),
+#: and a table is read where an f-string and `tile_name` were a Python call each (keyed
+#: by the value, a str: an enum member's hash is Python-level).
+_TEXTS: Final[dict[tuple[str, int | None], str]] = {
+    (kind.value, tile): f"{kind.value} {tile_name(tile)}"
+    for kind in _TILE_ACTS
+    for tile in range(KINDS)
+} | {(kind.value, None): kind.value for kind in (Act.HU, Act.PASS, Act.XUANFENG)}
 
 
 class IllegalActionError(ValueError):
@@ -87,6 +104,9 @@ class Action:
     value: int = 0  # piao: the bet (× 底注); que: the suit 0 m, 1 p, 2 s
 
     def __str__(self) -> str:
+        text = _TEXTS.get((self.kind._value_, self.tile))
+        if text is not None:
+            return text
         kind = self.kind
         if kind in _TILE_ACTS and self.tile is not None:
             return f"{kind.value} {tile_name(self.tile)}"

@@ -330,7 +330,7 @@ def observation_data(obs: Observation) -> ObservationData:
         base=obs.base,
         wall=obs.wall,
         treasure=None if obs.treasure is None else tile_name(obs.treasure),
-        retired=format_tiles(obs.retired, sort=False),
+        retired=format_tiles(obs.retired, sort=False) if obs.retired else "",  # most rules: none
         hand=format_counts(obs.hand),
         drawn=None if obs.drawn is None else tile_name(obs.drawn),
         seats=seats,

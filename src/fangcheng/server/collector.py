@@ -9,7 +9,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Final
 
-__all__ = ["FIRST_SWEEP_S", "MAX_SWEEP_S", "collector"]
+__all__ = ["FIRST_SWEEP_S", "MAX_SWEEP_S", "YOUNG_THRESHOLD", "collector"]
 
 #: Seconds from the start to the first sweep, which measures the garbage rate.
 FIRST_SWEEP_S: Final = 300.0
@@ -17,6 +17,11 @@ FIRST_SWEEP_S: Final = 300.0
 MAX_SWEEP_S: Final = 1800.0
 #: The cyclic garbage let pile up between sweeps, as a share of the live heap.
 GARBAGE_SHARE: Final = 0.25
+#: The youngest generation's threshold (allocations less deallocations between its
+#: collections) while the policy runs: at CPython's 700 the young collections, walking
+#: the futures, coroutines and frames of every action in flight, were a sixth of a
+#: 200-table server's CPU (perf, benchmarks/history/2026-12-06-server-cpu-2.md).
+YOUNG_THRESHOLD: Final = 10_000
 
 
 async def collector(
@@ -44,7 +49,10 @@ async def collector(
     since the last, and the next comes when that rate would have piled up
     `GARBAGE_SHARE` of the live heap, at most `MAX_SWEEP_S` later (the first after
     `FIRST_SWEEP_S`). Objects freed by reference counting leave the frozen generation at
-    once; only cyclic garbage waits for a sweep."""
+    once; only cyclic garbage waits for a sweep. Meanwhile the youngest generation is
+    collected every `YOUNG_THRESHOLD` allocations, not every 700."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(YOUNG_THRESHOLD, *thresholds[1:])
     gc.collect()
     gc.freeze()
     swept_at, wait = clock(), FIRST_SWEEP_S
@@ -63,3 +71,4 @@ async def collector(
             swept_at = now
     finally:  # the process may go on (tests): its heap is the collector's again
         gc.unfreeze()
+        gc.set_threshold(*thresholds)

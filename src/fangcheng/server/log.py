@@ -29,6 +29,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -170,7 +171,7 @@ class TableLog:
             db.execute(
                 table_logs.insert().values(uid=uid, code=code, kind=kind, opened=time.time())
             )
-            db.execute(_INSERT, {"uid": uid, "n": 0, "kind": "open", "data": _json(data)})
+            _insert(db, [{"uid": uid, "n": 0, "kind": "open", "data": _json(data)}])
         return cls(engine, uid, 1)
 
     def write(self, kind: str, data: dict[str, Any]) -> None:
@@ -230,7 +231,7 @@ class TableLog:
                 return
             try:
                 with self.engine.begin() as db:
-                    db.execute(_INSERT, batch)
+                    _insert(db, batch)
             except sa.exc.IntegrityError:
                 self.fenced = True
                 first = batch[0]["n"]
@@ -277,7 +278,7 @@ class TableLog:
         if self.fenced:
             raise Fenced(f"table {self.uid}: this process no longer runs it")
         try:
-            db.execute(_INSERT, {"uid": self.uid, "n": self.n, "kind": kind, "data": _json(data)})
+            _insert(db, [{"uid": self.uid, "n": self.n, "kind": kind, "data": _json(data)}])
         except sa.exc.IntegrityError:
             self.fenced = True
             raise Fenced(f"table {self.uid}: entry {self.n} was written elsewhere") from None
@@ -422,7 +423,7 @@ class _Group:
                 if db is None:
                     db = self._local.db = batches[0][0].engine.connect()
                 with db.begin():
-                    db.execute(_INSERT, [row for _, batch in batches for row in batch])
+                    _insert(db, [row for _, batch in batches for row in batch])
             except Exception:  # told table by table, below, on a fresh connection
                 self._drop()
             else:
@@ -470,6 +471,28 @@ def _group(engine: sa.Engine) -> _Group:
         sqlite = getattr(getattr(engine, "dialect", None), "name", "sqlite") == "sqlite"
         group = groups[loop] = _Group(1 if sqlite else _FLYING)
     return group
+
+
+@functools.lru_cache(maxsize=16)
+def _insert_text(dialect: sa.Dialect) -> tuple[str, Callable[[dict[str, Any]], Any] | None]:
+    """The entries' INSERT in ``dialect``'s SQL, compiled once, and what turns an entry
+    into its parameters for a positional driver (a tuple in the statement's order; None:
+    the driver takes the entry's dict as it is)."""
+    compiled = _INSERT.compile(dialect=dialect)
+    order = compiled.positiontup
+    return compiled.string, itemgetter(*order) if order else None
+
+
+def _insert(db: sa.Connection, rows: list[dict[str, Any]]) -> None:
+    """Insert log entries on ``db`` (in its transaction): the statement compiled once and
+    the rows straight to the driver's ``executemany``. Through `sa.Connection.execute`
+    each batch looked the statement up in the compiled cache and processed every row's
+    parameters anew: a batch of one entry cost 42 µs of CPU on SQLite against 32 so, ten
+    152 against 132. `exec_driver_sql`, not the bare cursor (5–15 µs less), keeps
+    SQLAlchemy's events (the fault injection's), its errors (`sa.exc.IntegrityError`:
+    `Fenced`) and its handling of a lost connection."""
+    text, positional = _insert_text(db.dialect)
+    db.exec_driver_sql(text, rows if positional is None else list(map(positional, rows)))
 
 
 def _acted(batch: list[dict[str, Any]]) -> None:

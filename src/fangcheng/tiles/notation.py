@@ -88,9 +88,13 @@ def tile_name(tile: int) -> str:
     """The canonical notation of one tile: ``'5m'``, ``'E'``, ``'C'``."""
     if not 0 <= tile < KINDS:
         raise ValueError(f"tile id {tile!r} is not in 0..33")
-    if tile < 27:
-        return f"{tile % 9 + 1}{SUITS[tile // 9]}"
-    return HONOUR_LETTERS[tile - 27]
+    return _NAMES[tile]
+
+
+#: Each face's notation, written once: every frame names the drawn tile, the last discard.
+_NAMES: Final = tuple(
+    f"{t % 9 + 1}{SUITS[t // 9]}" if t < 27 else HONOUR_LETTERS[t - 27] for t in range(KINDS)
+)
 
 
 _GLYPHS: Final = (
