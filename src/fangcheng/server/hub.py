@@ -58,8 +58,9 @@ class Hub:
     passwords: Passwords = field(default_factory=Passwords)
     directory: Directory = field(default_factory=Directory)
     metrics: Metrics = field(default_factory=Metrics)
-    #: The tables' database work on its way (`offload`): the server's stop awaits it.
-    offloaded: set[asyncio.Task[None]] = field(default_factory=set)
+    #: Each table's database work on its way (`offload`), by the table's uid: an answer
+    #: about the table (`durable`) and the server's stop await it.
+    offloaded: dict[str, asyncio.Task[None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         seed = self.settings.seed
@@ -385,8 +386,12 @@ class Hub:
                 self.retire(table)
 
     async def durable(self, table: Table) -> None:
-        """Wait until the table's log has committed what it has written: an answer that
-        shows the table is sent after it (as its frames are)."""
+        """Wait until the table's database work on its way is done (`offload`) and its
+        log has committed what it has written: an answer that shows the table is sent
+        after it (as its frames are)."""
+        work = self.offloaded.get(table.uid)
+        if work is not None:
+            await asyncio.shield(work)
         if table.log is not None:
             await table.log.wait(table.log.n)
 
@@ -429,8 +434,13 @@ class Hub:
     def offload(self, table: Table, job: Callable[[], _T], then: Callable[[_T, int], None]) -> None:
         """Run a table's database work off the event loop (`fangcheng.server.tables.Offload`)."""
         task = asyncio.get_running_loop().create_task(self._off_loop(table, job, then))
-        self.offloaded.add(task)
-        task.add_done_callback(self.offloaded.discard)
+        self.offloaded[table.uid] = task
+
+        def done(_: asyncio.Task[None]) -> None:  # (its ``then`` may have sent the next)
+            if self.offloaded.get(table.uid) is task:
+                del self.offloaded[table.uid]
+
+        task.add_done_callback(done)
 
     async def _off_loop(
         self, table: Table, job: Callable[[], _T], then: Callable[[_T, int], None]
@@ -438,8 +448,9 @@ class Hub:
         """Once the table's log has committed what it wrote (the work writes its next
         entries, committed in the worker), ``job`` in a worker thread, then ``then`` on
         the loop, as a tick of the table's (`_run`: a failure is logged and the table's
-        timer tries again a second later), whose timer is then woken. A table closed or
-        dropped meanwhile is left as the work left it: its log rebuilds it."""
+        timer tries again a second later; a table nobody sits at any more closes), whose
+        timer is then woken. A table stopped meanwhile (dropped, given to another
+        process) is left as the work left it: its log rebuilds it."""
         log, done, failed = table.log, list[_T](), False
         try:
             if log is None or await log.wait(log.n):  # (False: fenced, dropped below)
@@ -464,6 +475,9 @@ class Hub:
                 return
             log_event("tick_failed", 40, code=table.code, exc_info=True)
             failed = True
+        self._vacated(table)
+        if table.code in self.retiring:
+            self.retire(table)
         if failed:
             await asyncio.sleep(1)
         self.poke(table)

@@ -6,7 +6,10 @@ A `Table` is plain synchronous state. Every call that can move the game carries 
 server runs one task per table that sleeps until `Table.next_wake` and calls `tick`;
 tests pass a fake clock. The table hands its frames (dicts of JSON values and msgspec
 Structs, docs/protocol.md) to its listeners' ``send`` and each finished hand to
-``on_hand``.
+``on_hand``. What a step needs of the database (a hand's booking and store, a coin
+hand's stake) the server runs off its event loop (`Offload`): the table waits for it,
+`busy`, and goes on with its answer; tests ticking by hand, and a rebuild, run it in
+the table's call.
 
 What a seat is sent is computed from the engine's redaction only: its events are
 `for_seat(events, seat)` (what `Round.events_for` returns; a spectator's ``None``), read
