@@ -1,6 +1,7 @@
 """Issue 38 item 3: a request's database calls (the token's person, a guest's session, a
-person's hands, the accounts' and the console's calls, the websocket's hello) run off
-the event loop, so a slow database holds up that request and no other table.
+person's hands, the accounts' and the console's calls, the websocket's hello) and a
+table's own (a hand's store, a coin hand's booking and the next hand's stake) run off
+the event loop, so a slow database holds up that request or table and no other.
 
 Each database call is replaced by one that asks the loop to run a callback and waits
 for it: run in a worker thread it sees the callback run (the loop was free meanwhile);
