@@ -373,8 +373,8 @@ class Table:
             return
         r = self.round
         if self.status != "playing" or r is None or r.over:
+            self.leave(person, now)  # (refused while busy: then still seated, not vacated)
             self.vacated.append(person)
-            self.leave(person, now)
             return
         self._record("frozen", lambda: {"person": person})
         s = self.seats[seat]
