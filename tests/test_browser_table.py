@@ -101,16 +101,21 @@ def _press(page: Any, selector: str) -> None:
     )
 
 
+def _practice_in_auto(page: Any, url: str, name: str, rules: str) -> None:
+    """Log in as ``name``, open a practice table of ``rules`` and press 托管."""
+    _login(page, url, name)
+    page.click(f".practice-{rules}")
+    page.wait_for_selector(".actions button.auto:not(.on)")
+    _press(page, ".actions button.auto:not(.on)")
+
+
 @pytest.mark.parametrize("rules", ["sichuan", "baishan", "baicheng", "baishan_platform"])
 def test_tuoguan_stays_on_for_a_whole_hand(server: str, browser: Any, rules: str) -> None:
     """Clicked once, 托管 plays the hand to its end: the page answers nothing for the
     seat (no pass of its own), no table frame shows it off, nothing asks for it off."""
     page = _page(browser)
     frames = Frames(page)
-    _login(page, server, f"Tg{rules[:3]}")
-    page.click(f".practice-{rules}")
-    page.wait_for_selector(".actions button.auto:not(.on)")
-    _press(page, ".actions button.auto:not(.on)")
+    _practice_in_auto(page, server, f"Tg{rules[:3]}", rules)
     page.wait_for_selector(".actions button.auto.on")
     clicked = len(frames.sent)
     page.wait_for_selector(".actions .auto-note")
@@ -194,10 +199,7 @@ def test_the_settlement_counts_down_and_closes_at_the_deal(
     alone, not by the click."""
     page = _page(browser)
     relay = Relay(page)
-    _login(page, slower_deal, f"Nx{RULE_SETS.index(rules)}")
-    page.click(f".practice-{rules}")
-    page.wait_for_selector(".actions button.auto:not(.on)")
-    _press(page, ".actions button.auto:not(.on)")
+    _practice_in_auto(page, slower_deal, f"Nx{RULE_SETS.index(rules)}", rules)
     _touch_targets(page)
     page.wait_for_selector(".settlement", timeout=HAND_MS)
     shown = int(re.match(r"第(\d+)盘", page.locator(".settlement h2").inner_text())[1])
@@ -257,10 +259,7 @@ def test_the_settlement_opens_after_the_calls_not_under_them(server: str, browse
     settlement opens: nothing covers its buttons or its payers the moment it shows."""
     page = _page(browser)
     page.add_init_script(FIRST_SETTLEMENT)
-    _login(page, server, "Co")
-    page.click(".practice-baishan")
-    page.wait_for_selector(".actions button.auto:not(.on)")
-    _press(page, ".actions button.auto:not(.on)")
+    _practice_in_auto(page, server, "Co", "baishan")
     for _ in range(3):  # a hand won (a drawn hand has no call at its end)
         page.wait_for_function("() => window.firstSettlement", timeout=HAND_MS)
         first = page.evaluate("() => window.firstSettlement")
@@ -692,10 +691,7 @@ def test_a_long_settlement_keeps_its_countdown_in_view_on_a_phone(
     "next hand in N s" and next-hand button stay in view at its foot, unscrolled."""
     page = _page(browser)
     page.set_viewport_size(PHONE)
-    _login(page, long_sichuan, "Ls")
-    page.click(".practice-sichuan")
-    page.wait_for_selector(".actions button.auto:not(.on)")
-    _press(page, ".actions button.auto:not(.on)")
+    _practice_in_auto(page, long_sichuan, "Ls", "sichuan")
     page.wait_for_selector(".settlement", timeout=HAND_MS)
     assert page.locator(".settlement .win-box").count() == 3, "seed 1 dealt another hand"
     tall = page.evaluate("() => document.querySelector('.settlement').offsetHeight")
