@@ -27,6 +27,7 @@ from fangcheng.server.store import Person
 from fangcheng.server.tables import Table
 from test_admin_api import PASSWORD
 from test_server_coins import Server, _server
+from test_server_protocol import Seat
 
 #: How long a call waits for the loop's callback: only the old tree (the call on the
 #: loop) waits it out, so it bounds the failing run, never a passing one's.
@@ -201,3 +202,25 @@ def test_a_coin_hands_booking_and_the_next_stake_are_off_the_event_loop(
     timed.client.portal.call(table.set_auto, seat, True, timed.hub.now())
     _until(slow, {"start_hand": 1, "settle_hand": 2, "balance": 2, "profile": 2})
     assert all(ran for _, ran in slow.calls), slow.calls
+
+
+def test_an_escapers_connection_is_sent_the_settlement_its_escape_ended(timed: Server) -> None:
+    """逃跑 ends the hand, whose booking goes off the loop: the escaper's connection,
+    off the seat at once, is still sent that hand's ``hand_end`` (what the escape cost)
+    before it closes (a page that left saw no settlement while the booking was out)."""
+    people = [timed.sign_up(n) for n in ("Ann", "Bob", "Cy", "Dee")]
+    code = {timed.match(p).json()["code"] for p in people}.pop()
+    table = timed.hub.tables[code]
+    assert isinstance(table, CoinTable)
+    with timed.client.websocket_connect("/ws") as ws:
+        client = Seat(ws)
+        client.hello(people[0], code)
+        client.drain()
+        asked = next(f for f in client.send({"type": "leave"}) if f["type"] == "error")
+        assert asked["code"] == "confirm"
+        ws.send_json({"type": "leave"})  # confirmed: 逃跑
+        frames = []
+        while not frames or frames[-1]["type"] != "hand_end":
+            frames.append(client.next())  # (a closed socket raises: no settlement came)
+    assert frames[-1]["settlement"]["end"] == "escape"
+    assert frames[-1] == table.last_end

@@ -92,6 +92,9 @@ class CoinTable(Table):
     unstood: set[int] = field(default_factory=set)
     closing: bool = False  # 防作弊场 after an escape: the table closes after the hand
     last_end: dict[str, Any] | None = None  # the last hand_end frame
+    #: Escapers' connections owed the hand_end of the hand their 逃跑 ended, while that
+    #: hand's booking is with the database (`busy`): sent it in `_hand_end`.
+    _owed_end: list[Listener] = field(default_factory=list)
     _escape_asked: dict[int, int] = field(default_factory=dict)  # seat → deal asked in
 
     @property
@@ -193,7 +196,9 @@ class CoinTable(Table):
         super().leave(person, now)
         if self.closing and self.status == "between":  # no next hand: closed at the next tick
             self.next_deal = now
-        if live and self.last_end is not None:  # the escaper sees what it cost
+        if live and self.busy:  # the hand's booking is on its way: sent when it is done
+            self._owed_end += leaving
+        elif live and self.last_end is not None:  # the escaper sees what it cost
             for listener in leaving:
                 listener.send(self.last_end)
 
@@ -385,6 +390,9 @@ class CoinTable(Table):
     def _hand_end(self, done: tuple[dict[str, Any], int | None], now: int) -> None:
         super()._hand_end(done, now)
         self.last_end = self._last_end[0]
+        for listener in self._owed_end:  # escapers see what it cost (`leave`)
+            listener.send(self.last_end)
+        self._owed_end.clear()
 
     def _deals_again(self) -> bool:
         return super()._deals_again() and not self.closing  # 防作弊场 after an escape
