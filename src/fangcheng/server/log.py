@@ -171,12 +171,17 @@ class TableLog:
     def open(
         cls, engine: sa.Engine, uid: str, code: str, kind: str, data: dict[str, Any]
     ) -> TableLog:
-        """A new table's log, its first entry (``open``) written with it."""
-        with engine.begin() as db:
-            db.execute(
-                table_logs.insert().values(uid=uid, code=code, kind=kind, opened=time.time())
-            )
-            _insert(db, [{"uid": uid, "n": 0, "kind": "open", "data": _json(data)}])
+        """A new table's log, its first entry (``open``) written with it; `Unwritable`
+        if the database refuses them (no table is opened: the caller is told to try
+        again, never answered a failure of the server's)."""
+        try:
+            with engine.begin() as db:
+                db.execute(
+                    table_logs.insert().values(uid=uid, code=code, kind=kind, opened=time.time())
+                )
+                _insert(db, [{"uid": uid, "n": 0, "kind": "open", "data": _json(data)}])
+        except sa.exc.DBAPIError as exc:
+            raise Unwritable(f"table {uid}: the database refused its log") from exc
         return cls(engine, uid, 1)
 
     def write(self, kind: str, data: dict[str, Any]) -> None:
