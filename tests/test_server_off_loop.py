@@ -26,6 +26,7 @@ from fangcheng.server.log import TableLog
 from fangcheng.server.store import Person
 from fangcheng.server.tables import Table
 from test_admin_api import PASSWORD
+from test_admin_tables import _until_closed
 from test_server_coins import Server, _server
 from test_server_protocol import Seat
 
@@ -225,3 +226,26 @@ def test_an_escapers_connection_is_sent_the_settlement_its_escape_ended(timed: S
             frames.append(client.next())  # (a closed socket raises: no settlement came)
     assert frames[-1]["settlement"]["end"] == "escape"
     assert frames[-1] == table.last_end
+
+
+def test_an_operators_close_sends_the_hands_and_the_matchs_end_before_closing_sockets(
+    timed: Server,
+) -> None:
+    """D92 at a table whose abandoned hand is booked off the loop: its seat is sent the
+    ``closed`` frame, the hand's ``hand_end`` and the match's ``match_end`` (each after
+    its own database work), then its socket is closed (1000), and the table is gone."""
+    ann = timed.sign_up("Ann")
+    code = timed.match(ann).json()["code"]
+    table = timed.hub.tables[code]
+    with timed.client.websocket_connect("/ws") as ws:
+        client = Seat(ws)
+        client.hello(ann, code)
+        while client.next()["type"] != "prompt":  # the hand is dealt (its 漂 asks Ann)
+            pass
+        assert timed.client.portal is not None
+        timed.client.portal.call(timed.hub.close_by_operator, table, "maintenance")
+        told = _until_closed(client)
+    kinds = [f["type"] for f in told if f["type"] in ("closed", "hand_end", "match_end")]
+    assert kinds == ["closed", "hand_end", "match_end"], kinds
+    assert told[[f["type"] for f in told].index("hand_end")]["settlement"]["end"] == "abandoned"
+    assert code not in timed.hub.tables

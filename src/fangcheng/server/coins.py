@@ -390,6 +390,8 @@ class CoinTable(Table):
     def _hand_end(self, done: tuple[dict[str, Any], int | None], now: int) -> None:
         super()._hand_end(done, now)
         self.last_end = self._last_end[0]
+        if self.closing:  # 防作弊场 after an escape: no next hand, the match ends now
+            self.next_deal = now
         for listener in self._owed_end:  # escapers see what it cost (`leave`)
             listener.send(self.last_end)
         self._owed_end.clear()

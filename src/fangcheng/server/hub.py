@@ -61,6 +61,8 @@ class Hub:
     #: Each table's database work on its way (`offload`), by the table's uid: an answer
     #: about the table (`durable`) and the server's stop await it.
     offloaded: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    #: Operator-closed tables' connections waiting for that work (`close_by_operator`).
+    finishing: set[asyncio.Task[None]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         seed = self.settings.seed
@@ -286,13 +288,26 @@ class Hub:
         for person in seated:
             if self.sitting.get(person) == table.code:
                 del self.sitting[person]
-        listeners = table.listeners()
+        listeners = [x for x in table.listeners() if isinstance(x, Connection)]
         self.poke(table)
         self.retire(table)
-        for listener in listeners:
-            if isinstance(listener, Connection):
+        if table.busy:  # the abandoned hand's booking is on its way: its hand_end first
+            task = asyncio.get_running_loop().create_task(self._finish_after_work(table, listeners))
+            self.finishing.add(task)  # (the loop keeps only a weak reference)
+            task.add_done_callback(self.finishing.discard)
+        else:
+            for listener in listeners:
                 listener.finish(1000)
         log_event("table_closed_by_operator", code=table.code)
+
+    async def _finish_after_work(self, table: Table, listeners: list[Connection]) -> None:
+        """Close an operator-closed table's connections once its database work is done
+        (`offload`), so they are sent the frames it leads to first: the hand's end,
+        then the match's (each its own work)."""
+        while (work := self.offloaded.get(table.uid)) is not None:
+            await asyncio.shield(work)
+        for listener in listeners:
+            listener.finish(1000)
 
     def freeze_seat(self, person: int, reason: str) -> Table | None:
         """A person's account was frozen (D90): the table where they sit here (None:
@@ -467,6 +482,7 @@ class Hub:
         try:
             if done:
                 then(done[0], self.now())
+                table.tick(self.now())  # on as in the table's own call (a match's end)
         except Unwritable:
             log_event("table_waits_for_log", 30, code=table.code)
             failed = True
