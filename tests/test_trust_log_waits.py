@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 
 import test_trust_tables
+from fangcheng.server import log
 from fangcheng.server.log import Unwritable
 from fangcheng.server.tables import TableError
 from test_server_protocol import Clock, Seat, Server, _server, practice
@@ -116,3 +118,29 @@ def test_tuoguans_answer_waiting_for_the_log_is_the_seats_answer(
     live: Any = table._autos[0]
     replayed: Any = again._autos[0]
     assert replayed.rng.getstate() == live.rng.getstate()
+
+
+def test_a_table_whose_new_log_the_database_refuses_is_not_opened_and_the_answer_says_why(
+    server: Server, monkeypatch: pytest.MonkeyPatch, events: Events
+) -> None:
+    """The chaos run's 500: the database refused a new table's first log entry. The
+    request is answered ``unavailable`` (503, try again), no table is left half-open, and
+    the same request then opens one."""
+    headers = server.session()
+    insert = log._insert
+
+    def refused_open(db: sa.Connection, rows: list[dict[str, Any]]) -> None:
+        if rows[0]["kind"] == "open":
+            raise sa.exc.OperationalError("INSERT", {}, Exception("the database is gone"))
+        insert(db, rows)
+
+    monkeypatch.setattr(log, "_insert", refused_open)
+    practice_ = {"rules": "baishan", "bot": "efficient"}
+    refused = server.client.post("/api/practice", json=practice_, headers=headers)
+    assert refused.status_code == 503, refused.text
+    assert refused.json()["error"]["code"] == "unavailable"
+    assert server.hub.tables == {}
+    assert "request_failed" not in [e for e, _ in events.seen]
+    monkeypatch.setattr(log, "_insert", insert)  # the database is back
+    opened = server.client.post("/api/practice", json=practice_, headers=headers)
+    assert opened.status_code == 200, opened.text

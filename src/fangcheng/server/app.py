@@ -112,6 +112,7 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
                 await task
         for table in list(hub.tables.values()):  # their logs rebuild them at the next start
             hub.close(table, ended=False)
+        await asyncio.gather(*hub.offloaded.values())  # their database work, done with the database
         await directory.stop()  # (many processes: another takes them over now)
         hub.thinker.close()
 

@@ -92,6 +92,9 @@ class CoinTable(Table):
     unstood: set[int] = field(default_factory=set)
     closing: bool = False  # 防作弊场 after an escape: the table closes after the hand
     last_end: dict[str, Any] | None = None  # the last hand_end frame
+    #: Escapers' connections owed the hand_end of the hand their 逃跑 ended, while that
+    #: hand's booking is with the database (`busy`): sent it in `_hand_end`.
+    _owed_end: list[Listener] = field(default_factory=list)
     _escape_asked: dict[int, int] = field(default_factory=dict)  # seat → deal asked in
 
     @property
@@ -193,7 +196,9 @@ class CoinTable(Table):
         super().leave(person, now)
         if self.closing and self.status == "between":  # no next hand: closed at the next tick
             self.next_deal = now
-        if live and self.last_end is not None:  # the escaper sees what it cost
+        if live and self.busy:  # the hand's booking is on its way: sent when it is done
+            self._owed_end += leaving
+        elif live and self.last_end is not None:  # the escaper sees what it cost
             for listener in leaving:
                 listener.send(self.last_end)
 
@@ -337,8 +342,9 @@ class CoinTable(Table):
             }
         self.unsettled.pop(hand_id, None)
         self._show_coins(hand_id, coins)
-        try:
-            self._record("settled", lambda: {"hand": hand_id, "coins": coins})
+        try:  # (live, never replaying: in the table's database work, `busy`)
+            if self.log is not None:
+                self.log.write("settled", {"hand": hand_id, "coins": coins})
         except Exception:  # booked all the same: a rebuild books it again, idempotently
             log_event("log_failed", 40, code=self.code, hand=hand_id, exc_info=True)
         return coins
@@ -381,9 +387,14 @@ class CoinTable(Table):
             if self._replay.take_if("settled", _of_hand(hand_id)) is not None:
                 del self.unsettled[hand_id]
 
-    def _hand_over(self, now: int) -> None:
-        super()._hand_over(now)
+    def _hand_end(self, done: tuple[dict[str, Any], int | None], now: int) -> None:
+        super()._hand_end(done, now)
         self.last_end = self._last_end[0]
+        if self.closing:  # 防作弊场 after an escape: no next hand, the match ends now
+            self.next_deal = now
+        for listener in self._owed_end:  # escapers see what it cost (`leave`)
+            listener.send(self.last_end)
+        self._owed_end.clear()
 
     def _deals_again(self) -> bool:
         return super()._deals_again() and not self.closing  # 防作弊场 after an escape
@@ -402,23 +413,51 @@ class CoinTable(Table):
         if self.paused:  # back at a paused table: why no hand is dealt
             listener.send(dict(_PAUSED))
 
+    def _deal(self, now: int, data: dict[str, Any] | None = None) -> None:
+        """Deal the next hand, its stake read from the balances off the event loop
+        (`_with_database`) unless it is read already (``data``) or replayed."""
+        if data is not None or self._replay is not None:
+            super()._deal(now, data)
+            return
+        self._with_database(self._deal_data, lambda made, at: self._deal(at, made), now)
+
     def _deal_or_end(self, now: int) -> None:
         """Deal the next hand once every earlier one is booked (`_booked_up`); a match
-        that nobody sits at any more ends (as 防作弊场's does after an escape)."""
-        if not self._booked_up(now):
-            return
-        if self.closing or self.closed is not None or not self.people():
-            self._end_match()
-            return
-        super()._deal_or_end(now)
+        that nobody sits at any more ends (as 防作弊场's does after an escape). The
+        database's part (`_before_deal`) runs off the event loop."""
+        self._with_database(self._before_deal, self._deal_or_end_with, now)
 
-    def _booked_up(self, now: int) -> bool:
-        """Whether every hand dealt here is booked, the ones the database failed on tried
-        again first (and the platform seats it failed to give up). If not, the table
-        pauses: its people are told, and it tries again in `RETRY_MS`."""
+    def _before_deal(self) -> dict[str, Any] | None:
+        """The database's part of the next deal: the platform seats it failed to give
+        up and the hands it failed to book tried again, then the next hand's ``deal``
+        entry (`_deal_data`), if one is dealt now and not replayed."""
         if self.unstood:
             self._stand(())
         self.retry_settlements()
+        if self.unsettled or not self._deals_next() or self._replay is not None:
+            return None
+        return self._deal_data()
+
+    def _deals_next(self) -> bool:
+        """Whether, every hand booked, the next hand is dealt (else the match ends)."""
+        assert self.match is not None
+        people = not self.closing and self.closed is None and bool(self.people())
+        return people and not self.match.over
+
+    def _deal_or_end_with(self, data: dict[str, Any] | None, now: int) -> None:
+        """`_deal_or_end` once `_before_deal` is done: ``data``, the next hand's
+        ``deal`` entry if it made one."""
+        if not self._booked_up(now):
+            return
+        if self._deals_next():
+            self._deal(now, data)
+        else:
+            self._end_match()
+
+    def _booked_up(self, now: int) -> bool:
+        """Whether every hand dealt here is booked (the ones the database failed on were
+        tried again, `_before_deal`). If not, the table pauses: its people are told, and
+        it tries again in `RETRY_MS`."""
         if not self.unsettled:
             if self.paused:
                 self.paused = False

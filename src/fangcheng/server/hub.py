@@ -8,8 +8,9 @@ import asyncio
 import collections
 import functools
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import msgspec
 import sqlalchemy as sa
@@ -30,6 +31,8 @@ from fangcheng.server.tables import Finished, Table, TableError, check_settings
 from fangcheng.server.thinking import Thinker
 
 __all__ = ["MIN_BOT_MS", "PAUSED", "SESSIONS_PER_MINUTE", "UNLOGGED", "Hub"]
+
+_T = TypeVar("_T")
 
 #: The fastest a table's bots may act (ms): a match of bots never holds the server up.
 MIN_BOT_MS: Final = 50
@@ -55,6 +58,11 @@ class Hub:
     passwords: Passwords = field(default_factory=Passwords)
     directory: Directory = field(default_factory=Directory)
     metrics: Metrics = field(default_factory=Metrics)
+    #: Each table's database work on its way (`offload`), by the table's uid: an answer
+    #: about the table (`durable`) and the server's stop await it.
+    offloaded: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    #: Operator-closed tables' connections waiting for that work (`close_by_operator`).
+    finishing: set[asyncio.Task[None]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         seed = self.settings.seed
@@ -193,6 +201,8 @@ class Hub:
         self.tables[table.code] = table
         if table.log is not None:
             table.log.on_fenced = functools.partial(self.drop, table)
+            if self.settings.timers and not table.log.inline:
+                table.offload = self.offload
         if self.settings.timers:
             self.wakes[table.code] = asyncio.Event()
             self.tasks[table.code] = asyncio.get_running_loop().create_task(self._run(table))
@@ -229,19 +239,22 @@ class Hub:
     def retire(self, table: Table) -> None:
         """Close a table nobody sits at any more once every hand dealt there is booked: a
         coin table left with one the database failed on stays open, without people, until
-        its timer has booked it and ended its match (`CoinTable._deal_or_end`)."""
-        if isinstance(table, CoinTable) and table.unsettled:
+        its timer has booked it and ended its match (`CoinTable._deal_or_end`); a table
+        whose database work is on its way closes when it is done (`offload`)."""
+        if table.busy or (isinstance(table, CoinTable) and table.unsettled):
             self.retiring.add(table.code)
         else:
             self.close(table)
 
     def close(self, table: Table, *, ended: bool = True) -> None:
         """Take a table out of play; ``ended``: for good (its log is closed), else only
-        this process stops running it (its log rebuilds it at the next start)."""
+        this process stops running it (its log rebuilds it at the next start). A table
+        whose database work is on its way (`offload`) is only stopped: that work writes
+        its log, which rebuilds it."""
         log = table.log
-        if ended and not table.retry_stores(self.now()):  # its log rebuilds it to store them
+        if table.busy or (ended and not table.retry_stores(self.now())):  # rebuilt to store
             ended = False
-        if log is not None and not log.fenced:  # what it wrote is committed first
+        if log is not None and not log.fenced and not table.busy:  # what it wrote, committed
             try:
                 log.close() if ended else log.commit()
             except Exception:  # a table left open is rebuilt, then closes again
@@ -275,13 +288,26 @@ class Hub:
         for person in seated:
             if self.sitting.get(person) == table.code:
                 del self.sitting[person]
-        listeners = table.listeners()
+        listeners = [x for x in table.listeners() if isinstance(x, Connection)]
         self.poke(table)
         self.retire(table)
-        for listener in listeners:
-            if isinstance(listener, Connection):
+        if table.busy:  # the abandoned hand's booking is on its way: its hand_end first
+            task = asyncio.get_running_loop().create_task(self._finish_after_work(table, listeners))
+            self.finishing.add(task)  # (the loop keeps only a weak reference)
+            task.add_done_callback(self.finishing.discard)
+        else:
+            for listener in listeners:
                 listener.finish(1000)
         log_event("table_closed_by_operator", code=table.code)
+
+    async def _finish_after_work(self, table: Table, listeners: list[Connection]) -> None:
+        """Close an operator-closed table's connections once its database work is done
+        (`offload`), so they are sent the frames it leads to first: the hand's end,
+        then the match's (each its own work)."""
+        while (work := self.offloaded.get(table.uid)) is not None:
+            await asyncio.shield(work)
+        for listener in listeners:
+            listener.finish(1000)
 
     def freeze_seat(self, person: int, reason: str) -> Table | None:
         """A person's account was frozen (D90): the table where they sit here (None:
@@ -375,8 +401,12 @@ class Hub:
                 self.retire(table)
 
     async def durable(self, table: Table) -> None:
-        """Wait until the table's log has committed what it has written: an answer that
-        shows the table is sent after it (as its frames are)."""
+        """Wait until the table's database work on its way is done (`offload`) and its
+        log has committed what it has written: an answer that shows the table is sent
+        after it (as its frames are)."""
+        work = self.offloaded.get(table.uid)
+        if work is not None:
+            await asyncio.shield(work)
         if table.log is not None:
             await table.log.wait(table.log.n)
 
@@ -415,6 +445,58 @@ class Hub:
             self._vacated(table)
             if table.code in self.retiring:
                 self.retire(table)
+
+    def offload(self, table: Table, job: Callable[[], _T], then: Callable[[_T, int], None]) -> None:
+        """Run a table's database work off the event loop (`fangcheng.server.tables.Offload`)."""
+        task = asyncio.get_running_loop().create_task(self._off_loop(table, job, then))
+        self.offloaded[table.uid] = task
+
+        def done(_: asyncio.Task[None]) -> None:  # (its ``then`` may have sent the next)
+            if self.offloaded.get(table.uid) is task:
+                del self.offloaded[table.uid]
+
+        task.add_done_callback(done)
+
+    async def _off_loop(
+        self, table: Table, job: Callable[[], _T], then: Callable[[_T, int], None]
+    ) -> None:
+        """Once the table's log has committed what it wrote (the work writes its next
+        entries, committed in the worker), ``job`` in a worker thread, then ``then`` on
+        the loop, as a tick of the table's (`_run`: a failure is logged and the table's
+        timer tries again a second later; a table nobody sits at any more closes), whose
+        timer is then woken. A table stopped meanwhile (dropped, given to another
+        process) is left as the work left it: its log rebuilds it."""
+        log, done, failed = table.log, list[_T](), False
+        try:
+            if log is None or await log.wait(log.n):  # (False: fenced, dropped below)
+                done.append(await asyncio.to_thread(job))
+        except Exception:  # a bug, or a failure the work does not keep
+            log_event("tick_failed", 40, code=table.code, exc_info=True)
+            await asyncio.sleep(1)
+        finally:
+            table.busy = False
+            if log is not None:
+                log.wake()
+        if self.fenced(table) or self.tables.get(table.code) is not table:
+            return
+        try:
+            if done:
+                then(done[0], self.now())
+                table.tick(self.now())  # on as in the table's own call (a match's end)
+        except Unwritable:
+            log_event("table_waits_for_log", 30, code=table.code)
+            failed = True
+        except Exception:
+            if self.fenced(table):
+                return
+            log_event("tick_failed", 40, code=table.code, exc_info=True)
+            failed = True
+        self._vacated(table)
+        if table.code in self.retiring:
+            self.retire(table)
+        if failed:
+            await asyncio.sleep(1)
+        self.poke(table)
 
     def store_hand(self, table: Table, hand: Finished) -> int | None:
         """Keep a finished hand, its ``stored`` entry in the table's log in the same

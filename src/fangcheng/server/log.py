@@ -119,21 +119,23 @@ def crash_on_commit(platform: Platform) -> None:
 
 def _commit_point(conn: sa.Connection | None = None) -> None:
     crash_point("commit")
-    if _SETTLING:
+    if getattr(_SETTLING, "hand", None) is not None:
         crash_point("settle_commit")
 
 
-_SETTLING: list[str] = []  # the hand being settled now (at most one: one thread plays)
+#: The hand being settled in this thread (``hand``): tables settle in worker threads, at
+#: once, so a commit is a settlement's only in the thread that settles.
+_SETTLING = threading.local()
 
 
 @contextlib.contextmanager
 def settling(hand_id: str) -> Iterator[None]:
     """Mark a settlement's transaction for ``settle_commit``."""
-    _SETTLING.append(hand_id)
+    _SETTLING.hand = hand_id
     try:
         yield
     finally:
-        _SETTLING.pop()
+        _SETTLING.hand = None
 
 
 class TableLog:
@@ -159,19 +161,27 @@ class TableLog:
         self._pending: list[dict[str, Any]] = []  # written, not yet committed
         self._turn = threading.Condition()  # batches committed one at a time, in order
         self._waiters: list[tuple[int, asyncio.Future[bool]]] = []
-        self._inline = isinstance(engine.pool, StaticPool)
+        #: An in-memory SQLite database (one connection, which no other thread may use):
+        #: every entry committed as it is written, and nothing of the table's done off
+        #: the loop.
+        self.inline = isinstance(engine.pool, StaticPool)
         self.failing = False  # the last batch failed (`Unwritable`)
 
     @classmethod
     def open(
         cls, engine: sa.Engine, uid: str, code: str, kind: str, data: dict[str, Any]
     ) -> TableLog:
-        """A new table's log, its first entry (``open``) written with it."""
-        with engine.begin() as db:
-            db.execute(
-                table_logs.insert().values(uid=uid, code=code, kind=kind, opened=time.time())
-            )
-            _insert(db, [{"uid": uid, "n": 0, "kind": "open", "data": _json(data)}])
+        """A new table's log, its first entry (``open``) written with it; `Unwritable`
+        if the database refuses them (no table is opened: the caller is told to try
+        again, never answered a failure of the server's)."""
+        try:
+            with engine.begin() as db:
+                db.execute(
+                    table_logs.insert().values(uid=uid, code=code, kind=kind, opened=time.time())
+                )
+                _insert(db, [{"uid": uid, "n": 0, "kind": "open", "data": _json(data)}])
+        except sa.exc.DBAPIError as exc:
+            raise Unwritable(f"table {uid}: the database refused its log") from exc
         return cls(engine, uid, 1)
 
     def write(self, kind: str, data: dict[str, Any]) -> None:
@@ -184,7 +194,7 @@ class TableLog:
             raise Unwritable(f"table {self.uid}: its log cannot be written now")
         self._pending.append({"uid": self.uid, "n": self.n, "kind": kind, "data": _json(data)})
         self.n += 1
-        if self._inline or not _looping():
+        if self.inline or not _looping():
             try:
                 self.commit()
             except Fenced:
@@ -251,7 +261,11 @@ class TableLog:
         self.durable = batch[-1]["n"] + 1
 
     def _committed(self) -> None:
-        """Wake the waiters whose entries are committed (all of them when fenced)."""
+        """Wake the waiters whose entries are committed (all of them when fenced); in a
+        worker thread (a table's database work, `fangcheng.server.hub.Hub.offload`),
+        nothing: the loop's futures are woken on the loop (`wake`) when it is done."""
+        if not _looping():
+            return
         waiting = []
         for n, done in self._waiters:
             if self.fenced or self.durable >= n:
@@ -260,6 +274,10 @@ class TableLog:
             else:
                 waiting.append((n, done))
         self._waiters = waiting
+
+    def wake(self) -> None:
+        """On the loop: wake the waiters whose entries a worker thread committed."""
+        self._committed()
 
     async def wait(self, n: int) -> bool:
         """Wait until the first ``n`` entries are committed; False: fenced (never)."""

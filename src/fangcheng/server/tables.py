@@ -6,7 +6,10 @@ A `Table` is plain synchronous state. Every call that can move the game carries 
 server runs one task per table that sleeps until `Table.next_wake` and calls `tick`;
 tests pass a fake clock. The table hands its frames (dicts of JSON values and msgspec
 Structs, docs/protocol.md) to its listeners' ``send`` and each finished hand to
-``on_hand``.
+``on_hand``. What a step needs of the database (a hand's booking and store, a coin
+hand's stake) the server runs off its event loop (`Offload`): the table waits for it,
+`busy`, and goes on with its answer; tests ticking by hand, and a rebuild, run it in
+the table's call.
 
 What a seat is sent is computed from the engine's redaction only: its events are
 `for_seat(events, seat)` (what `Round.events_for` returns; a spectator's ``None``), read
@@ -21,7 +24,7 @@ import random
 import secrets
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal, Protocol, TypeVar
 
 import msgspec
 
@@ -38,6 +41,7 @@ __all__ = [
     "STORE_RETRY_MS",
     "Finished",
     "Listener",
+    "Offload",
     "Prompt",
     "Table",
     "TableError",
@@ -98,6 +102,20 @@ class Thinker(Protocol):
     def think(self, table: Table, seat: int, seq: int, bot: Bot, obs: Observation) -> bool: ...
 
     def read(self, table: Table, seat: int, round_: Round) -> None: ...
+
+
+_T = TypeVar("_T")
+
+
+class Offload(Protocol):
+    """Where the server runs a table's database work off its event loop
+    (`fangcheng.server.hub.Hub.offload`): ``job`` in a worker thread once the table's log
+    has committed what it wrote, then ``then(its result, now)`` on the loop. The table
+    is `Table.busy` meanwhile."""
+
+    def __call__(
+        self, table: Table, job: Callable[[], _T], then: Callable[[_T, int], None]
+    ) -> None: ...
 
 
 #: Which of the table's players made a decision: the seat's bot, or 托管's (the table's
@@ -187,6 +205,9 @@ class Table:
     thinker: Thinker | None = field(default=None, repr=False)
     #: Where its timeouts (and a coin table's bookings) are counted: the server's.
     metrics: Metrics = field(default=UNCOUNTED, repr=False)
+    #: Where its database work runs off the event loop (`_with_database`); None: in the
+    #: table's own call (tests ticking by hand, tools, an in-memory database).
+    offload: Offload | None = field(default=None, repr=False)
     seats: list[Seat] = field(default_factory=lambda: [Seat() for _ in range(4)])
     status: Literal["waiting", "playing", "between", "finished"] = "waiting"
     match: Match | None = None
@@ -208,6 +229,10 @@ class Table:
     #: D90; a person still away at a coin match's end, D85), for the hub to forget where
     #: they sat and to close a table left with nobody (`Hub._vacated`); it empties the list.
     vacated: list[int] = field(default_factory=list)
+    #: Its database work is on its way (`_with_database`): the table changes nothing
+    #: meanwhile (a change is refused as when its log cannot be written, `Unwritable`),
+    #: and its clock waits for the work's answer.
+    busy: bool = False
     _last_end: list[dict[str, Any]] = field(default_factory=list)  # sent again on return
     _at_events: int = -1  # events of the round when the prompts were opened
     _listeners: dict[Listener, _Sent] = field(default_factory=dict)
@@ -246,14 +271,30 @@ class Table:
 
     def _record(self, kind: str, make: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """Write ``make()`` as the log's next entry, before acting on it; replaying, the
-        logged entry instead."""
+        logged entry instead. Refused (`Unwritable`) while the table is `busy`: its
+        database work writes the log's next entries."""
         if self._replaying():
             assert self._replay is not None
             return self._replay.take(kind)
+        if self.busy:
+            raise Unwritable(f"table {self.code}: a hand's end is with the database")
         data = make()
         if self.log is not None:
             self.log.write(kind, data)
         return data
+
+    def _with_database(
+        self, job: Callable[[], _T], then: Callable[[_T, int], None], now: int
+    ) -> None:
+        """Run ``job``, the database's part of a step (a hand's booking and store, a
+        coin hand's stake), and go on with ``then(its result, now)``: off the event loop
+        where the server offers it (`offload`), the table `busy` until then; in this
+        call when replaying (a rebuild is one synchronous pass) or without one."""
+        if self.offload is None or self._replay is not None:
+            then(job(), now)
+            return
+        self.busy = True
+        self.offload(self, job, then)
 
     def _durable(self) -> None:
         """Commit the log's entries so far: the barrier before the database is told what
@@ -453,9 +494,12 @@ class Table:
         rng = random.Random(f"{self.seed}/{self.matches}/{seat}/{kind}")
         return make_bot(kind, rng) if self.thinker is None else self.thinker.bot(kind, rng)
 
-    def _deal(self, now: int) -> None:
+    def _deal(self, now: int, data: dict[str, Any] | None = None) -> None:
+        """Deal the next hand; ``data``: its ``deal`` entry's, made already (else made
+        now, `_deal_data`)."""
         assert self.match is not None
-        if not self._open_hand(self._record("deal", self._deal_data)):
+        made = self._deal_data if data is None else lambda: data
+        if not self._open_hand(self._record("deal", made)):
             return
         self.round = self.match.new_round()
         self.hand += 1
@@ -594,7 +638,10 @@ class Table:
         return r.phase is Phase.TURN and seat in r.won and len(r.legal_actions(seat)) == 1
 
     def next_wake(self) -> int | None:
-        """When `tick` has something to do (ms), or None."""
+        """When `tick` has something to do (ms), or None (busy: when its database work
+        comes back, `Offload`)."""
+        if self.busy:
+            return None
         due = [t for t in (self._next_move(), self.store_retry) if t is not None]
         return min(due, default=None)
 
@@ -609,7 +656,10 @@ class Table:
 
     def tick(self, now: int) -> None:
         """Apply what is due: bots' moves, timeouts (the seat goes into 托管), the next
-        hand's deal, storing again the hands the database failed to store."""
+        hand's deal, storing again the hands the database failed to store; nothing
+        while the table is busy."""
+        if self.busy:
+            return
         if self.store_retry is not None and now >= self.store_retry:
             self.retry_stores(now)
         self._advance(now)
@@ -637,8 +687,9 @@ class Table:
             self._flush()
 
     def _run_to(self, now: int) -> None:
-        """Deal, end hands and act for the seats whose time has come, up to ``now``."""
-        while True:
+        """Deal, end hands and act for the seats whose time has come, up to ``now`` (or
+        until a step's database work takes the table off the loop, `busy`)."""
+        while not self.busy:
             if self.status == "between" and self.next_deal is not None:
                 if now < self.next_deal:
                     break
@@ -783,8 +834,22 @@ class Table:
         self._flush()  # the hand's last events before its settlement
         crash_point("hand_over")
         record = record_of(r)  # booked and stored alike
+        self._with_database(lambda: self._book_and_store(r, record, now), self._hand_end, now)
+
+    def _book_and_store(
+        self, round_: Round, record: dict[str, Any], now: int
+    ) -> tuple[dict[str, Any], int | None]:
+        """The database's part of a hand's end: what its booking adds to the
+        ``hand_end`` frame (`_settle`), and the stored hand's id (`_store`)."""
         extra = self._settle(record)
-        self.last_hand_id = self._store(r, record, now)
+        return extra, self._store(round_, record, now)
+
+    def _hand_end(self, done: tuple[dict[str, Any], int | None], now: int) -> None:
+        """The hand is booked and stored (``done``: `_book_and_store`'s): its
+        ``hand_end`` frame, and the pause before the next deal from ``now``."""
+        extra, self.last_hand_id = done
+        r = self.round
+        assert r is not None and r.settlement is not None
         pause = 0 if self.closed is not None else self.settings.between_ms
         self.status, self.next_deal = "between", now + pause
         self._last_end = [

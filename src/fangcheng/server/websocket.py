@@ -135,7 +135,8 @@ async def _play(ws: WebSocket) -> None:
             if reply is not None:
                 conn.send(reply)
             hub.poke(table)
-            if not table.has(conn):  # left the table
+            if not table.has(conn):  # left the table: its 逃跑's settlement sent first
+                await hub.durable(table)
                 break
     finally:
         if hub.tables.get(table.code) is table:  # (a dropped table is another's now)
