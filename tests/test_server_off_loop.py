@@ -26,7 +26,7 @@ from fangcheng.server.cluster import Directory
 from fangcheng.server.coins import CoinTable
 from fangcheng.server.hub import Hub
 from fangcheng.server.log import TableLog
-from fangcheng.server.matching import CHOICES
+from fangcheng.server.matching import CHOICES, quick_match
 from fangcheng.server.store import Person
 from fangcheng.server.tables import Table
 from test_admin_api import PASSWORD
@@ -385,3 +385,29 @@ def test_a_quick_match_whose_every_table_stops_seating_says_so_and_holds_no_seat
     assert len(set(closed)) == CHOICES
     assert platform.seated_at(server.profile(bob)["account"]) is None
     assert hub.tables == {} and hub.sitting == {}
+
+
+def test_two_quick_matches_for_the_last_free_seat_seat_each_person_once(server: Server) -> None:
+    """Two quick matches at once, a waiting table with one free seat: one person takes
+    it (the match starts), the other is seated at a new table; each seat row agrees."""
+    hub = server.hub
+    first = [server.sign_up(name) for name in ("Ann", "Bob", "Cy")]
+    codes = {server.match(headers).json()["code"] for headers in first}
+    (code,) = codes
+    table = hub.tables[code]
+    assert isinstance(table, CoinTable) and table.people() and table.status == "waiting"
+    names = ("Dee", "Eve")
+    accounts = [server.profile(server.sign_up(name))["account"] for name in names]
+    people = [hub.store.account_person(a, n) for a, n in zip(accounts, names, strict=True)]
+
+    async def both() -> list[CoinTable]:
+        return list(
+            await asyncio.gather(*(quick_match(hub, p, "free", "127.0.0.1") for p in people))
+        )
+
+    assert server.client.portal is not None
+    got = server.client.portal.call(both)
+    assert table.status == "playing" and len(table.people()) == 4
+    assert table in got and len(set(map(id, got))) == 2
+    for account in accounts:
+        _seated_once(server, account)
