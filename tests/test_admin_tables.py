@@ -23,7 +23,6 @@ from fangcheng.platform import check_ledger
 from fangcheng.players import EfficientBot
 from fangcheng.server.coins import CoinTable
 from fangcheng.server.log import live_uids, read_log
-from fangcheng.server.matching import quick_match
 from fangcheng.server.recovery import rebuild, recover
 from fangcheng.server.store import table_logs
 from fangcheng.tiles.melds import MeldKind
@@ -44,6 +43,7 @@ from test_server_recovery import (
     _hub,
     _play,
     _to_first_hand_end,
+    matched,
     rebuilt,
     state,
 )
@@ -276,7 +276,7 @@ def test_d92_a_close_between_hands_ends_the_match_and_gives_the_seats_up(
     assert table.status == "finished" and table.code not in hub.tables
     assert table._last_end[-1]["type"] == "match_end"
     person = hub.store.account_person(accounts[0], "player0")
-    assert quick_match(hub, person, "free", "127.0.0.1") is not table  # its seat is free
+    assert matched(hub, person) is not table  # its seat is free
 
 
 def test_d90_a_frozen_seat_between_hands_is_vacated_at_once(tmp_path: Path) -> None:

@@ -161,10 +161,11 @@ def _until(slow: Slow, counts: dict[str, int]) -> None:
     raise AssertionError(f"calls made: {slow.calls}")
 
 
-def _point_table_in_tuoguan(hub: Hub) -> Table:
+async def _point_table_in_tuoguan(hub: Hub) -> Table:
     """A point table of Ann and three bots, started, Ann's seat in 托管: it plays on."""
     person_id, _ = hub.store.new_session("Ann")
-    table = hub.open(Person(person_id, "Ann", "person"), TableSettings(rules="baishan", quan=1))
+    ann = Person(person_id, "Ann", "person")
+    table = await hub.open(ann, TableSettings(rules="baishan", quan=1))
     table.start(person_id, "efficient", hub.now())
     seat = table.seat_of(person_id)
     assert seat is not None

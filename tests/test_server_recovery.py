@@ -9,6 +9,7 @@ bots' pace, so each tick is one decision point and a cut can fall between any tw
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import random
@@ -61,6 +62,30 @@ def _hub(url: str, clock: Clock, seed: int = 1) -> Hub:
         address_checks=False,
     )
     return Hub(settings, Store(url))
+
+
+def opened(hub: Hub, owner: Person, settings: TableSettings) -> Table:
+    """`Hub.open` for a test that ticks the hub by hand: run in an event loop of its own
+    (the log is opened in a worker thread), the entries it wrote committed before that
+    loop ends."""
+
+    async def open_() -> Table:
+        table = await hub.open(owner, settings)
+        await hub.durable(table)
+        return table
+
+    return asyncio.run(open_())
+
+
+def matched(hub: Hub, person: Person, room: str = "free") -> CoinTable:
+    """`quick_match` for a test that ticks the hub by hand (as `opened`), from loopback."""
+
+    async def match() -> CoinTable:
+        table = await quick_match(hub, person, room, "127.0.0.1")
+        await hub.durable(table)
+        return table
+
+    return asyncio.run(match())
 
 
 @pytest.fixture
@@ -120,7 +145,7 @@ def _point_table(
 ) -> Table:
     person_id, _ = hub.store.new_session("Ann")
     person = Person(person_id, "Ann", "person")
-    table = hub.open(person, TableSettings(rules=rules, quan=1))  # type: ignore[arg-type]
+    table = opened(hub, person, TableSettings(rules=rules, quan=1))  # type: ignore[arg-type]
     for name in others:
         other, _ = hub.store.new_session(name)
         hub.sit(Person(other, name, "person"), table)
@@ -257,7 +282,7 @@ def _coin_table(hub: Hub, people: int = 1, room: str = "free") -> tuple[CoinTabl
     for k in range(people):
         session = platform.sign_up(f"player{k}", "correct horse")
         person = hub.store.account_person(session.person.id, session.person.name)
-        table = quick_match(hub, person, room, "127.0.0.1")
+        table = matched(hub, person, room)
         accounts.append(session.person.id)
     assert table is not None
     hub.tick()  # the match wait is 0: house bots fill the other seats

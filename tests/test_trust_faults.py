@@ -21,13 +21,21 @@ from fangcheng.platform import schema as t
 from fangcheng.server.cluster import RELAYED, Directory
 from fangcheng.server.hub import Hub
 from fangcheng.server.log import TableLog
-from fangcheng.server.matching import quick_match
 from fangcheng.server.recovery import recover
 from fangcheng.server.store import Store, hands, table_logs
 from fangcheng.server.tables import STORE_RETRY_MS, Table, TableError
 from ledgerdb import FAST_HASHER, PG_SERVER, database, settle, sign_up
 from test_server_protocol import Clock
-from test_server_recovery import BOT_MS, _coin_table, _hub, _play, _point_table, rebuilt, state
+from test_server_recovery import (
+    BOT_MS,
+    _coin_table,
+    _hub,
+    _play,
+    _point_table,
+    matched,
+    rebuilt,
+    state,
+)
 
 
 @pytest.fixture
@@ -267,8 +275,8 @@ def test_a_seat_row_holds_while_its_tables_log_is_live(
     hub.platform.sit(session.person.id, log.uid)
     if clustered:
         with pytest.raises(TableError, match="you sit at coin table ELSWHR"):
-            quick_match(hub, person, "free", "127.0.0.1")
+            matched(hub, person)
         assert hub.platform.seated_at(session.person.id) == log.uid
         log.close()  # the table is gone: its seat row is stale
-    table = quick_match(hub, person, "free", "127.0.0.1")
+    table = matched(hub, person)
     assert hub.platform.seated_at(session.person.id) == table.uid

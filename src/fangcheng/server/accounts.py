@@ -184,7 +184,7 @@ async def match(request: Request) -> Response:
             return await relay.http(hub.directory, request, where)
     await relay.leave_elsewhere(request, person)
     await hub.directory.ready()
-    table = quick_match(hub, person, body.room, address_of(request))
+    table = await quick_match(hub, person, body.room, address_of(request))
     await hub.durable(table)
     return JSONResponse(
         {"code": table.code, "seat": table.seat_of(person.id), "table": table.info()}

@@ -63,6 +63,13 @@ class Hub:
     offloaded: dict[str, asyncio.Task[None]] = field(default_factory=dict)
     #: Operator-closed tables' connections waiting for that work (`close_by_operator`).
     finishing: set[asyncio.Task[None]] = field(default_factory=set)
+    #: The codes of the tables whose logs are being opened (`_add`): not handed out again.
+    opening: set[str] = field(default_factory=set)
+    #: One quick match at a time in each room (`fangcheng.server.matching`: its database
+    #: calls are awaited, and two must not choose the same last free seat meanwhile).
+    matching: collections.defaultdict[str, asyncio.Lock] = field(
+        default_factory=lambda: collections.defaultdict(asyncio.Lock)
+    )
 
     def __post_init__(self) -> None:
         seed = self.settings.seed
@@ -128,11 +135,15 @@ class Hub:
         if not limit.allow(self.now()):
             raise TableError("rate", "too many sessions from this address: wait a minute")
 
-    def open(self, owner: Person, settings: TableSettings, *, practice: bool = False) -> Table:
+    async def open(
+        self, owner: Person, settings: TableSettings, *, practice: bool = False
+    ) -> Table:
+        """A new point table, its owner seated there (off any other table first); its
+        log is opened in a worker thread (`_add`)."""
         check_settings(settings)
         bot_ms, between_ms = self._pace(settings)
         settings = msgspec.structs.replace(settings, bot_ms=bot_ms, between_ms=between_ms)
-        code, uid = self.directory.reserve(self.tables, self.rng)  # (may refuse: first)
+        code, uid = self._reserve()  # (may refuse: first)
         self.leave(owner.id)
         table = Table(
             code=code,
@@ -145,8 +156,12 @@ class Hub:
             thinker=self.thinker,
             metrics=self.metrics,
         )
-        self._add(table, "point")
-        self.sit(owner, table)
+        await self._add(table, "point")
+        try:
+            self.sit(owner, table)  # (off a table they took while the log was opened)
+        except Exception:
+            self.close(table)
+            raise
         return table
 
     def _pace(self, asked: TableSettings) -> tuple[int, int]:
@@ -158,11 +173,12 @@ class Hub:
             asked.between_ms if between_ms is None else between_ms,
         )
 
-    def open_coin(self, owner: Person, room: str, tier: int) -> CoinTable:
-        """A new coin table of ``room`` for quick match (`fangcheng.server.coins`)."""
+    async def open_coin(self, owner: Person, room: str, tier: int) -> CoinTable:
+        """A new coin table of ``room`` for quick match (`fangcheng.server.coins`); its
+        log is opened in a worker thread (`_add`)."""
         settings = coin_settings(room, *self._pace(TableSettings()))  # a point table's pace
         now = self.now()
-        code, uid = self.directory.reserve(self.tables, self.rng)
+        code, uid = self._reserve()
         table = CoinTable(
             code=code,
             uid=uid,
@@ -180,16 +196,27 @@ class Hub:
             tier=tier,
             opened=now,
         )
-        self._add(table, "coin")
+        await self._add(table, "coin")
         return table
 
-    def _add(self, table: Table, kind: str) -> None:
-        """A new table: its log opened (its first entry), its timer started."""
+    def _reserve(self) -> tuple[str, str]:
+        """A new table's code and uid: not one of a table here, nor of one being opened."""
+        return self.directory.reserve(self.tables.keys() | self.opening, self.rng)
+
+    async def _add(self, table: Table, kind: str) -> None:
+        """A new table: its log opened (its first entry) in a worker thread, then, on
+        the loop, its timer started (`run`). Nothing sees the table before its log
+        exists, and one whose log the database refuses (`Unwritable`) is not opened."""
         for stale in [t for t in self.tables.values() if t.status == "finished" and not t.live]:
             self.close(stale)
-        table.log = TableLog.open(
-            self.store.engine, table.uid, table.code, kind, recovery.opening(table)
-        )
+        engine, opening = self.store.engine, recovery.opening(table)
+        self.opening.add(table.code)
+        try:
+            table.log = await asyncio.to_thread(
+                TableLog.open, engine, table.uid, table.code, kind, opening
+            )
+        finally:
+            self.opening.discard(table.code)
         self.run(table)
         log_event(
             "table_open", code=table.code, rules=table.settings.rules, practice=table.practice

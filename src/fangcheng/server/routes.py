@@ -113,7 +113,7 @@ async def open_table(request: Request) -> Response:
         raise TableError("malformed", str(exc)) from None
     await relay.leave_elsewhere(request, person)
     await _hub(request).directory.ready()
-    table = _hub(request).open(person, settings)
+    table = await _hub(request).open(person, settings)
     await _hub(request).durable(table)
     return JSONResponse({"code": table.code, "table": table.info()})
 
@@ -137,7 +137,7 @@ async def practice(request: Request) -> Response:
         raise TableError("malformed", str(exc)) from None
     await relay.leave_elsewhere(request, person)
     await hub.directory.ready()
-    table = hub.open(person, settings, practice=True)
+    table = await hub.open(person, settings, practice=True)
     table.start(person.id, body.bot, hub.now())
     hub.poke(table)
     await hub.durable(table)
