@@ -260,7 +260,9 @@ class Hub:
             raise TableError("unavailable", UNLOGGED) from None
         del self.sitting[person]
         self.poke(table)
-        if not any(self.sitting.get(p) == table.code for p in table.people()):
+        self._vacated(table)  # those a match the leave ended took off (防作弊场's escape)
+        gone = self.tables.get(table.code) is not table
+        if not gone and not any(self.sitting.get(p) == table.code for p in table.people()):
             self.retire(table)
 
     def retire(self, table: Table) -> None:
