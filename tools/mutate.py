@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import fnmatch
 import os
 import random
 import shutil
@@ -68,8 +69,11 @@ TARGETS: dict[str, frozenset[str] | None] = {
     ),
 }  # fmt: skip
 
-#: Left out of each run: slow, and about the UI, the RL wrappers or Ray, not the rules.
-SKIPPED_TESTS = frozenset({"test_sim_ray.py", "test_terminal.py", "test_env.py"})
+#: Left out of each run (patterns): slow, and about the UI, the RL wrappers or Ray, not
+#: the rules. The browser tests are half the suite's time and drive Chromium with many
+#: pages at once: a mutant that survived the rules' files reached the whole-run limit in
+#: them (seed 16, at 900 s), which decided nothing.
+SKIPPED_TESTS = ("test_sim_ray.py", "test_terminal.py", "test_env.py", "test_browser*.py")
 #: Run first (``-x`` stops at the first failure): the fast files that hold the rules.
 FIRST_TESTS = (
     "test_pins.py", "test_decisions.py", "test_rules.py", "test_settlement.py",
@@ -257,7 +261,7 @@ def main() -> None:
     parser.add_argument("--only", help="comma-separated mutant numbers of the sample to run")
     parser.add_argument("--timeout", type=float, default=240, help="seconds per mutant")
     parser.add_argument("--at", help="module:line: every site on that line instead of the sample")
-    parser.add_argument("--skip", action="append", default=[], help="a test file to leave out")
+    parser.add_argument("--skip", action="append", default=[], help="test files to skip (glob)")
     parser.add_argument("--list", action="store_true", help="print the sample, run nothing")
     args = parser.parse_args()
     chosen = list(enumerate(sample(args.mutants, args.seed)))
@@ -271,8 +275,12 @@ def main() -> None:
         for n, s in chosen:
             print(f"#{n} line {s.line}: {s.key}")
         return
-    skipped = SKIPPED_TESTS | set(args.skip)
-    names = {p.name for p in (ROOT / "tests").glob("test_*.py")} - skipped
+    skipped = [*SKIPPED_TESTS, *args.skip]
+    names = {
+        p.name
+        for p in (ROOT / "tests").glob("test_*.py")
+        if not any(fnmatch.fnmatch(p.name, s) for s in skipped)
+    }
     order = [*(n for n in FIRST_TESTS if n in names), *sorted(names - set(FIRST_TESTS))]
     tests = [f"tests/{n}" for n in order]
     verdicts: dict[int, str] = {}
