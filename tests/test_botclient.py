@@ -313,3 +313,15 @@ def test_three_outside_bots_play_a_match_with_tokens_from_the_owner(capsys):
     assert printed == ", ".join(
         f"{s.rank}. {s.name or f'seat {s.seat}'} {s.score:+d}" for s in results[0]
     )
+
+
+def test_a_token_never_begins_with_a_dash_that_a_command_line_reads_as_an_option(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`fangcheng bot --token T`: a token drawn as ``-…`` (one in 64) was refused by the
+    command's parser as a missing argument; such a draw is drawn again."""
+    from fangcheng.server import security
+
+    draws = iter(["-starts-with-a-dash", "fine-token"])
+    monkeypatch.setattr(security.secrets, "token_urlsafe", lambda n: next(draws))
+    assert security.new_token() == "fine-token"

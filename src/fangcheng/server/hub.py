@@ -511,7 +511,8 @@ class Hub:
         try:
             if done:
                 then(done[0], self.now())
-                table.tick(self.now())  # on as in the table's own call (a match's end)
+                if table.closed is not None:  # an operator's close: on to the match's end
+                    table.tick(self.now())  # (as in the table's own call) before it retires
         except Unwritable:
             log_event("table_waits_for_log", 30, code=table.code)
             failed = True

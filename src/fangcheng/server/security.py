@@ -36,7 +36,12 @@ log = logging.getLogger("fangcheng.server")
 
 
 def new_token() -> str:
-    return secrets.token_urlsafe(32)
+    """A new bearer token (256 random bits, URL-safe), never beginning with ``-``: a
+    command line reads ``--token -x…`` as two options (`fangcheng bot` refused one
+    token in 64, at random)."""
+    while (token := secrets.token_urlsafe(32)).startswith("-"):
+        pass
+    return token
 
 
 def token_hash(token: str) -> str:
