@@ -10,6 +10,7 @@ Skipped only where /usr/bin/chromium is absent (CI installs it: ``.ci/run``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterator
@@ -67,8 +68,24 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+#: The contexts the current test opened (`_page`), closed at its end (`_closed_pages`).
+_CONTEXTS: list[Any] = []
+
+
+@pytest.fixture(autouse=True)
+def _closed_pages() -> Iterator[None]:
+    """Close every page a test opened when it ends: a page left open plays on (its
+    table's bots, its animations, its sounds) and loaded the machine for every later
+    test of the module (a module's last tests ran beside twenty live pages)."""
+    yield
+    while _CONTEXTS:
+        with contextlib.suppress(Exception):  # (a browser already gone)
+            _CONTEXTS.pop().close()
+
+
 def _page(browser: Any, **kw: Any) -> Any:
     context = browser.new_context(viewport=LAPTOP, **kw)
+    _CONTEXTS.append(context)
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     # a page load fetches the whole client (a cold cache: a few dozen modules and tiles),

@@ -95,6 +95,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 browser = test_browser.browser  # Debian's Chromium, one a module
+_closed_pages = test_browser._closed_pages  # each test's pages closed at its end
 
 
 # --- what the pages say ---------------------------------------------------------------

@@ -38,6 +38,7 @@ def server() -> Iterator[str]:
 
 
 browser = test_browser.browser  # Debian's Chromium, one a module
+_closed_pages = test_browser._closed_pages  # each test's pages closed at its end
 
 
 class Frames:
