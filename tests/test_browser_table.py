@@ -20,7 +20,7 @@ import pytest
 import test_browser
 from fangcheng.server.app import ServerSettings, create_app
 from serving import serving
-from test_browser import ACTIONABLE, ARTIFACTS, LAPTOP, PHONE, _login, _page
+from test_browser import ACTIONABLE, ARTIFACTS, LAPTOP, PHONE, WAIT_MS, _login, _page
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.timeout(180)
@@ -105,9 +105,16 @@ def _press(page: Any, selector: str) -> None:
 def _practice_in_auto(page: Any, url: str, name: str, rules: str) -> None:
     """Log in as ``name``, open a practice table of ``rules`` and press 托管."""
     _login(page, url, name)
-    page.click(f".practice-{rules}")
-    page.wait_for_selector(".actions button.auto:not(.on)")
+    _open_practice(page, rules)
     _press(page, ".actions button.auto:not(.on)")
+
+
+def _open_practice(page: Any, rules: str) -> None:
+    """Open a practice table of ``rules`` and wait for its seat's buttons: the table's
+    page loads its modules cold, which a loaded machine has taken past `WAIT_MS` (the
+    navigation's own allowance, `_page`)."""
+    page.click(f".practice-{rules}")
+    page.wait_for_selector(".actions button.auto:not(.on)", timeout=3 * WAIT_MS)
 
 
 @pytest.mark.parametrize("rules", ["sichuan", "baishan", "baicheng", "baishan_platform"])
@@ -470,8 +477,7 @@ def test_calls_are_shown_said_and_muted(server: str, browser: Any, rules: str) -
     for page, name in ((loud, "Lo"), (quiet, "Qu")):
         page.add_init_script(script)
         _login(page, server, f"{name}{RULE_SETS.index(rules)}")
-        page.click(f".practice-{rules}")
-        page.wait_for_selector(".actions button.auto:not(.on)")
+        _open_practice(page, rules)
     _press(quiet, ".topbar .mute")
     quiet.reload()
     quiet.wait_for_selector(".topbar .mute:has-text('静音 muted')")
