@@ -209,9 +209,10 @@ class CoinTable(Table):
 
     def _vacate(self, seat: int, person: int) -> None:
         """逃跑 during a hand (§3.9 item 3, settled with it); a house bot takes the seat in
-        a normal room once the match is on, else it empties (防作弊场: the match ends at
-        the next tick, `leave`); the platform's seat is given up (`_stand`: the leave is
-        done even if the database fails that)."""
+        a normal room once the match is on, else it empties (防作弊场: the match ends with
+        the hand, `_hand_end`, or between hands at the next tick, `leave`); the
+        platform's seat is given up (`_stand`: the leave is done even if the database
+        fails that)."""
         replaying = self._replay is not None
         if self._live():
             assert self.round is not None
