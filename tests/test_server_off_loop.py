@@ -19,10 +19,14 @@ from typing import Any
 
 import pytest
 
+from fangcheng.platform import check_ledger, connect
 from fangcheng.protocol.wire import TableSettings
+from fangcheng.server import matching
+from fangcheng.server.cluster import Directory
 from fangcheng.server.coins import CoinTable
 from fangcheng.server.hub import Hub
-from fangcheng.server.log import TableLog
+from fangcheng.server.log import TableLog, live_uids
+from fangcheng.server.matching import CHOICES, quick_match
 from fangcheng.server.store import Person
 from fangcheng.server.tables import Table
 from test_admin_api import PASSWORD
@@ -250,3 +254,251 @@ def test_an_operators_close_sends_the_hands_and_the_matchs_end_before_closing_so
     assert kinds == ["closed", "hand_end", "match_end"], kinds
     assert told[[f["type"] for f in told].index("hand_end")]["settlement"]["end"] == "abandoned"
     assert code not in timed.hub.tables
+
+
+# --- opening a table, and quick match ----------------------------------------------------
+
+#: (the request, its body, who sends it): each opens a table, whose log is opened first
+OPENINGS: list[tuple[str, dict[str, Any], str]] = [
+    ("POST /api/practice", {"rules": "baishan", "bot": "efficient"}, "guest"),
+    ("POST /api/tables", {"rules": "baishan"}, "guest"),
+    ("POST /api/coins/match", {"room": "free"}, "account"),
+]
+
+
+@pytest.mark.parametrize(("request_", "body", "who"), OPENINGS)
+def test_a_new_tables_log_is_opened_off_the_event_loop(
+    server: Server,
+    monkeypatch: pytest.MonkeyPatch,
+    request_: str,
+    body: dict[str, Any],
+    who: str,
+) -> None:
+    headers = _WHO[who](server)
+    slow = Slow(server)
+    slow.patch(monkeypatch, TableLog, "open")
+    method, path = request_.split(" ")
+    answer = server.client.request(method, path, headers=headers, json=body)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["code"] in server.hub.tables
+    assert [name for name, _ in slow.calls] == ["open"]
+    assert all(ran for _, ran in slow.calls), slow.calls
+
+
+def test_a_quick_matchs_database_calls_leave_the_event_loop_free(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The account's balance and seat row, the new table's log, the platform's seat."""
+    ann = server.sign_up("Ann")
+    slow = Slow(server)
+    for name in ("profile", "seated_at", "sit"):
+        slow.patch(monkeypatch, server.hub.platform, name)
+    slow.patch(monkeypatch, TableLog, "open")
+    joined = server.match(ann)
+    assert joined.status_code == 200, joined.text
+    assert sorted(name for name, _ in slow.calls) == ["open", "profile", "seated_at", "sit"]
+    assert all(ran for _, ran in slow.calls), slow.calls
+
+
+def test_a_stale_seat_rows_look_up_and_stand_leave_the_event_loop_free(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many processes: a seat row at a table that is gone (its log closed) is looked up
+    (`live_code`) and stood up before the account is seated anew."""
+    monkeypatch.setattr(Directory, "clustered", True)
+    ann = server.sign_up("Ann")
+    account = server.profile(ann)["account"]
+    gone = TableLog.open(server.hub.store.engine, "gone00000001", "GONEAA", "coin", {})
+    gone.close()
+    server.hub.platform.sit(account, gone.uid)
+    slow = Slow(server)
+    slow.patch(monkeypatch, server.hub.platform, "stand")
+    slow.patch(monkeypatch, matching, "live_code")
+    joined = server.match(ann)
+    assert joined.status_code == 200, joined.text
+    assert [name for name, _ in slow.calls] == ["live_code", "stand"]
+    assert all(ran for _, ran in slow.calls), slow.calls
+    table = server.hub.tables[joined.json()["code"]]
+    assert server.hub.platform.seated_at(account) == table.uid
+
+
+def _seated_once(server: Server, account: int) -> CoinTable:
+    """The one table here where the account sits, as the hub and the platform's seat
+    row say too; the ledger has no problem."""
+    hub = server.hub
+    at = [
+        t
+        for t in hub.tables.values()
+        if isinstance(t, CoinTable)
+        for person, held in t.accounts.items()
+        if held == account and t.seat_of(person) is not None
+    ]
+    assert len(at) == 1, at
+    (table,) = at
+    person = next(p for p, held in table.accounts.items() if held == account)
+    assert [s.person for s in table.seats].count(person) == 1
+    assert hub.sitting[person] == table.code
+    assert hub.platform.seated_at(account) == table.uid
+    assert check_ledger(connect(server.url)).problems == []
+    return table
+
+
+def test_a_table_filled_while_the_platform_seats_a_person_is_not_sat_at(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bob's quick match chose Ann's waiting table; while the platform writes his seat
+    there (off the loop) the wait runs out and house bots fill it. His platform seat is
+    given back and he is seated once, at another table, where his seat row says."""
+    ann, bob = server.sign_up("Ann"), server.sign_up("Bob")
+    first = server.match(ann)
+    assert first.status_code == 200, first.text
+    table = server.hub.tables[first.json()["code"]]
+    assert isinstance(table, CoinTable) and table.fill_at is not None
+    fill_at, loop = table.fill_at, Slow(server).loop
+    platform, sit = server.hub.platform, server.hub.platform.sit
+    filled = threading.Event()
+
+    def fill() -> None:  # on the loop, as the table's timer would at its fill time
+        server.clock.now = fill_at
+        server.hub.tick()
+        filled.set()
+
+    def sit_as_the_table_fills(account: int, table_id: str) -> int:
+        if table_id == table.uid:
+            loop.call_soon_threadsafe(fill)
+            filled.wait(_WAIT_S)
+        return sit(account, table_id)
+
+    monkeypatch.setattr(platform, "sit", sit_as_the_table_fills)
+    joined = server.match(bob)
+    assert filled.is_set()  # the loop filled it while Bob's seat was written
+    assert table.status == "playing" and [s.kind for s in table.seats].count("bot") == 3
+    assert joined.status_code == 200, joined.text
+    account = server.profile(bob)["account"]
+    there = _seated_once(server, account)
+    assert there is not table and there.code == joined.json()["code"]
+    assert _seated_once(server, server.profile(ann)["account"]) is table
+
+
+def test_a_quick_match_whose_every_table_stops_seating_says_so_and_holds_no_seat(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each table chosen is closed by an operator while the platform writes the seat
+    there: after `CHOICES` of them the match answers ``unavailable`` (try again); the
+    person sits nowhere, on the platform neither, and no table is left open."""
+    bob = server.sign_up("Bob")
+    loop, hub = Slow(server).loop, server.hub
+    platform, sit = hub.platform, hub.platform.sit
+    closed: list[str] = []
+
+    def close(table_id: str, done: threading.Event) -> None:
+        table = next(t for t in hub.tables.values() if t.uid == table_id)
+        hub.close_by_operator(table, "maintenance")
+        closed.append(table_id)
+        done.set()
+
+    def sit_as_the_table_closes(account: int, table_id: str) -> int:
+        done = threading.Event()
+        loop.call_soon_threadsafe(close, table_id, done)
+        done.wait(_WAIT_S)
+        return sit(account, table_id)
+
+    monkeypatch.setattr(platform, "sit", sit_as_the_table_closes)
+    refused = server.match(bob)
+    assert refused.status_code == 503, refused.text
+    assert refused.json()["error"]["code"] == "unavailable"
+    assert len(set(closed)) == CHOICES
+    assert platform.seated_at(server.profile(bob)["account"]) is None
+    assert hub.tables == {} and hub.sitting == {}
+
+
+def test_two_quick_matches_for_the_last_free_seat_seat_each_person_once(server: Server) -> None:
+    """Two quick matches at once, a waiting table with one free seat: one person takes
+    it (the match starts), the other is seated at a new table; each seat row agrees."""
+    hub = server.hub
+    first = [server.sign_up(name) for name in ("Ann", "Bob", "Cy")]
+    codes = {server.match(headers).json()["code"] for headers in first}
+    (code,) = codes
+    table = hub.tables[code]
+    assert isinstance(table, CoinTable) and table.people() and table.status == "waiting"
+    names = ("Dee", "Eve")
+    accounts = [server.profile(server.sign_up(name))["account"] for name in names]
+    people = [hub.store.account_person(a, n) for a, n in zip(accounts, names, strict=True)]
+
+    async def both() -> list[CoinTable]:
+        return list(
+            await asyncio.gather(*(quick_match(hub, p, "free", "127.0.0.1") for p in people))
+        )
+
+    assert server.client.portal is not None
+    got = server.client.portal.call(both)
+    assert table.status == "playing" and len(table.people()) == 4
+    assert table in got and len(set(map(id, got))) == 2
+    for account in accounts:
+        _seated_once(server, account)
+
+
+# --- a coin seat given up, a closed table's log ------------------------------------------
+
+
+@pytest.fixture
+def waiting(tmp_path: Path) -> Iterator[Server]:
+    """The server with its tables' timers running and a coin table waiting for people
+    (no house bots before ten minutes)."""
+    yield from _server(f"sqlite:///{tmp_path / 'waiting.db'}", timers=True, match_wait_ms=600_000)
+
+
+def test_a_coin_seat_left_is_given_up_off_the_event_loop_before_the_leave_is_answered(
+    waiting: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ann leaves her waiting coin table: the platform's seat is given up in a worker
+    thread, and the leave's answer comes after it (her seat row is gone); the table,
+    left by everyone, closes, its log closed off the loop too."""
+    ann = waiting.sign_up("Ann")
+    account = waiting.profile(ann)["account"]
+    joined = waiting.match(ann)
+    assert joined.status_code == 200, joined.text
+    table = waiting.hub.tables[joined.json()["code"]]
+    slow = Slow(waiting)
+    slow.patch(monkeypatch, waiting.hub.platform, "stand")
+    slow.patch(monkeypatch, TableLog, "close")
+    left = waiting.client.post(f"/api/tables/{table.code}/leave", json={}, headers=ann)
+    assert left.status_code == 200, left.text
+    assert waiting.hub.platform.seated_at(account) is None
+    _until(slow, {"stand": 1, "close": 1})
+    assert sorted(name for name, _ in slow.calls) == ["close", "stand"]
+    assert all(ran for _, ran in slow.calls), slow.calls
+    assert table.code not in waiting.hub.tables
+    assert table.uid not in live_uids(waiting.hub.store.engine)
+
+
+def test_a_quick_match_waits_for_the_coin_seat_its_person_just_left(
+    waiting: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ann leaves the table she and Bob wait at and quick-matches at once, while the
+    platform's seat she left is still being given up off the loop: the match waits for
+    it, so she is seated (at that table again, the only one waiting) with her seat row
+    there, not seated with the row deleted behind her."""
+    hub = waiting.hub
+    ann, bob = waiting.sign_up("Ann"), waiting.sign_up("Bob")
+    account = waiting.profile(ann)["account"]
+    table = hub.tables[waiting.match(ann).json()["code"]]
+    assert waiting.match(bob).json()["code"] == table.code
+    person = hub.store.account_person(account, "Ann")
+    stand = hub.platform.stand
+
+    def slow_stand(account: int, table_id: str) -> None:
+        threading.Event().wait(0.5)  # (widens the race; nothing is timed)
+        stand(account, table_id)
+
+    monkeypatch.setattr(hub.platform, "stand", slow_stand)
+
+    async def leave_and_match() -> CoinTable:
+        hub.leave(person.id)
+        return await quick_match(hub, person, "free", "127.0.0.1")
+
+    assert waiting.client.portal is not None
+    again = waiting.client.portal.call(leave_and_match)
+    assert again is table
+    waiting.client.portal.call(hub.durable, table)  # (any work still aside, done)
+    _seated_once(waiting, account)

@@ -38,7 +38,10 @@ from fangcheng.server.routes import routes as routes_of
 from fangcheng.server.settings import ServerSettings
 from fangcheng.server.store import Store
 
-__all__ = ["ServerSettings", "create_app"]
+__all__ = ["STOP_WAIT_S", "ServerSettings", "create_app"]
+
+#: How long a stopping server waits for its tables' last database work (s).
+STOP_WAIT_S: Final = 10
 
 
 class _Headers:
@@ -113,6 +116,9 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
         for table in list(hub.tables.values()):  # their logs rebuild them at the next start
             hub.close(table, ended=False)
         await asyncio.gather(*hub.offloaded.values())  # their database work, done with the database
+        asides = [task for _, task in hub.asides.values()]  # (logs committed, seats given up)
+        if asides:  # a database that refuses them leaves the logs to be rebuilt
+            await asyncio.wait(asides, timeout=STOP_WAIT_S)
         await directory.stop()  # (many processes: another takes them over now)
         hub.thinker.close()
 

@@ -16,7 +16,7 @@ on a table only while its last renewal is surely still in force (`Leases.held`);
 is not (Redis out of reach) the table pauses: no frame is applied, no timer ticks, so no
 hand starts. Each process looks among the open action logs in the database for tables
 whose lease has lapsed (their owner died), takes the lease and rebuilds the table by
-replay (`fangcheng.server.recovery.bring_back`). It takes no more than its fair share at
+replay (`fangcheng.server.recovery.take_over`). It takes no more than its fair share at
 first (the live tables over the live processes), and a process holding more than its
 share plus one gives tables between hands up as a stopping process does (`_balance`), so
 the tables spread again after a failover and over a process that joins. The log's
@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from fangcheng.server.coins import ROOMS, CoinTable
 from fangcheng.server.host import TableHost
 from fangcheng.server.log import Entry, live_uids, read_log
-from fangcheng.server.recovery import bring_back
+from fangcheng.server.recovery import take_over
 from fangcheng.server.security import log_event
 from fangcheng.server.tables import Table, TableError
 
@@ -708,7 +708,7 @@ class RedisDirectory(Directory):
             await self.leases.release(uid)
             return
         try:
-            table = bring_back(hub, uid, entries)
+            table = await take_over(hub, uid, entries)
         except Exception:
             log_event("takeover_failed", 40, uid=uid, exc_info=True)
             self._broken.add(uid)

@@ -19,6 +19,7 @@ Leaving during a hand is 逃跑 (D85) only when confirmed; a disconnect never is
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -233,12 +234,24 @@ class CoinTable(Table):
 
     def _stand(self, accounts: Iterable[int]) -> None:
         """Give up these accounts' platform seats, once the log's entries that say they
-        left are committed. What the database fails is tried again before each deal (and
-        at a rebuild, `recovery`): the leave itself is done, as the log says."""
-        assert self.platform is not None
+        left are committed: off the event loop where the server offers it (`aside`; an
+        answer that shows the leave waits for it, `fangcheng.server.hub.Hub.durable`, and
+        so does the account's next quick match), else now. What the database fails is
+        tried again before each deal (and at a rebuild, `recovery`): the leave itself is
+        done, as the log says."""
         self.unstood.update(accounts)
+        if self.aside is not None:
+            self.aside(self, functools.partial(self._stand_up, commit=False))
+        else:
+            self._stand_up(commit=True)
+
+    def _stand_up(self, *, commit: bool) -> None:
+        """`_stand`'s database part, for every account in ``unstood``; ``commit``: the
+        log's entries committed first (`_durable`; off the loop, `aside` waited for them)."""
+        assert self.platform is not None
         try:
-            self._durable()
+            if commit:
+                self._durable()
             for account in sorted(self.unstood):
                 self.platform.stand(account, self.uid)
                 self.unstood.discard(account)
@@ -433,7 +446,7 @@ class CoinTable(Table):
         up and the hands it failed to book tried again, then the next hand's ``deal``
         entry (`_deal_data`), if one is dealt now and not replayed."""
         if self.unstood:
-            self._stand(())
+            self._stand_up(commit=True)
         self.retry_settlements()
         if self.unsettled or not self._deals_next() or self._replay is not None:
             return None

@@ -61,6 +61,10 @@ class Hub:
     #: Each table's database work on its way (`offload`), by the table's uid: an answer
     #: about the table (`durable`) and the server's stop await it.
     offloaded: dict[str, asyncio.Task[None]] = field(default_factory=dict)
+    #: Each table's database work that nothing of it waits for (`aside`), by its uid,
+    #: the last of a chain: an answer about the table (`durable`), the account's next
+    #: quick match (`stood`) and the server's stop await it.
+    asides: dict[str, tuple[Table, asyncio.Task[None]]] = field(default_factory=dict)
     #: Operator-closed tables' connections waiting for that work (`close_by_operator`).
     finishing: set[asyncio.Task[None]] = field(default_factory=set)
     #: The codes of the tables whose logs are being opened (`_add`): not handed out again.
@@ -229,7 +233,7 @@ class Hub:
         if table.log is not None:
             table.log.on_fenced = functools.partial(self.drop, table)
             if self.settings.timers and not table.log.inline:
-                table.offload = self.offload
+                table.offload, table.aside = self.offload, self.aside
         if self.settings.timers:
             self.wakes[table.code] = asyncio.Event()
             self.tasks[table.code] = asyncio.get_running_loop().create_task(self._run(table))
@@ -277,17 +281,23 @@ class Hub:
 
     def close(self, table: Table, *, ended: bool = True) -> None:
         """Take a table out of play; ``ended``: for good (its log is closed), else only
-        this process stops running it (its log rebuilds it at the next start). A table
-        whose database work is on its way (`offload`) is only stopped: that work writes
-        its log, which rebuilds it."""
-        log = table.log
-        if table.busy or (ended and not table.retry_stores(self.now())):  # rebuilt to store
-            ended = False
-        if log is not None and not log.fenced and not table.busy:  # what it wrote, committed
-            try:
-                log.close() if ended else log.commit()
-            except Exception:  # a table left open is rebuilt, then closes again
-                log_event("log_failed", 40, code=table.code, exc_info=True)
+        this process stops running it (its log rebuilds it at the next start). Its log's
+        last work (the hands the database failed to store stored again, then the log
+        closed, or committed) runs off the event loop (`aside`), then the directory is
+        told. A table whose database work is on its way (`offload`) is only stopped:
+        that work writes its log, which rebuilds it."""
+        log, busy, now = table.log, table.busy, self.now()
+
+        def last_work() -> bool:
+            """Whether the table ended for good (a hand still unstored: rebuilt to store)."""
+            done = ended and not busy and table.retry_stores(now)
+            if log is not None and not log.fenced and not busy:  # what it wrote, committed
+                try:
+                    log.close() if done else log.commit()
+                except Exception:  # a table left open is rebuilt, then closes again
+                    log_event("log_failed", 40, code=table.code, exc_info=True)
+            return done
+
         for person in table.people():
             if self.sitting.get(person) == table.code:
                 del self.sitting[person]
@@ -300,8 +310,11 @@ class Hub:
         task = self.tasks.pop(table.code, None)
         if task is not None:
             task.cancel()
-        self.directory.closed(table, ended)
         log_event("table_close", code=table.code)
+        if table.aside is None or busy:
+            self.directory.closed(table, last_work())
+        else:
+            self.aside(table, last_work, lambda done: self.directory.closed(table, bool(done)))
 
     def close_by_operator(self, table: Table, reason: str) -> None:
         """An operator closes the table (D92, `Table.close`): its people are told why,
@@ -330,11 +343,10 @@ class Hub:
         log_event("table_closed_by_operator", code=table.code)
 
     async def _finish_after_work(self, table: Table, listeners: list[Connection]) -> None:
-        """Close an operator-closed table's connections once its database work is done
-        (`offload`), so they are sent the frames it leads to first: the hand's end,
-        then the match's (each its own work)."""
-        while (work := self.offloaded.get(table.uid)) is not None:
-            await asyncio.shield(work)
+        """Close an operator-closed table's connections once its database work is done,
+        so they are sent the frames it leads to first: the hand's end, then the
+        match's (each its own work)."""
+        await self.durable(table, to_the_end=True)
         for listener in listeners:
             listener.finish(1000)
 
@@ -429,15 +441,31 @@ class Hub:
             if table.code in self.retiring:
                 self.retire(table)
 
-    async def durable(self, table: Table) -> None:
-        """Wait until the table's database work on its way is done (`offload`) and its
-        log has committed what it has written: an answer that shows the table is sent
-        after it (as its frames are)."""
-        work = self.offloaded.get(table.uid)
-        if work is not None:
+    async def durable(self, table: Table, *, to_the_end: bool = False) -> None:
+        """Wait until the table's database work on its way is done (`offload`;
+        ``to_the_end``: and the work that led to, in turn, for a table that stops), its
+        log has committed what it has written, and its work aside is done (`aside`: a
+        coin table's platform seats): an answer that shows the table is sent after it
+        (as its frames are)."""
+        while (work := self.offloaded.get(table.uid)) is not None:
             await asyncio.shield(work)
+            if not to_the_end:
+                break
         if table.log is not None:
             await table.log.wait(table.log.n)
+        if (aside := self.asides.get(table.uid)) is not None:
+            await asyncio.wait([aside[1]])
+
+    async def stood(self, account: int) -> None:
+        """Wait until the account's coin seats being given up off the loop are given up
+        (`CoinTable._stand`): its next quick match may not meet the seat it left."""
+        waits = [
+            task
+            for table, task in self.asides.values()
+            if isinstance(table, CoinTable) and account in table.unstood
+        ]
+        if waits:
+            await asyncio.wait(waits)
 
     async def _run(self, table: Table) -> None:
         """Sleep until the table's next deadline (or a change), then tick it, for as long
@@ -485,6 +513,49 @@ class Hub:
                 del self.offloaded[table.uid]
 
         task.add_done_callback(done)
+
+    def aside(
+        self,
+        table: Table,
+        job: Callable[[], _T],
+        then: Callable[[_T | None], None] | None = None,
+    ) -> None:
+        """Run a table's database work that it does not wait for off the event loop
+        (`fangcheng.server.tables.Aside`): ``job`` in a worker thread once the table's
+        log has committed what it wrote so far (not at all if the log is fenced: another
+        process runs the table), after the table's earlier such work; then
+        ``then(its result, or None where it did not run or failed)`` on the loop."""
+        before = self.asides.get(table.uid)
+        task = asyncio.get_running_loop().create_task(
+            self._aside(table, job, then, None if before is None else before[1])
+        )
+        self.asides[table.uid] = (table, task)
+
+        def done(_: asyncio.Task[None]) -> None:
+            if self.asides.get(table.uid, (None, None))[1] is task:
+                del self.asides[table.uid]
+
+        task.add_done_callback(done)
+
+    async def _aside(
+        self,
+        table: Table,
+        job: Callable[[], _T],
+        then: Callable[[_T | None], None] | None,
+        before: asyncio.Task[None] | None,
+    ) -> None:
+        if before is not None:
+            await asyncio.wait([before])
+        log, done = table.log, None
+        try:
+            if log is None or await log.wait(log.n):
+                done = await asyncio.to_thread(job)
+        except Fenced:  # another process runs the table now (this copy is dropped)
+            log_event("aside_fenced", 30, code=table.code)
+        except Exception:
+            log_event("aside_failed", 40, code=table.code, exc_info=True)
+        if then is not None:
+            then(done)
 
     async def _off_loop(
         self, table: Table, job: Callable[[], _T], then: Callable[[_T, int], None]

@@ -17,6 +17,7 @@ is in 托管 until they reconnect (D85).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import msgspec
@@ -28,7 +29,7 @@ from fangcheng.server.log import Entry, LogError, Replay, TableLog, live_logs
 from fangcheng.server.security import log_event
 from fangcheng.server.tables import Table
 
-__all__ = ["bring_back", "opening", "rebuild", "recover", "replay"]
+__all__ = ["bring_back", "opening", "rebuild", "recover", "replay", "take_over"]
 
 
 def opening(table: Table) -> dict[str, Any]:
@@ -145,22 +146,44 @@ def recover(hub: TableHost) -> list[Table]:
 
 
 def bring_back(hub: TableHost, uid: str, entries: list[Entry]) -> Table | None:
-    """Rebuild one table from its log and put it in play on this hub: at a start, or
-    when this process takes the table over from one that died (`fangcheng.server.cluster`).
-    None: everyone had left, or nobody is back to see the match end (it is closed)."""
+    """Rebuild one table from its log and put it in play on this hub (at a start). None:
+    everyone had left, or nobody is back to see the match end (it is closed)."""
     now = hub.now()
     table = rebuild(hub, uid, entries, now)
+    mend(table, now)
+    return _in_play(hub, table, len(entries), now)
+
+
+async def take_over(hub: TableHost, uid: str, entries: list[Entry]) -> Table | None:
+    """`bring_back` for a process that takes the table over from one that died
+    (`fangcheng.server.cluster`), serving its own tables meanwhile: the replay on the
+    event loop (it reads the table for the hints, as play does), the database's part
+    (`mend`) in a worker thread, before the table is in play."""
+    now = hub.now()
+    table = rebuild(hub, uid, entries, now)
+    await asyncio.to_thread(mend, table, now)
+    return _in_play(hub, table, len(entries), hub.now())
+
+
+def mend(table: Table, now: int) -> None:
+    """What the database failed or missed before the table stopped, done again: the
+    hands it failed to book and to store, and the platform seats of those who left."""
+    if isinstance(table, CoinTable):
+        table.retry_settlements()
+        _stand_the_gone(table)
+    table.retry_stores(now)
+
+
+def _in_play(hub: TableHost, table: Table, entries: int, now: int) -> Table | None:
+    """Put a rebuilt table in play; None if nobody sits there or its match is over (it
+    retires: one with a hand still unbooked stays open until it is)."""
     hub.run(table)
     for person in table.people():
         hub.sitting[person] = table.code
-    if isinstance(table, CoinTable):
-        table.retry_settlements()  # hands the database had failed on
-        _stand_the_gone(table)
-    table.retry_stores(now)  # hands the database had failed to store
-    log_event("table_recovered", code=table.code, uid=uid, entries=len(entries))
+    log_event("table_recovered", code=table.code, uid=table.uid, entries=entries)
     table._advance(now)
     if not table.people() or table.status == "finished":
-        hub.retire(table)  # (a hand still unbooked keeps it open until it is)
+        hub.retire(table)
         return None
     return table
 

@@ -39,6 +39,7 @@ from fangcheng.server.security import log_event
 
 __all__ = [
     "STORE_RETRY_MS",
+    "Aside",
     "Finished",
     "Listener",
     "Offload",
@@ -116,6 +117,16 @@ class Offload(Protocol):
     def __call__(
         self, table: Table, job: Callable[[], _T], then: Callable[[_T, int], None]
     ) -> None: ...
+
+
+class Aside(Protocol):
+    """Where the server runs database work of a table's that the table does not wait
+    for (a coin table's platform seats given up) off its event loop
+    (`fangcheng.server.hub.Hub.aside`): ``job`` in a worker thread once the table's log
+    has committed what it wrote so far, after the table's earlier such work; the table
+    plays on meanwhile. ``job`` must not touch the table's log."""
+
+    def __call__(self, table: Table, job: Callable[[], object]) -> None: ...
 
 
 #: Which of the table's players made a decision: the seat's bot, or 托管's (the table's
@@ -208,6 +219,9 @@ class Table:
     #: Where its database work runs off the event loop (`_with_database`); None: in the
     #: table's own call (tests ticking by hand, tools, an in-memory database).
     offload: Offload | None = field(default=None, repr=False)
+    #: Where its database work that nothing waits for runs off the event loop; None: in
+    #: the table's own call (as ``offload``).
+    aside: Aside | None = field(default=None, repr=False)
     seats: list[Seat] = field(default_factory=lambda: [Seat() for _ in range(4)])
     status: Literal["waiting", "playing", "between", "finished"] = "waiting"
     match: Match | None = None
@@ -660,8 +674,11 @@ class Table:
         while the table is busy."""
         if self.busy:
             return
-        if self.store_retry is not None and now >= self.store_retry:
-            self.retry_stores(now)
+        if self.store_retry is not None and now >= self.store_retry:  # (with the database)
+            self._with_database(
+                lambda: self.retry_stores(now), lambda _, at: self._advance(at), now
+            )
+            return
         self._advance(now)
 
     def _follow(self, now: int) -> None:
