@@ -13,7 +13,7 @@ import msgspec
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.routing import BaseRoute, Route
 
 from fangcheng.protocol import wire
 from fangcheng.protocol.wire import WireError
@@ -28,7 +28,6 @@ from fangcheng.server.http import person_of as _person
 from fangcheng.server.hub import PAUSED
 from fangcheng.server.store import Person
 from fangcheng.server.tables import Table, TableError
-from fangcheng.server.websocket import play
 
 __all__ = ["STATIC", "routed", "routes"]
 
@@ -239,7 +238,8 @@ async def index(request: Request) -> Response:
 
 
 def routes() -> list[BaseRoute]:
-    """Every route but the static files': the table server's, the accounts', the socket."""
+    """Every route but the static files' and the socket's (`fangcheng.server.app`): the
+    table server's, the accounts'."""
     return [
         Route("/", index),
         Route("/api/session", session, methods=["POST"]),
@@ -253,5 +253,4 @@ def routes() -> list[BaseRoute]:
         Route("/api/hands", my_hands),
         Route("/api/hands/{id}", one_hand),
         *accounts.routes(),
-        WebSocketRoute("/ws", play),
     ]

@@ -25,10 +25,12 @@ from fangcheng.server.security import LOOPBACK, RateLimit, log_event, origin_ok
 from fangcheng.server.store import Person
 from fangcheng.server.tables import Table, TableError
 
-__all__ = ["HELLO_S", "SOCKETS_PER_ADDRESS", "play"]
+__all__ = ["HELLO_S", "SOCKET", "SOCKETS_PER_ADDRESS", "play"]
 
 #: Seconds a new connection has to send its hello.
 HELLO_S: Final = 10.0
+#: The socket's path (`fangcheng.server.app` sends it here, past the HTTP routes).
+SOCKET: Final = "/ws"
 #: Websockets open at once from one address (loopback exempt).
 SOCKETS_PER_ADDRESS: Final = 32
 
