@@ -39,7 +39,7 @@ from fangcheng.server.coins import CoinTable
 from fangcheng.server.hub import Hub
 from fangcheng.server.log import live_logs, read_log
 from fangcheng.server.matching import quick_match
-from fangcheng.server.recovery import rebuild, recover
+from fangcheng.server.recovery import rebuild, recover, take_over
 from fangcheng.server.security import JsonLines
 from fangcheng.server.store import Person, Store, table_log_entries
 from fangcheng.server.tables import Table
@@ -488,3 +488,38 @@ def test_d85_an_escape_in_the_anti_cheat_room_rebuilt(url: str) -> None:
     entries = read_log(hub.store.engine, table.uid)
     assert state(rebuild(_hub(url, clock), table.uid, entries, clock())) == state(table)
     assert check_ledger(hub.platform.engine).problems == []
+
+
+def test_a_takeovers_database_repair_runs_off_the_event_loop(url: str) -> None:
+    """A process taking a table over (`take_over`, the cluster's) replays its log on the
+    loop and does the database's part in a worker thread: here the platform seat of an
+    escaper that a crash left behind, stood up before the table is in play."""
+    clock = Clock()
+    hub = _hub(url, clock)
+    table, accounts = _coin_table(hub, people=2)
+    _play(hub, clock, 30)
+    hub.leave(table.people()[0], confirm=True)  # 逃跑: its seat row given up...
+    hub.platform.sit(accounts[0], table.uid)  # ...but as if the crash came before that
+    hub.close(table, ended=False)  # the process dies
+    second = _hub(url, clock)
+    stand, where = second.platform.stand, list[bool]()
+
+    def stand_noting_the_loop(account: int, table_id: str) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            where.append(False)  # a worker thread's call
+        else:
+            where.append(True)
+        stand(account, table_id)
+
+    second.platform.stand = stand_noting_the_loop  # type: ignore[method-assign]
+
+    async def take() -> Table | None:
+        return await take_over(second, table.uid, read_log(second.store.engine, table.uid))
+
+    again = asyncio.run(take())
+    assert again is not None and again.code == table.code
+    assert where and not any(where), where  # called, never on the loop
+    assert second.platform.seated_at(accounts[0]) is None
+    assert second.platform.seated_at(accounts[1]) == table.uid
