@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import re
+import threading
 import urllib.error
 import urllib.request
 import warnings
@@ -34,6 +35,7 @@ with warnings.catch_warnings():  # starlette's notice that httpx2 is preferred
     from starlette.testclient import TestClient
 
 from fangcheng.cli import build_parser, main
+from fangcheng.server import health
 from fangcheng.server.app import ServerSettings, create_app
 from fangcheng.server.hub import SESSIONS_PER_MINUTE, Hub
 
@@ -293,3 +295,30 @@ def test_the_alerting_rules_of_the_operations_guide_load_and_name_real_metrics()
     used = {a["alert"]: set(re.findall(r"\bfangcheng_\w+", a["expr"])) for a in alerts}
     assert all(names >= series for series in used.values()), used
     assert sum(bool(series) for series in used.values()) >= len(alerts) - 1  # (`up`'s)
+
+
+def test_readyz_reads_the_database_once_while_it_hangs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database that hangs (no refusal, no answer) makes every probe 503 within
+    `READY_S`, and the probes share one read: a read a probe would otherwise hold a pool
+    thread (which every request shares) until the driver gave up. Once it answers, ready."""
+    monkeypatch.setattr(health, "READY_S", 0.2)
+    with serving() as server:
+        engine = server.hub.store.engine
+        connect, hung, reads = engine.connect, threading.Event(), list[int]()
+
+        def hanging() -> Any:
+            reads.append(1)
+            hung.wait(30)
+            return connect()
+
+        monkeypatch.setattr(engine, "connect", hanging)
+        for _ in range(4):
+            gone = server.client.get("/readyz")
+            assert (gone.status_code, gone.json()["failed"]) == (503, ["database"])
+        assert len(reads) == 1
+        hung.set()
+        for _ in range(50):  # (the one read ends once the database answers)
+            if server.client.get("/readyz").status_code == 200:
+                break
+            threading.Event().wait(0.05)
+        assert server.client.get("/readyz").json() == {"status": "ok"}

@@ -22,6 +22,7 @@ from typing import Final
 import sqlalchemy as sa
 from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import State
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -98,25 +99,39 @@ async def readyz(request: Request) -> Response:
     """200 when the database answers a query (and, with many processes, Redis answers
     and this process holds its leases), else 503 naming the checks that failed."""
     hub = hub_of(request)
-    failed = [] if await _database_answers(hub) else ["database"]
+    failed = [] if await _database_answers(hub, request.app.state) else ["database"]
     failed += await hub.directory.unready()
     if failed:
         return JSONResponse({"status": "unavailable", "failed": failed}, 503)
     return JSONResponse({"status": "ok"})
 
 
-async def _database_answers(hub: Hub) -> bool:
-    """Whether the database answers a read of the tables' logs within `READY_S`."""
+async def _database_answers(hub: Hub, state: State) -> bool:
+    """Whether the database answers a read of the tables' logs within `READY_S`. One read
+    at a time (``state.ready_read``): probes that come while it hangs wait on it, where
+    each would otherwise hold a pool thread, which every request shares, until the
+    driver gives up."""
 
     def read() -> None:
         with hub.store.engine.connect() as db:
             db.execute(sa.select(table_logs.c.uid).limit(1)).all()
 
+    reading: asyncio.Future[None] | None = getattr(state, "ready_read", None)
+    if reading is None or reading.done():
+        reading = state.ready_read = asyncio.ensure_future(run_in_threadpool(read))
+        reading.add_done_callback(_seen)
     try:
-        await asyncio.wait_for(run_in_threadpool(read), READY_S)
+        await asyncio.wait_for(asyncio.shield(reading), READY_S)
     except Exception:
         return False
     return True
+
+
+def _seen(read: asyncio.Future[None]) -> None:
+    """A read that failed after its probes stopped waiting: its failure is the answer
+    they gave (503), nothing to log."""
+    if not read.cancelled():
+        read.exception()
 
 
 async def metrics(request: Request) -> Response:
