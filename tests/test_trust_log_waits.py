@@ -125,7 +125,8 @@ def test_a_table_whose_new_log_the_database_refuses_is_not_opened_and_the_answer
 ) -> None:
     """The chaos run's 500: the database refused a new table's first log entry. The
     request is answered ``unavailable`` (503, try again), no table is left half-open, and
-    the same request then opens one."""
+    the same request then opens one. The table's code is given back (with many
+    processes it was reserved in Redis, with a lease)."""
     headers = server.session()
     insert = log._insert
 
@@ -135,11 +136,16 @@ def test_a_table_whose_new_log_the_database_refuses_is_not_opened_and_the_answer
         insert(db, rows)
 
     monkeypatch.setattr(log, "_insert", refused_open)
+    given_back: list[bool] = []  # (many processes: the code and the lease it reserved)
+    monkeypatch.setattr(
+        server.hub.directory, "closed", lambda table, ended: given_back.append(ended)
+    )
     practice_ = {"rules": "baishan", "bot": "efficient"}
     refused = server.client.post("/api/practice", json=practice_, headers=headers)
     assert refused.status_code == 503, refused.text
     assert refused.json()["error"]["code"] == "unavailable"
     assert server.hub.tables == {}
+    assert given_back == [True]
     assert "request_failed" not in [e for e, _ in events.seen]
     monkeypatch.setattr(log, "_insert", insert)  # the database is back
     opened = server.client.post("/api/practice", json=practice_, headers=headers)

@@ -219,6 +219,9 @@ class Hub:
             table.log = await asyncio.to_thread(
                 TableLog.open, engine, table.uid, table.code, kind, opening
             )
+        except BaseException:  # (many processes: its code and lease given back)
+            self.directory.closed(table, ended=True)
+            raise
         finally:
             self.opening.discard(table.code)
         self.run(table)
