@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
 import warnings
 from collections.abc import Iterator
@@ -551,7 +552,7 @@ def test_logs_are_json_lines_without_tiles_or_messages(
     assert any('"hand_end"' in line for line in lines)
     assert any('"RuntimeError"' in line for line in lines)
     for line in lines:
-        json.loads(line)
+        assert json.loads(line)["pid"] == os.getpid()  # (many processes' lines read together)
         assert "secret" not in line
         assert not any(hand in line for hand in concealed)
     # Any other handler (here pytest's own formatter) gets no exception message either.

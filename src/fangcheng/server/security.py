@@ -99,12 +99,14 @@ def log_event(
 
 
 class JsonLines(logging.Formatter):
-    """A JSON object per line: the event and its fields (`log_event`)."""
+    """A JSON object per line: the event and its fields (`log_event`), and the process
+    that wrote it (many processes' lines are read together)."""
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
             "time": round(record.created, 3),
             "level": record.levelname.lower(),
+            "pid": record.process,
             "event": record.getMessage(),
             **getattr(record, "fields", {}),
         }
