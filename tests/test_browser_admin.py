@@ -231,6 +231,12 @@ def test_the_tables_list_a_spectator_view_and_a_close(server: Served, browser: A
     for shown in (".settlement table.items th.num", ".settlement .final .standings li"):
         names = player.locator(shown).all_inner_texts()
         assert len(names) == 4 and sum("efficient bot" in n for n in names) == 3, names
+    # … and so does the board behind them, once the table's last frame (its seats empty)
+    # is in and the socket closed: not "空 empty" for the seats the close emptied
+    player.wait_for_selector(".topbar .conn.off")
+    plates = player.locator(".board .plate .name").all_inner_texts()
+    mine = [n for n in plates if n.startswith("Hal") and n.endswith("(你)")]  # (a title)
+    assert sum("efficient bot" in n for n in plates) == 3 and len(mine) == 1, plates
     player.screenshot(path=ARTIFACTS / "console-closed-player.png")
     page.wait_for_function(
         "c => ![...document.querySelectorAll('table.tables a.to-code')]"

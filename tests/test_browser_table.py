@@ -691,11 +691,30 @@ def long_sichuan() -> Iterator[str]:
         yield url
 
 
+#: Run in the page: how much of the window the settlement's foot covers (its top to the
+#: window's bottom), and each of its buttons' height and whether it is seen (inside the
+#: window and on top at its centre).
+FOOT = """() => {
+  const foot = document.querySelector(".settlement .settle-foot");
+  const buttons = [...foot.querySelectorAll("button, a.button")].map((el) => {
+    const r = el.getBoundingClientRect();
+    const inside = r.left >= 0 && r.top >= 0
+      && r.right <= innerWidth + 1 && r.bottom <= innerHeight + 1;
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const top = inside ? document.elementFromPoint(x, y) : null;
+    return [el.textContent.trim(), Math.round(r.height), inside && !!top && el.contains(top)];
+  });
+  return { covers: Math.round(innerHeight - foot.getBoundingClientRect().top), buttons };
+}"""
+
+
 def test_a_long_settlement_keeps_its_countdown_in_view_on_a_phone(
     long_sichuan: str, browser: Any
 ) -> None:
     """血战到底 with three wins: on a phone the settlement is longer than the screen, and its
-    "next hand in N s" and next-hand button stay in view at its foot, unscrolled."""
+    "next hand in N s" and next-hand button stay in view at its foot, unscrolled. The foot
+    is compact there (it covered 200 px of the settlement, its four buttons in three
+    rows): at most 110 px, every button seen and a touch target of 36 px and more."""
     page = _page(browser)
     page.set_viewport_size(PHONE)
     _practice_in_auto(page, long_sichuan, "Ls", "sichuan")
@@ -704,5 +723,9 @@ def test_a_long_settlement_keeps_its_countdown_in_view_on_a_phone(
     tall = page.evaluate("() => document.querySelector('.settlement').offsetHeight")
     assert tall > PHONE["height"], tall  # longer than the screen
     _foot_in_view(page)
+    foot = page.evaluate(FOOT)
+    assert len(foot["buttons"]) >= 3, foot  # next hand, take back (托管), leave, …
+    assert foot["covers"] <= 110, foot
+    assert all(seen and height >= 36 for _, height, seen in foot["buttons"]), foot
     page.screenshot(path=ARTIFACTS / "settlement-long-phone.png")
     assert page.errors == []

@@ -313,6 +313,11 @@ export class TableView {
     });
   }
 
+  /** The end frame of the hand on the board once it is over, else null: the board, its
+   *  middle and the log name the seats as that hand had them, not as the table has them
+   *  since (its match's end, or an operator's close, empties seats). */
+  boardEnd() { return this.ending?.hand === this.handNow() ? this.ending : null; }
+
   isOwner() {
     const s = api.session();
     const o = this.info?.owner;
@@ -462,7 +467,8 @@ export class TableView {
   }
 
   playEl() {
-    const model = this.obs ? fromObservation(this.obs, this.seatsInfo()) : fromEvents(this.events, this.seatsInfo(), 0);
+    const end = this.boardEnd(), who = (s) => this.who(s, end);
+    const model = this.obs ? fromObservation(this.obs, this.seatsInfo(end)) : fromEvents(this.events, this.seatsInfo(end), 0);
     const obs = this.obs || { phase: "turn", turn: model.turn, last_discard: model.lastDiscard, rules: this.info?.rules };
     if (this.info?.seats) {
       model.seats.forEach((x, s) => Object.assign(x, {
@@ -483,8 +489,8 @@ export class TableView {
     };
     const center = h("div", "center-info");
     center.append(centerEl(model));
-    center.append(h("div", "phase", phaseText(obs, this.who)));
-    if (obs.last_discard) center.append(h("div", "last", `${this.who(obs.last_discard[0])} 打 `, tileEl(obs.last_discard[1], { size: "small" })));
+    center.append(h("div", "phase", phaseText(obs, who)));
+    if (obs.last_discard) center.append(h("div", "last", `${who(obs.last_discard[0])} 打 `, tileEl(obs.last_discard[1], { size: "small" })));
     const inPlay = this.obs && this.obs.hand && !['piao', 'end'].includes(this.obs.phase);
     const aids = this.aidsOn() && inPlay ? this.aidsOf(this.obs, playable) : null;
     const ld = model.lastDiscard;
@@ -661,9 +667,9 @@ export class TableView {
       again.onclick = () => { this.showEnd = true; this.render(); };
       log.append(again);
     }
-    const list = h("ol", "");
+    const list = h("ol", ""), end = this.boardEnd();
     for (const e of this.events) {
-      const line = eventLine(e, this.who, this.hand);
+      const line = eventLine(e, (s) => this.who(s, end), this.hand);
       if (line) list.append(h("li", `ev-${e.type}`, line));
     }
     log.append(list);
