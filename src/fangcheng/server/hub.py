@@ -313,11 +313,15 @@ class Hub:
         task = self.tasks.pop(table.code, None)
         if task is not None:
             task.cancel()
-        log_event("table_close", code=table.code)
         if table.aside is None or busy:
-            self.directory.closed(table, last_work())
+            self._closed(table, last_work())
         else:
-            self.aside(table, last_work, lambda done: self.directory.closed(table, bool(done)))
+            self.aside(table, last_work, lambda done: self._closed(table, bool(done)))
+
+    def _closed(self, table: Table, ended: bool) -> None:
+        """A closed table's last work is done (`close`): the directory is told."""
+        log_event("table_close", code=table.code)  # (after what that work logged)
+        self.directory.closed(table, ended)
 
     def close_by_operator(self, table: Table, reason: str) -> None:
         """An operator closes the table (D92, `Table.close`): its people are told why,
