@@ -124,7 +124,8 @@ class Aside(Protocol):
     for (a coin table's platform seats given up) off its event loop
     (`fangcheng.server.hub.Hub.aside`): ``job`` in a worker thread once the table's log
     has committed what it wrote so far, after the table's earlier such work; the table
-    plays on meanwhile. ``job`` must not touch the table's log."""
+    plays on meanwhile, so ``job`` writes nothing to the table's log (the hub's close of a
+    table out of play, `fangcheng.server.hub.Hub.close`, alone commits and closes it)."""
 
     def __call__(self, table: Table, job: Callable[[], object]) -> None: ...
 
