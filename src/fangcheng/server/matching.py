@@ -68,10 +68,9 @@ async def quick_match(hub: Hub, person: Person, room: str, address: str) -> Coin
                 f"you have {balance} coins; a coin table needs at least {MIN_TO_SIT} "
                 f"(below {RELIEF_BELOW}, claim the daily relief)",
             )
-        await hub.stood(account)  # (the coin seat it left may still be given up)
         await _stand_if_stale(hub, account)
         hub.leave(person.id)  # off a point table, or a finished coin table
-        await hub.stood(account)
+        await hub.stood(account)  # (this leave's coin seat, or an earlier one's, given up)
         tier = stake_for_balances([balance])
         for _ in range(CHOICES):
             table, new = await _choose(hub, person, room, tier, address)
